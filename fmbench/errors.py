@@ -1,0 +1,59 @@
+"""Domain exceptions. The CLI turns them into one-line messages; nothing else does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FmbenchError(Exception):
+    """Base of every error fmbench raises on purpose (a user's mistake or bad data)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, and where: a JSON path or a line and column."""
+
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class RunFileError(FmbenchError):
+    """A run file that cannot be read as a run. Names the file and every problem's place."""
+
+    def __init__(self, file: str, problems: list[Problem]) -> None:
+        self.file = file
+        self.problems = problems
+        super().__init__(self.describe())
+
+    def describe(self, limit: int = 3) -> str:
+        shown = "; ".join(str(p) for p in self.problems[:limit])
+        more = len(self.problems) - limit
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else ""
+        return f"{self.file}: {shown}{suffix}"
+
+
+class AnnotationError(FmbenchError):
+    """A sidecar annotation file that cannot be read."""
+
+
+class RegistryError(FmbenchError):
+    """The suite revision registry is malformed."""
+
+
+class DatabaseError(FmbenchError):
+    """The database cannot be used as it is (wrong version, not an fmbench database)."""
+
+
+class DatabaseBusyError(DatabaseError):
+    """Another process holds the database; try again in a moment."""
+
+
+class NotFoundError(FmbenchError):
+    """A run, device, scenario or page that does not exist."""
+
+
+class FilterError(FmbenchError):
+    """A filter field or value that fmbench does not accept."""

@@ -1,0 +1,178 @@
+"""Read a run file's bytes into a model of its generation, or say exactly what is wrong.
+
+Errors name the file and the place: a JSON path such as
+``trials[3].metrics.duration: expected a number``, or the line and column of
+JSON that does not parse.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from fmbench.errors import Problem, RunFileError
+from fmbench.models import CurrentRun, LegacyRun, RunDocument
+
+Generation = Literal["current", "legacy"]
+
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+"""A run of 5,000 trials is tens of megabytes; half a gigabyte is not a run."""
+
+_TOP_LEVEL_KEYS = ("suite", "model", "environment", "trials")
+
+_MESSAGES = {
+    "float_type": "expected a number",
+    "float_parsing": "expected a number",
+    "finite_number": "expected a finite number (NaN and Infinity are not measurements)",
+    "int_type": "expected an integer",
+    "int_parsing": "expected an integer",
+    "int_from_float": "expected an integer",
+    "string_type": "expected a string",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
+    "list_type": "expected an array",
+    "dict_type": "expected an object",
+    "model_type": "expected an object",
+    "model_attributes_type": "expected an object",
+    "missing": "required field is missing",
+    "datetime_type": "expected an ISO-8601 date such as 2026-06-12T08:39:03Z",
+    "datetime_parsing": "expected an ISO-8601 date such as 2026-06-12T08:39:03Z",
+    "datetime_from_date_parsing": "expected an ISO-8601 date such as 2026-06-12T08:39:03Z",
+}
+
+
+@dataclass(frozen=True)
+class ParsedRun:
+    generation: Generation
+    document: RunDocument
+
+
+def json_path(loc: Sequence[int | str]) -> str:
+    """``('trials', 3, 'metrics', 'duration')`` -> ``trials[3].metrics.duration``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def _clean_loc(loc: Sequence[int | str]) -> list[int | str]:
+    # Annotated validators add a segment naming the validator (e.g. 'function-after[...]').
+    return [p for p in loc if not (isinstance(p, str) and ("[" in p and "]" in p))]
+
+
+def _describe(error: Any) -> str:
+    kind = error["type"]
+    if kind in ("greater_than_equal", "less_than_equal"):
+        ctx = error.get("ctx", {})
+        if "ge" in ctx:
+            return f"must be at least {ctx['ge']}, found {error.get('input')!r}"
+        return f"must be at most {ctx['le']} (an unsigned 64-bit value), found {error.get('input')!r}"
+    if kind == "value_error":
+        return str(error["msg"]).removeprefix("Value error, ")
+    message = _MESSAGES.get(kind, str(error["msg"]).rstrip("."))
+    if kind in ("float_type", "int_type", "string_type", "bool_type") and "input" in error:
+        found = error["input"]
+        shown = repr(found) if not isinstance(found, (dict, list)) else type(found).__name__
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
+        message = f"{message}, found {shown}"
+    return message
+
+
+def _json_problem(data: bytes) -> Problem:
+    """Locate broken JSON by line and column, the way an editor would."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(f"byte {exc.start}", "not UTF-8 text; a run file is UTF-8 JSON")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Problem(f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}")
+    except RecursionError:
+        return Problem("(top level)", "invalid JSON: nested too deeply")
+    return Problem("(top level)", "invalid JSON")
+
+
+def detect_generation(data: bytes) -> Generation:
+    """Current files carry ``sessionMode`` at the top and ``scenarioID`` on trials.
+
+    A raw key match cannot be faked by text inside a string: an embedded quote
+    is written ``\\"`` by every JSON encoder, so ``"sessionMode"`` with bare
+    quotes only occurs as a key.
+    """
+    if b'"sessionMode"' in data or b'"scenarioID"' in data and b'"scenario"' not in data:
+        return "current"
+    if b'"scenario"' in data:
+        return "legacy"
+    return "current"
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Validation allocates millions of small objects; the cycle collector only slows it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_run(data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedRun:
+    """Validate ``data`` as a run file named ``file``; raise :class:`RunFileError` if it is not."""
+    if len(data) > max_bytes:
+        raise RunFileError(
+            file,
+            [
+                Problem(
+                    "(file)",
+                    f"{len(data):,} bytes is larger than the {max_bytes:,}-byte limit for a run "
+                    "file; raise the limit with --max-bytes if this really is one run",
+                )
+            ],
+        )
+    if not data.strip():
+        raise RunFileError(file, [Problem("(file)", "empty file; expected a JSON run document")])
+    generation = detect_generation(data)
+    model = CurrentRun if generation == "current" else LegacyRun
+    try:
+        with _gc_paused():
+            document = model.model_validate_json(data)
+    except ValidationError as exc:
+        raise RunFileError(file, _problems(exc, data)) from None
+    except RecursionError:
+        raise RunFileError(file, [Problem("(top level)", "nested too deeply to be a run")]) from None
+    return ParsedRun(generation, document)
+
+
+def _problems(exc: ValidationError, data: bytes) -> list[Problem]:
+    errors = exc.errors(include_url=False)
+    if any(e["type"] == "json_invalid" for e in errors):
+        return [_json_problem(data)]
+    root_type = [e for e in errors if not e["loc"] and e["type"] in ("model_type", "model_attributes_type")]
+    missing_top = {e["loc"][0] for e in errors if e["type"] == "missing" and len(e["loc"]) == 1}
+    if root_type or len(missing_top.intersection(_TOP_LEVEL_KEYS)) >= 3:
+        return [
+            Problem(
+                "(top level)",
+                "not a FoundationModelsBench run: expected an object with "
+                + ", ".join(_TOP_LEVEL_KEYS)
+                + " and the other run fields",
+            )
+        ]
+    problems = []
+    for error in errors:
+        loc = _clean_loc(error["loc"])
+        problems.append(Problem(json_path(loc), _describe(error)))
+    return problems
