@@ -1,0 +1,88 @@
+"""A run read and judged: its figures, summary mismatches, verdict and revision.
+
+Everything that shows a run (validate, summarize, ingest, verify, the site)
+goes through :func:`analyze`, so a figure or a verdict has one definition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from fmbench.annotations import Annotations, parse_annotations, sidecar_for
+from fmbench.figures import ScenarioFigures, SummaryMismatch, compare_with_stored, scenario_figures
+from fmbench.policy import Verdict, assess
+from fmbench.reader import DEFAULT_MAX_BYTES, parse_run
+from fmbench.record import RunRecord, fixture_fingerprint, to_record
+from fmbench.revisions import Assignment, Registry, load_registry
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    record: RunRecord
+    figures: list[ScenarioFigures]
+    mismatches: list[SummaryMismatch]
+    verdict: Verdict
+    fingerprint: str | None
+    revision: Assignment
+    annotations: Annotations | None
+
+
+def analyze(
+    record: RunRecord,
+    registry: Registry | None = None,
+    annotations: Annotations | None = None,
+) -> RunAnalysis:
+    registry = registry or load_registry()
+    figures = scenario_figures(record)
+    mismatches = compare_with_stored(record, figures)
+    fingerprint = fixture_fingerprint(record.trials)
+    return RunAnalysis(
+        record=record,
+        figures=figures,
+        mismatches=mismatches,
+        verdict=assess(record, mismatches, annotations),
+        fingerprint=fingerprint,
+        revision=registry.assign(record.environment.foundationModelsBenchCommit, fingerprint),
+        annotations=annotations,
+    )
+
+
+def read_annotations_for(path: Path) -> tuple[Annotations | None, bytes | None]:
+    sidecar = sidecar_for(path)
+    if sidecar is None:
+        return None, None
+    data = sidecar.read_bytes()
+    return parse_annotations(data, sidecar.name, hashlib.sha256(data).hexdigest()), data
+
+
+def analyze_bytes(
+    data: bytes,
+    file_name: str,
+    *,
+    registry: Registry | None = None,
+    annotations: Annotations | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> RunAnalysis:
+    record = to_record(parse_run(data, file_name, max_bytes=max_bytes), file_name, data)
+    return analyze(record, registry, annotations)
+
+
+def analyze_file(
+    path: Path, *, registry: Registry | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> RunAnalysis:
+    """Read a run file and its sidecar (if any) and judge it."""
+    from fmbench.errors import Problem, RunFileError
+
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise RunFileError(path.name, [Problem("(file)", f"cannot be read: {exc.strerror}")]) from None
+    if size > max_bytes:
+        raise RunFileError(
+            path.name,
+            [Problem("(file)", f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; raise it with --max-bytes if this really is one run")],
+        )
+    annotations, _ = read_annotations_for(path)
+    return analyze_bytes(path.read_bytes(), path.name, registry=registry, annotations=annotations, max_bytes=max_bytes)

@@ -1,0 +1,99 @@
+"""Operator annotations: facts a run file cannot hold, kept in a sidecar beside it.
+
+``<run>.meta.yaml`` beside ``<run>.json`` may give the connection type and
+approximate location of a PCC run, evidence of the PCC entitlement, a note,
+and corrections. They are shown beside the run's own data and never rewrite it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fmbench.errors import AnnotationError
+
+SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
+_KNOWN = ("connection", "location", "entitlement", "note", "corrections")
+
+
+@dataclass(frozen=True)
+class Correction:
+    field: str
+    value: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Annotations:
+    file_name: str
+    sha256: str
+    connection: str | None = None
+    location: str | None = None
+    entitlement: str | None = None
+    note: str | None = None
+    corrections: tuple[Correction, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def entitlement_missing(self) -> bool:
+        text = (self.entitlement or "").strip().lower()
+        return text.startswith(("missing", "absent", "no ", "none", "lacking"))
+
+
+def sidecar_for(run_path: Path) -> Path | None:
+    """The sidecar beside a run file, if there is one."""
+    stem = run_path.name.removesuffix(".json")
+    for suffix in SIDECAR_SUFFIXES:
+        candidate = run_path.with_name(stem + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def is_sidecar(path: Path) -> bool:
+    return path.name.endswith(SIDECAR_SUFFIXES)
+
+
+def _optional_text(doc: dict[str, Any], key: str, file_name: str) -> str | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, (str, int, float)):
+        raise AnnotationError(f"{file_name}: {key}: expected text")
+    return str(value)
+
+
+def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
+    try:
+        doc = yaml.safe_load(data.decode("utf-8")) if data.strip() else {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        raise AnnotationError(f"{file_name}: not valid YAML{where}; fix the sidecar or remove it") from None
+    if not isinstance(doc, dict):
+        raise AnnotationError(f"{file_name}: expected a mapping of connection, location, entitlement, note, corrections")
+    corrections = []
+    raw = doc.get("corrections") or []
+    if not isinstance(raw, list):
+        raise AnnotationError(f"{file_name}: corrections: expected a list of {{field, value, reason}}")
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or "field" not in item:
+            raise AnnotationError(f"{file_name}: corrections[{i}]: expected a mapping with field, value and reason")
+        corrections.append(
+            Correction(str(item["field"]), str(item.get("value", "")), str(item.get("reason", "")))
+        )
+    return Annotations(
+        file_name=file_name,
+        sha256=sha256,
+        connection=_optional_text(doc, "connection", file_name),
+        location=_optional_text(doc, "location", file_name),
+        entitlement=_optional_text(doc, "entitlement", file_name),
+        note=_optional_text(doc, "note", file_name),
+        corrections=tuple(corrections),
+        extra={k: v for k, v in doc.items() if k not in _KNOWN},
+    )

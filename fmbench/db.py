@@ -1,0 +1,167 @@
+"""The DuckDB file: where it is, opening it, and its schema version.
+
+The schema lives in ``ingest/schema/NNNN_name.sql``. Each migration is applied
+once, in order, inside a transaction, and recorded in ``fmbench_migrations``.
+An older database is migrated on open; a database written by a newer fmbench
+is refused with a message that says to upgrade.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from fmbench.errors import DatabaseBusyError, DatabaseError
+
+DEFAULT_DB = "fmbench.duckdb"
+ENV_DB = "FMBENCH_DB"
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def default_db_path(given: str | os.PathLike[str] | None = None) -> Path:
+    """``--db``, else ``$FMBENCH_DB``, else ``./fmbench.duckdb``."""
+    if given:
+        return Path(given)
+    env = os.environ.get(ENV_DB)
+    return Path(env) if env else Path(DEFAULT_DB)
+
+
+def migrations() -> list[Migration]:
+    folder = resources.files("fmbench.ingest").joinpath("schema")
+    found = []
+    for entry in folder.iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.version)
+    for expected, m in enumerate(found, start=1):
+        if m.version != expected:
+            raise DatabaseError(f"schema migrations are not numbered 1, 2, 3…: found {m.version:04d}_{m.name}.sql")
+    return found
+
+
+def schema_version() -> int:
+    return migrations()[-1].version
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "lock" in text or "being used by another process" in text or "conflicting" in text
+
+
+def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + wait
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if not _is_lock_error(exc):
+                raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+            if time.monotonic() >= deadline:
+                raise DatabaseBusyError(
+                    f"{path}: the database is in use by another fmbench process; try again in a moment"
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+        except duckdb.Error as exc:
+            raise DatabaseError(
+                f"{path}: not a DuckDB database fmbench can open ({exc}); point --db at another file"
+            ) from None
+
+
+def applied_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'fmbench_migrations'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        tables = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+        if tables and tables[0]:
+            raise DatabaseError("this DuckDB file holds tables but is not an fmbench database; use another --db")
+        return 0
+    row = con.execute("SELECT coalesce(max(version), 0) FROM fmbench_migrations").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Apply every migration newer than the database; return the version reached."""
+    known = migrations()
+    current = applied_version(con)
+    latest = known[-1].version
+    if current > latest:
+        raise DatabaseError(
+            f"{path}: this database has schema version {current}, newer than this fmbench knows "
+            f"({latest}); upgrade fmbench (pip install --upgrade fmbench) to read it"
+        )
+    if current == latest:
+        return current
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS fmbench_migrations ("
+        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+    )
+    for m in known:
+        if m.version <= current:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(m.sql)
+            con.execute(
+                "INSERT INTO fmbench_migrations VALUES (?, ?, now()::TIMESTAMP)", [m.version, m.name]
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+    return latest
+
+
+def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    current = applied_version(con)
+    latest = schema_version()
+    if current > latest:
+        raise DatabaseError(
+            f"{path}: this database has schema version {current}, newer than this fmbench knows "
+            f"({latest}); upgrade fmbench to read it"
+        )
+    if current < latest:
+        raise DatabaseError(
+            f"{path}: this database has schema version {current}; run `fmbench ingest` (or `fmbench migrate`) "
+            f"once to migrate it to version {latest}"
+        )
+
+
+@contextmanager
+def connect(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    read_only: bool = False,
+    wait: float = 10.0,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open the database. Writable opens create and migrate it; read-only opens check its version."""
+    db_path = default_db_path(path)
+    if read_only and not db_path.exists():
+        raise DatabaseError(f"{db_path}: no such database; run `fmbench ingest PATH...` first")
+    con = _open(db_path, read_only, wait)
+    try:
+        if read_only:
+            check_version(con, db_path)
+        else:
+            migrate(con, db_path)
+        yield con
+    finally:
+        con.close()

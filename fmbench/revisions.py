@@ -1,0 +1,124 @@
+"""The suite revision registry and the assignment of a run to its revision."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from fmbench.errors import RegistryError
+
+RevisionStatus = Literal["current", "superseded", "unknown"]
+
+
+@dataclass(frozen=True)
+class Revision:
+    id: str
+    date: dt.date
+    title: str
+    summary: str
+    changes: tuple[str, ...]
+    reason: str
+    benchmark_commits: tuple[str, ...]
+    fixture_fingerprints: tuple[str, ...]
+    current: bool
+
+    @property
+    def status(self) -> RevisionStatus:
+        return "current" if self.current else "superseded"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    revision_id: str | None
+    status: RevisionStatus
+    basis: str
+    """How it was assigned: ``benchmark commit``, ``fixture fingerprint``, or why it could not be."""
+
+
+@dataclass(frozen=True)
+class Registry:
+    revisions: tuple[Revision, ...]
+    source: str = "site/revisions.yaml"
+    _by_id: dict[str, Revision] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id.update({r.id: r for r in self.revisions})
+
+    @property
+    def current(self) -> Revision:
+        return next(r for r in self.revisions if r.current)
+
+    def get(self, revision_id: str | None) -> Revision | None:
+        return self._by_id.get(revision_id) if revision_id else None
+
+    def assign(self, commit: str | None, fingerprint: str | None) -> Assignment:
+        """By benchmark commit first, then by fixture fingerprint; otherwise unknown."""
+        if commit:
+            for r in self.revisions:
+                if any(commit.startswith(c) or c.startswith(commit) for c in r.benchmark_commits):
+                    return Assignment(r.id, r.status, "benchmark commit")
+        if fingerprint:
+            for r in self.revisions:
+                if fingerprint in r.fixture_fingerprints:
+                    return Assignment(r.id, r.status, "fixture fingerprint")
+        why = (
+            f"benchmark commit {commit} and fixture fingerprint {fingerprint} are in no revision"
+            if commit
+            else f"no benchmark commit recorded; fixture fingerprint {fingerprint} is in no revision"
+        )
+        return Assignment(None, "unknown", why)
+
+
+def _text(entry: dict[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise RegistryError(f"{where}.{key}: expected text; add it to the revision entry")
+    return value.strip()
+
+
+def parse_registry(data: str, source: str) -> Registry:
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        raise RegistryError(f"{source}: not valid YAML: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("revisions"), list):
+        raise RegistryError(f"{source}: expected a mapping with a 'revisions' list")
+    revisions = []
+    for i, entry in enumerate(doc["revisions"]):
+        where = f"{source}: revisions[{i}]"
+        if not isinstance(entry, dict):
+            raise RegistryError(f"{where}: expected a mapping")
+        date = entry.get("date")
+        if not isinstance(date, dt.date):
+            raise RegistryError(f"{where}.date: expected a date such as 2026-11-02")
+        revisions.append(
+            Revision(
+                id=str(entry.get("id") or ""),
+                date=date,
+                title=_text(entry, "title", where),
+                summary=_text(entry, "summary", where),
+                changes=tuple(str(c) for c in entry.get("changes") or ()),
+                reason=_text(entry, "reason", where),
+                benchmark_commits=tuple(str(c) for c in entry.get("benchmark_commits") or ()),
+                fixture_fingerprints=tuple(str(c) for c in entry.get("fixture_fingerprints") or ()),
+                current=bool(entry.get("current")),
+            )
+        )
+        if not revisions[-1].id:
+            raise RegistryError(f"{where}.id: every revision needs an id")
+    if sum(r.current for r in revisions) != 1:
+        raise RegistryError(f"{source}: exactly one revision must be marked current: true")
+    return Registry(tuple(revisions), source)
+
+
+def load_registry(path: Path | None = None) -> Registry:
+    """The registry given, or the one shipped in the package's ``site/`` data."""
+    if path is not None:
+        return parse_registry(path.read_text(encoding="utf-8"), str(path))
+    text = resources.files("fmbench.site").joinpath("revisions.yaml").read_text(encoding="utf-8")
+    return parse_registry(text, "site/revisions.yaml")
