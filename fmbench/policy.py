@@ -109,7 +109,7 @@ def assess(
         attempts[(f.scenario_id, f.sample_id or f"{f.scenario_id}-001")] += 1
     short = sorted(key for key, n in attempts.items() if n < run.repetitions)
     if short:
-        scenario, sample = short[0]
+        _scenario, sample = short[0]
         invalid(
             "missing-repetitions",
             f"The file declares {run.repetitions} repetitions, but {len(short)} sample(s) hold fewer "

@@ -110,7 +110,7 @@ def detect_generation(data: bytes) -> Generation:
     is written ``\\"`` by every JSON encoder, so ``"sessionMode"`` with bare
     quotes only occurs as a key.
     """
-    if b'"sessionMode"' in data or b'"scenarioID"' in data and b'"scenario"' not in data:
+    if b'"sessionMode"' in data or (b'"scenarioID"' in data and b'"scenario"' not in data):
         return "current"
     if b'"scenario"' in data:
         return "legacy"

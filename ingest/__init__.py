@@ -121,7 +121,7 @@ class _Writer:
         self.insert(table, {k: [v] for k, v in row.items()})
 
 
-CHILD_TABLES = tuple(name for name, _ in R.TABLES) + ("annotations",)
+CHILD_TABLES = (*tuple(name for name, _ in R.TABLES), "annotations")
 
 
 def _delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

@@ -1,0 +1,207 @@
+"""The ``fmbench`` command: each command parses its arguments and calls one library function.
+
+Domain errors become one-line messages here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fmbench import __version__
+from fmbench.errors import FmbenchError
+from fmbench.reader import DEFAULT_MAX_BYTES
+
+DB_OPTION = click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="DuckDB file (default: $FMBENCH_DB, else ./fmbench.duckdb).",
+)
+MAX_BYTES_OPTION = click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Refuse a run file larger than this.",
+)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn fmbench's own errors into a one-line message and exit status 1."""
+    try:
+        yield
+    except FmbenchError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in cells:
+        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+    return "\n".join(lines)
+
+
+def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:
+    """A progress bar on stderr for long batches; nothing when stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("", total=None)
+    progress.start()
+
+    def update(done: int, total: int, name: str) -> None:
+        progress.update(task, completed=done, total=total, description=name)
+
+    return update, progress.stop
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fmbench")
+def main() -> None:
+    """Publish FoundationModelsBench runs: ingest, check, summarize, build and serve."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@DB_OPTION
+@MAX_BYTES_OPTION
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the totals.")
+def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool) -> None:
+    """Ingest run files (and folders of them, recursively) into the database.
+
+    A file that cannot be read is reported with its place; the rest of the
+    batch still lands. Exits 1 if any file errored.
+    """
+    from fmbench.ingest import ingest_paths
+
+    update, stop = _progress_reporter(not quiet)
+    try:
+        with user_errors():
+            report = ingest_paths(list(paths), db, max_bytes=max_bytes, progress=update)
+    finally:
+        stop()
+    shown = [o for o in report.outcomes if not quiet or o.status == "error"]
+    if shown:
+        click.echo(
+            text_table(
+                ["status", "run", "verdict", "file", "detail"],
+                [(o.status, o.run_id or "-", o.verdict or "-", Path(o.path).name, o.message) for o in shown],
+            )
+        )
+    click.echo(
+        f"{report.count('ingested')} ingested, {report.count('updated')} updated, "
+        f"{report.count('duplicate')} skipped as duplicates, {report.count('error')} errored"
+    )
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per file, in a list.")
+@MAX_BYTES_OPTION
+def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
+    """Check run files without a database: generation, errors, verdict, summary mismatches."""
+    from fmbench.validate import validate_paths
+
+    with user_errors():
+        results = validate_paths(list(paths), max_bytes=max_bytes)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
+    else:
+        for r in results:
+            click.echo(r.describe())
+    if any(not r.readable for r in results):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "fmt", flag_value="json", help="The run and its recomputed scenario figures as JSON.")
+@click.option("--markdown", "fmt", flag_value="markdown", help="The benchmark's own Markdown summary.")
+@MAX_BYTES_OPTION
+def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
+    """Print a run's conditions, verdict and recomputed per-scenario figures."""
+    from fmbench.analysis import analyze_file
+    from fmbench.report import markdown_summary, summary_json, text_summary
+
+    with user_errors():
+        analysis = analyze_file(file, max_bytes=max_bytes)
+    if fmt == "json":
+        click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(markdown_summary(analysis))
+    else:
+        click.echo(text_summary(analysis))
+
+
+@main.command()
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="A JSON list instead of a table.")
+def runs(db: Path | None, as_json: bool) -> None:
+    """List the ingested runs, one per source file."""
+    from fmbench.queries import list_runs
+
+    with user_errors():
+        rows = list_runs(db)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
+        return
+    click.echo(
+        text_table(
+            ["run", "device", "hardware", "os build", "route", "suite", "started", "revision", "verdict"],
+            [
+                (
+                    r.run_id,
+                    r.device_name,
+                    r.hardware_model or "not recorded",
+                    r.os_build or "not recorded",
+                    r.route,
+                    r.suite,
+                    r.started_at.strftime("%Y-%m-%d %H:%M"),
+                    f"{r.revision_id or 'unknown'} ({r.revision_status})",
+                    r.verdict,
+                )
+                for r in rows
+            ],
+        )
+    )
+    click.echo(f"{len(rows)} run(s)")
+
+
+def _attach_groups() -> None:
+    from fmbench.native.cli import native
+
+    main.add_command(native)
+
+
+_attach_groups()

@@ -1,0 +1,44 @@
+"""Read-side queries over the database that more than one command needs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from fmbench.db import connect
+
+
+@dataclass(frozen=True)
+class RunListing:
+    run_id: str
+    file_name: str
+    device_name: str
+    hardware_model: str | None
+    system_name: str
+    os_build: str | None
+    os_generation: int | None
+    route: str
+    suite: str
+    session_mode: str | None
+    started_at: datetime
+    revision_id: str | None
+    revision_status: str
+    verdict: str
+    generation: str
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["started_at"] = self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return out
+
+
+def list_runs(db: str | os.PathLike[str] | None = None) -> list[RunListing]:
+    with connect(db, read_only=True) as con:
+        rows = con.execute(
+            "SELECT run_id, file_name, device_name, hardware_model, system_name, os_build, os_generation, "
+            "route, suite, session_mode, started_at, revision_id, revision_status, verdict, generation "
+            "FROM runs ORDER BY started_at, run_id"
+        ).fetchall()
+    return [RunListing(*row) for row in rows]

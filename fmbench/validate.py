@@ -1,0 +1,84 @@
+"""Check run files without a database: can they be read, and what would they be judged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fmbench.analysis import RunAnalysis, analyze_file
+from fmbench.errors import AnnotationError, Problem, RunFileError
+from fmbench.ingest import collect_run_files
+from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.revisions import load_registry
+
+
+@dataclass
+class FileValidation:
+    file: str
+    generation: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    analysis: RunAnalysis | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.analysis is not None
+
+    def to_json(self) -> dict[str, Any]:
+        a = self.analysis
+        return {
+            "file": self.file,
+            "readable": self.readable,
+            "generation": self.generation,
+            "errors": [{"where": p.where, "message": p.message} for p in self.problems],
+            "verdict": a.verdict.level if a else None,
+            "reasons": [{"level": r.level, "code": r.code, "message": r.message} for r in a.verdict.reasons]
+            if a
+            else [],
+            "summaryMismatches": [
+                {"scenario": m.scenario_id, "field": m.field, "stored": m.stored, "recomputed": m.recomputed}
+                for m in a.mismatches
+            ]
+            if a
+            else [],
+            "flags": [{"where": p.where, "message": p.message} for p in a.record.flags] if a else [],
+            "fixtureFingerprint": a.fingerprint if a else None,
+            "revision": a.revision.revision_id if a else None,
+            "revisionStatus": a.revision.status if a else None,
+        }
+
+    def describe(self) -> str:
+        name = Path(self.file).name
+        if not self.readable:
+            lines = [f"{name}: unreadable"]
+            lines += [f"  error  {p}" for p in self.problems]
+            return "\n".join(lines)
+        a = self.analysis
+        assert a is not None
+        lines = [
+            f"{name}: {self.generation} generation, {a.verdict.label.lower()}, "
+            f"revision {a.revision.revision_id or 'unknown'} ({a.revision.status})"
+        ]
+        lines += [f"  {r.level:<11} {r.message}" for r in a.verdict.reasons]
+        lines += [f"  mismatch    {m}" for m in a.mismatches]
+        lines += [f"  note        {p}" for p in a.record.flags]
+        return "\n".join(lines)
+
+
+def validate_paths(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[FileValidation]:
+    files, missing = collect_run_files(paths)
+    results = [FileValidation(o.path, problems=[Problem("", o.message)]) for o in missing]
+    registry = load_registry()
+    for path in files:
+        result = FileValidation(str(path))
+        try:
+            result.analysis = analyze_file(path, registry=registry, max_bytes=max_bytes)
+            result.generation = result.analysis.record.generation
+        except RunFileError as exc:
+            result.problems = exc.problems
+        except AnnotationError as exc:
+            result.problems = [Problem("(sidecar)", str(exc))]
+        except OSError as exc:
+            result.problems = [Problem("(file)", f"cannot be read: {exc.strerror}")]
+        results.append(result)
+    return results
