@@ -5,6 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from fmbench.native.cli import native
+from native_data import DATA, example_run_file
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 TTFT = "FoundationModelsBench TTFT Seconds"
@@ -19,8 +20,8 @@ def test_native_group_is_named_for_the_core_cli_to_attach() -> None:
     assert set(native.commands) == {"inspect", "samples", "compare", "replay"}
 
 
-def test_inspect_json_lists_metadata_summary_and_profiles(data: Path) -> None:
-    result = _run("inspect", data / "baseline.xcevalresult", "--json")
+def test_inspect_json_lists_metadata_summary_and_profiles() -> None:
+    result = _run("inspect", DATA / "baseline.xcevalresult", "--json")
     assert result.exit_code == 0, result.output
     body = json.loads(result.output)
     assert body["errors"] == []
@@ -32,16 +33,16 @@ def test_inspect_json_lists_metadata_summary_and_profiles(data: Path) -> None:
     assert len(document["summary"]) == 7
 
 
-def test_inspect_text_names_rows_and_rationales(data: Path) -> None:
-    result = _run("inspect", data / "baseline.xcevalresult")
+def test_inspect_text_names_rows_and_rationales() -> None:
+    result = _run("inspect", DATA / "baseline.xcevalresult")
     assert result.exit_code == 0, result.output
     assert "rows         4" in result.output
     assert "2 x failed: Contains “12”" in result.output
     assert "Pass Rate [Quality] mean(FoundationModelsBench Prompt Pass) #2: 0.6" in result.output
 
 
-def test_inspect_of_malformed_artifact_is_a_one_line_error_naming_it(data: Path) -> None:
-    result = _run("inspect", data / "malformed" / "bad-input.xcevalresult")
+def test_inspect_of_malformed_artifact_is_a_one_line_error_naming_it() -> None:
+    result = _run("inspect", DATA / "malformed" / "bad-input.xcevalresult")
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1
@@ -51,8 +52,8 @@ def test_inspect_of_malformed_artifact_is_a_one_line_error_naming_it(data: Path)
     )
 
 
-def test_samples_jsonl_gives_one_normalized_row_per_line(data: Path) -> None:
-    result = _run("samples", data / "batch.jsonl", "--jsonl")
+def test_samples_jsonl_gives_one_normalized_row_per_line() -> None:
+    result = _run("samples", DATA / "batch.jsonl", "--jsonl")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert len(rows) == 12
@@ -67,8 +68,8 @@ def test_samples_jsonl_gives_one_normalized_row_per_line(data: Path) -> None:
     }
 
 
-def test_samples_text_keeps_going_past_bad_lines_and_exits_non_zero(data: Path) -> None:
-    result = _run("samples", data / "malformed" / "mixed.jsonl")
+def test_samples_text_keeps_going_past_bad_lines_and_exits_non_zero() -> None:
+    result = _run("samples", DATA / "malformed" / "mixed.jsonl")
     assert result.exit_code == 1
     assert "mixed.jsonl line 1 #0 T-1" in result.output
     assert "mixed.jsonl line 5 #3 T-4" in result.output
@@ -76,11 +77,11 @@ def test_samples_text_keeps_going_past_bad_lines_and_exits_non_zero(data: Path) 
     assert "2 artifacts could not be read" in result.output
 
 
-def test_compare_with_passing_gate_exits_zero(data: Path) -> None:
+def test_compare_with_passing_gate_exits_zero() -> None:
     result = _run(
         "compare",
-        data / "baseline.xcevalresult",
-        data / "candidate.xcevalresult",
+        DATA / "baseline.xcevalresult",
+        DATA / "candidate.xcevalresult",
         "--gate",
         f"{PROMPT_PASS} >= 0.9",
     )
@@ -92,11 +93,11 @@ def test_compare_with_passing_gate_exits_zero(data: Path) -> None:
     )
 
 
-def test_compare_with_failing_gate_exits_non_zero(data: Path) -> None:
+def test_compare_with_failing_gate_exits_non_zero() -> None:
     result = _run(
         "compare",
-        data / "baseline.xcevalresult",
-        data / "candidate.xcevalresult",
+        DATA / "baseline.xcevalresult",
+        DATA / "candidate.xcevalresult",
         "--gate",
         f"{PROMPT_PASS} >= 0.9",
         "--gate",
@@ -107,11 +108,11 @@ def test_compare_with_failing_gate_exits_non_zero(data: Path) -> None:
     assert "1 of 2 gates did not pass" in result.output
 
 
-def test_compare_gate_on_unknown_metric_exits_non_zero(data: Path) -> None:
+def test_compare_gate_on_unknown_metric_exits_non_zero() -> None:
     result = _run(
         "compare",
-        data / "baseline.xcevalresult",
-        data / "candidate.xcevalresult",
+        DATA / "baseline.xcevalresult",
+        DATA / "candidate.xcevalresult",
         "--gate",
         "Nope >= 0",
     )
@@ -119,11 +120,11 @@ def test_compare_gate_on_unknown_metric_exits_non_zero(data: Path) -> None:
     assert "gate ERROR" in result.output and "unknown metric 'Nope'" in result.output
 
 
-def test_compare_json_reports_gates(data: Path) -> None:
+def test_compare_json_reports_gates() -> None:
     result = _run(
         "compare",
-        data / "baseline.xcevalresult",
-        data / "candidate.xcevalresult",
+        DATA / "baseline.xcevalresult",
+        DATA / "candidate.xcevalresult",
         "--json",
         "--gate",
         f"{TTFT} delta <= 0.05",
@@ -135,11 +136,11 @@ def test_compare_json_reports_gates(data: Path) -> None:
     assert [entry["name"] for entry in body["baselineOnly"]] == ["Baseline Only"]
 
 
-def test_compare_with_unparseable_gate_is_a_usage_error(data: Path) -> None:
+def test_compare_with_unparseable_gate_is_a_usage_error() -> None:
     result = _run(
         "compare",
-        data / "baseline.xcevalresult",
-        data / "candidate.xcevalresult",
+        DATA / "baseline.xcevalresult",
+        DATA / "candidate.xcevalresult",
         "--gate",
         "Prompt ~ 1",
     )
@@ -147,17 +148,18 @@ def test_compare_with_unparseable_gate_is_a_usage_error(data: Path) -> None:
     assert "--gate" in result.output
 
 
-def test_compare_of_malformed_artifact_is_a_one_line_error(data: Path) -> None:
+def test_compare_of_malformed_artifact_is_a_one_line_error() -> None:
     result = _run(
-        "compare", data / "malformed" / "no-results.xcevalresult", data / "candidate.xcevalresult"
+        "compare", DATA / "malformed" / "no-results.xcevalresult", DATA / "candidate.xcevalresult"
     )
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        f'Error: {data / "malformed" / "no-results.xcevalresult"}: no "results" array: not an evaluation result'
+        f'Error: {DATA / "malformed" / "no-results.xcevalresult"}: no "results" array: not an evaluation result'
     ]
 
 
-def test_replay_command_writes_the_artifact(tmp_path: Path, example_run: Path) -> None:
+def test_replay_command_writes_the_artifact(tmp_path: Path) -> None:
+    example_run = example_run_file()
     result = _run("replay", example_run, "--output", tmp_path / "out")
     assert result.exit_code == 0, result.output
     written = Path(result.output.strip())

@@ -9,6 +9,7 @@ from fmbench.native import (
     read_artifacts,
     read_evaluation,
 )
+from native_data import DATA
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 CONSTRAINT_SCORE = "FoundationModelsBench Constraint Score"
@@ -33,8 +34,8 @@ def test_artifact_error_names_line_of_json_lines_file() -> None:
     assert str(error) == 'batch.jsonl line 3: no "results" array: not an evaluation result'
 
 
-def test_document_metadata_rows_and_summary_are_read(data: Path) -> None:
-    evaluation = read_evaluation(data / "baseline.xcevalresult")
+def test_document_metadata_rows_and_summary_are_read() -> None:
+    evaluation = read_evaluation(DATA / "baseline.xcevalresult")
     assert evaluation.evaluation_id == "11111111-1111-4111-8111-111111111111"
     assert evaluation.start_time == "2026-06-12T08:37:34Z"
     assert evaluation.duration_ms == 25000.0
@@ -46,21 +47,21 @@ def test_document_metadata_rows_and_summary_are_read(data: Path) -> None:
     assert len(evaluation.sha256) == 64
 
 
-def test_unknown_top_level_key_and_unknown_column_are_kept(data: Path) -> None:
-    evaluation = read_evaluation(data / "baseline.xcevalresult")
+def test_unknown_top_level_key_and_unknown_column_are_kept() -> None:
+    evaluation = read_evaluation(DATA / "baseline.xcevalresult")
     assert evaluation.extra == {"futureField": {"addedIn": "Xcode 28"}}
     assert evaluation.rows[0].extra == {"Notes": "a column nobody documented"}
 
 
-def test_input_is_decoded_a_second_time_and_gives_the_record_id(data: Path) -> None:
-    row = read_evaluation(data / "baseline.xcevalresult").rows[0]
+def test_input_is_decoded_a_second_time_and_gives_the_record_id() -> None:
+    row = read_evaluation(DATA / "baseline.xcevalresult").rows[0]
     assert isinstance(row.input_raw, str)
     assert row.input["input"]["scenarioID"] == "journal-summary"
     assert row.record_id == "T-1"
 
 
-def test_response_holding_json_encoded_value_is_decoded_and_raw_kept(data: Path) -> None:
-    rows = read_evaluation(data / "baseline.xcevalresult").rows
+def test_response_holding_json_encoded_value_is_decoded_and_raw_kept() -> None:
+    rows = read_evaluation(DATA / "baseline.xcevalresult").rows
     structured, plain = rows[0].response, rows[1].response
     assert structured is not None and plain is not None
     assert structured.decoded and structured.value == {"title": "Call Dr. Lee"}
@@ -68,8 +69,8 @@ def test_response_holding_json_encoded_value_is_decoded_and_raw_kept(data: Path)
     assert not plain.decoded and plain.value == "It rained twice."
 
 
-def test_pass_fail_ignore_and_score_kinds_are_read_with_rationales(data: Path) -> None:
-    rows = read_evaluation(data / "baseline.xcevalresult").rows
+def test_pass_fail_ignore_and_score_kinds_are_read_with_rationales() -> None:
+    rows = read_evaluation(DATA / "baseline.xcevalresult").rows
     passed, failed, ignored, pass_false = (row.metric(PROMPT_PASS) for row in rows)
     assert passed is not None and passed.passes and not passed.fails
     assert failed is not None and failed.fails and failed.rationale == "failed: Contains “12”"
@@ -81,8 +82,8 @@ def test_pass_fail_ignore_and_score_kinds_are_read_with_rationales(data: Path) -
     assert score.evaluator_kind == "custom"
 
 
-def test_repeated_summary_identity_is_numbered_by_occurrence(data: Path) -> None:
-    summary = read_evaluation(data / "baseline.xcevalresult").summary
+def test_repeated_summary_identity_is_numbered_by_occurrence() -> None:
+    summary = read_evaluation(DATA / "baseline.xcevalresult").summary
     pass_rates = [
         (s.group, s.source_metric, s.occurrence, s.value) for s in summary if s.name == "Pass Rate"
     ]
@@ -93,16 +94,16 @@ def test_repeated_summary_identity_is_numbered_by_occurrence(data: Path) -> None
     ]
 
 
-def test_json_lines_file_gives_one_document_per_line(data: Path) -> None:
-    result = read_artifacts([data / "batch.jsonl"])
+def test_json_lines_file_gives_one_document_per_line() -> None:
+    result = read_artifacts([DATA / "batch.jsonl"])
     assert result.ok
     assert [doc.line for doc in result.documents] == [1, 2, 3]
     assert [doc.info["Batch"] for doc in result.documents] == ["1", "2", "3"]
     assert len({doc.sha256 for doc in result.documents}) == 1, "the hash is the whole file's"
 
 
-def test_exported_folder_associates_manifest_test_and_attachment(data: Path) -> None:
-    result = read_artifacts([data / "exported"])
+def test_exported_folder_associates_manifest_test_and_attachment() -> None:
+    result = read_artifacts([DATA / "exported"])
     assert result.errors == []
     by_name = {doc.source_name: doc for doc in result.documents}
     assert set(by_name) == {
@@ -121,14 +122,14 @@ def test_exported_folder_associates_manifest_test_and_attachment(data: Path) -> 
     assert by_name["unlisted.xcevalresult"].manifest is None
 
 
-def test_file_named_directly_gets_manifest_beside_it(data: Path) -> None:
-    evaluation = read_evaluation(data / "exported" / "3F2A9C1E-quick.xcevalresult")
+def test_file_named_directly_gets_manifest_beside_it() -> None:
+    evaluation = read_evaluation(DATA / "exported" / "3F2A9C1E-quick.xcevalresult")
     assert evaluation.manifest is not None
     assert evaluation.manifest.attachment_name == "Quick suite replay"
 
 
-def test_judge_artifact_is_recognised_from_evaluator_kind_and_names(data: Path) -> None:
-    judge = read_evaluation(data / "exported" / "7B1D0E44-judge.json")
+def test_judge_artifact_is_recognised_from_evaluator_kind_and_names() -> None:
+    judge = read_evaluation(DATA / "exported" / "7B1D0E44-judge.json")
     assert judge.is_judge
 
 
@@ -151,8 +152,8 @@ def test_manifest_listing_a_missing_file_is_an_error_naming_the_manifest(tmp_pat
     assert "gone.xcevalresult" in str(error) and "[0].attachments[0]" in str(error)
 
 
-def test_a_file_reached_twice_is_read_once(data: Path) -> None:
-    result = read_artifacts([data / "baseline.xcevalresult", data / "baseline.xcevalresult"])
+def test_a_file_reached_twice_is_read_once() -> None:
+    result = read_artifacts([DATA / "baseline.xcevalresult", DATA / "baseline.xcevalresult"])
     assert len(result.documents) == 1
 
 
@@ -173,18 +174,16 @@ def test_a_file_reached_twice_is_read_once(data: Path) -> None:
         ),
     ],
 )
-def test_malformed_artifact_error_names_file_and_place(
-    data: Path, name: str, expected: str
-) -> None:
-    result = read_artifacts([data / "malformed" / name])
+def test_malformed_artifact_error_names_file_and_place(name: str, expected: str) -> None:
+    result = read_artifacts([DATA / "malformed" / name])
     assert result.documents == []
     [error] = result.errors
     assert error.path.name == name
     assert str(error).endswith(expected)
 
 
-def test_malformed_json_lines_report_line_numbers_and_keep_good_lines(data: Path) -> None:
-    result = read_artifacts([data / "malformed" / "mixed.jsonl"])
+def test_malformed_json_lines_report_line_numbers_and_keep_good_lines() -> None:
+    result = read_artifacts([DATA / "malformed" / "mixed.jsonl"])
     assert [doc.line for doc in result.documents] == [1, 5]
     assert [(error.line, error.message) for error in result.errors] == [
         (3, 'no "results" array: not an evaluation result'),
@@ -195,8 +194,8 @@ def test_malformed_json_lines_report_line_numbers_and_keep_good_lines(data: Path
     )
 
 
-def test_bad_files_do_not_stop_the_batch(data: Path) -> None:
-    result = read_artifacts([data / "malformed", data / "baseline.xcevalresult"])
+def test_bad_files_do_not_stop_the_batch() -> None:
+    result = read_artifacts([DATA / "malformed", DATA / "baseline.xcevalresult"])
     names = sorted(doc.location.rsplit("/", 1)[-1] for doc in result.documents)
     assert names == [
         "baseline.xcevalresult",
@@ -219,6 +218,6 @@ def test_missing_path_is_an_error_not_a_crash(tmp_path: Path) -> None:
     assert result.errors[0].message == "no such file or folder"
 
 
-def test_read_evaluation_raises_for_a_file_holding_several_results(data: Path) -> None:
+def test_read_evaluation_raises_for_a_file_holding_several_results() -> None:
     with pytest.raises(ArtifactError, match="holds 3 evaluation results"):
-        read_evaluation(data / "batch.jsonl")
+        read_evaluation(DATA / "batch.jsonl")

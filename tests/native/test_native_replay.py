@@ -15,6 +15,7 @@ from fmbench.native import (
     run_generation,
     write_replay,
 )
+from native_data import example_run_file
 
 P = "FoundationModelsBench "
 EXECUTION = P + "Execution Success"
@@ -266,8 +267,9 @@ def test_run_generation_is_recognised() -> None:
 
 
 def test_real_example_replay_reads_back_with_one_row_per_trial(
-    tmp_path: Path, example_run: Path
+    tmp_path: Path,
 ) -> None:
+    example_run = example_run_file()
     run = json.loads(example_run.read_text(encoding="utf-8"))
     assert run_generation(run) == "legacy"
     result = read_artifacts([write_replay(example_run, tmp_path)])
@@ -281,8 +283,9 @@ def test_real_example_replay_reads_back_with_one_row_per_trial(
 
 
 def test_real_example_prompt_pass_and_constraint_score_agree_with_trial_checks(
-    tmp_path: Path, example_run: Path
+    tmp_path: Path,
 ) -> None:
+    example_run = example_run_file()
     run = json.loads(example_run.read_text(encoding="utf-8"))
     evaluation = read_evaluation(write_replay(example_run, tmp_path))
     rows = {row.record_id: row for row in evaluation.rows}
@@ -300,7 +303,8 @@ def test_real_example_prompt_pass_and_constraint_score_agree_with_trial_checks(
         assert row.response is not None and row.response.value_raw == trial["response"]
 
 
-def test_real_example_replay_ids_come_from_the_file_hash(tmp_path: Path, example_run: Path) -> None:
+def test_real_example_replay_ids_come_from_the_file_hash(tmp_path: Path) -> None:
+    example_run = example_run_file()
     first = read_evaluation(write_replay(example_run, tmp_path / "a"))
     second = read_evaluation(write_replay(example_run, tmp_path / "b"))
     assert first.evaluation_id == second.evaluation_id

@@ -1,0 +1,122 @@
+"""Ingest: whole files or nothing, the same bytes once, bad files reported while good ones land."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import BAD, RUNS
+
+from fmbench.db import connect, schema_version
+from fmbench.errors import DatabaseError
+from fmbench.ingest import ingest_paths
+
+
+def _count(db: Path, table: str) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        return int(row[0]) if row else 0
+    finally:
+        con.close()
+
+
+def test_a_batch_with_bad_files_lands_the_good_ones_and_names_each_error(tmp_path: Path, db_path: Path) -> None:
+    batch = tmp_path / "batch"
+    shutil.copytree(BAD, batch)
+    shutil.copy(RUNS / "purpose-current.json", batch / "good.json")
+    report = ingest_paths([batch], db_path)
+    by_file = {Path(o.path).name: o for o in report.outcomes}
+    assert by_file["good.json"].status == "ingested"
+    assert {n for n, o in by_file.items() if o.status == "error"} == {
+        "truncated.json", "wrong-type.json", "missing-field.json", "not-a-run.json", "empty.json"
+    }
+    assert by_file["wrong-type.json"].message == (
+        "wrong-type.json: trials[3].metrics.duration: expected a number, found '4.0'"
+    )
+    assert not report.ok
+    assert _count(db_path, "runs") == 1
+    assert _count(db_path, "trials") == 10
+
+
+def test_ingesting_the_same_bytes_twice_adds_nothing(db_path: Path) -> None:
+    tables = ("sources", "runs", "trials", "check_results", "failures", "scenario_figures", "verdict_reasons")
+    first = ingest_paths([RUNS / "purpose-current.json"], db_path)
+    before = {t: _count(db_path, t) for t in tables}
+    second = ingest_paths([RUNS / "purpose-current.json", RUNS], db_path)
+    assert [o.status for o in first.outcomes] == ["ingested"]
+    assert second.outcomes[0].status == "duplicate"
+    assert before["runs"] == 1 and before["trials"] == 10 and before["failures"] == 2
+    after = {t: _count(db_path, t) for t in tables}
+    assert after["runs"] == 3  # the folder added the two other purpose files, nothing twice
+    assert after["sources"] == 3
+
+
+def test_the_original_bytes_come_back_byte_identical(db_path: Path) -> None:
+    source = RUNS / "purpose-current.json"
+    ingest_paths([source], db_path)
+    with connect(db_path, read_only=True) as con:
+        row = con.execute("SELECT content, file_name FROM sources").fetchone()
+    assert row is not None
+    assert bytes(row[0]) == source.read_bytes()
+    assert row[1] == "purpose-current.json"
+
+
+def test_the_seed_and_figures_are_stored_exactly(db_path: Path) -> None:
+    ingest_paths([RUNS / "purpose-current.json"], db_path)
+    with connect(db_path, read_only=True) as con:
+        seed = con.execute("SELECT random_seed FROM runs").fetchone()
+        ttft = con.execute(
+            "SELECT ttft_median, ttft_p90, task_success FROM scenario_figures WHERE scenario_id = 'task-capture'"
+        ).fetchone()
+    assert seed == (18446744073709551615,)
+    assert ttft == (0.2, 0.4, 0.4)
+
+
+def test_a_hand_edited_summary_is_recorded_per_field_and_judged_invalid(db_path: Path) -> None:
+    report = ingest_paths([RUNS / "purpose-hand-edited.json"], db_path)
+    assert report.outcomes[0].verdict == "invalid"
+    with connect(db_path, read_only=True) as con:
+        mismatches = con.execute("SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches").fetchall()
+        codes = [r[0] for r in con.execute("SELECT code FROM verdict_reasons WHERE level = 'invalid'").fetchall()]
+    assert mismatches == [("task-capture", "promptPassRate", "1.0", "0.5")]
+    assert codes == ["summary-mismatch"]
+
+
+def test_a_file_declaring_more_repetitions_than_it_holds_is_invalid(db_path: Path) -> None:
+    report = ingest_paths([RUNS / "purpose-declares-more-repetitions.json"], db_path)
+    assert report.outcomes[0].verdict == "invalid"
+
+
+def test_a_database_from_a_newer_fmbench_is_refused_with_a_message_to_upgrade(db_path: Path) -> None:
+    ingest_paths([RUNS / "purpose-current.json"], db_path)
+    con = duckdb.connect(str(db_path))
+    con.execute("INSERT INTO fmbench_migrations VALUES (?, 'from_the_future', now()::TIMESTAMP)", [schema_version() + 1])
+    con.close()
+    with pytest.raises(DatabaseError, match="upgrade fmbench"), connect(db_path):
+        pass
+
+
+def test_an_ingest_killed_mid_file_leaves_earlier_files_whole_and_no_trace_of_the_interrupted_one(
+    tmp_path: Path, db_path: Path
+) -> None:
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    shutil.copy(RUNS / "purpose-current.json", batch / "a-first.json")
+    shutil.copy(RUNS / "purpose-hand-edited.json", batch / "b-second.json")
+    env = dict(os.environ, FMBENCH_TEST_KILL_AT="b-second.json:check_results")
+    code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
+    result = subprocess.run([sys.executable, "-c", code, str(batch), str(db_path)], env=env, check=False)
+    assert result.returncode == -9
+    with connect(db_path, read_only=True) as con:
+        assert con.execute("SELECT file_name FROM runs").fetchall() == [("a-first.json",)]
+        assert con.execute("SELECT count(*) FROM trials").fetchone() == (10,)
+        assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+    again = ingest_paths([batch], db_path)
+    assert [o.status for o in again.outcomes] == ["duplicate", "ingested"]
+    assert _count(db_path, "runs") == 2

@@ -1,0 +1,94 @@
+"""Reading run files: exact where data is data, tolerant where the format grows, precise when wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import BAD, RUNS
+
+from fmbench.analysis import analyze_file
+from fmbench.errors import RunFileError
+from fmbench.reader import detect_generation, parse_run
+from fmbench.record import parse_os_build, parse_os_generation
+
+
+def test_a_64_bit_seed_is_kept_exactly() -> None:
+    record = analyze_file(RUNS / "purpose-current.json").record
+    assert record.random_seed == 18446744073709551615
+    assert isinstance(record.random_seed, int)
+
+
+def test_unknown_keys_and_an_unknown_category_are_kept_and_flagged() -> None:
+    record = analyze_file(RUNS / "purpose-current.json").record
+    assert record.extra == {"runnerBuildFlavor": "beta"}
+    spatial = next(t for t in record.trials if t.scenario_id == "spatial-puzzle")
+    assert spatial.category == "spatialReasoning"
+    assert spatial.extra == {"energyImpact": {"score": 3}}
+    flagged = {str(p) for p in record.flags}
+    assert "runnerBuildFlavor: unknown key kept" in flagged
+    assert any("spatialReasoning" in f for f in flagged)
+
+
+def test_the_ios_build_is_parsed_out_of_the_version_string() -> None:
+    record = analyze_file(RUNS / "purpose-current.json").record
+    assert record.environment.systemBuild == "Version 27.0 (Build 24A5264n)"
+    assert record.os_build == "24A5264n"
+    assert record.os_generation == 27
+    assert parse_os_build("26A5353q") == "26A5353q"
+    assert parse_os_build(None) is None
+    assert parse_os_generation("26.1.0") == 26
+
+
+def test_generations_are_detected_per_file(example_run: Path) -> None:
+    assert detect_generation(example_run.read_bytes()) == "legacy"
+    assert detect_generation((RUNS / "purpose-current.json").read_bytes()) == "current"
+    assert analyze_file(example_run).record.generation == "legacy"
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "message"),
+    [
+        ("truncated.json", "line 424, column 27", "invalid JSON"),
+        ("wrong-type.json", "trials[3].metrics.duration", "expected a number"),
+        ("missing-field.json", "trials[1].response", "required field is missing"),
+        ("not-a-run.json", "(top level)", "not a FoundationModelsBench run"),
+        ("empty.json", "(file)", "empty file"),
+    ],
+)
+def test_bad_files_get_an_error_naming_the_file_and_the_place(name: str, where: str, message: str) -> None:
+    with pytest.raises(RunFileError) as caught:
+        analyze_file(BAD / name)
+    text = str(caught.value)
+    assert text.startswith(f"{name}: {where}: ")
+    assert message in text
+
+
+@pytest.mark.parametrize(
+    ("mutation", "where"),
+    [
+        (b'"duration" : 1.0,', "metrics.duration"),
+        (b'"randomSeed" : 18446744073709551615', "randomSeed"),
+    ],
+)
+def test_numbers_outside_what_a_run_can_hold_are_rejected(mutation: bytes, where: str) -> None:
+    data = (RUNS / "purpose-current.json").read_bytes()
+    replaced = {
+        b'"duration" : 1.0,': b'"duration" : -1.0,',
+        b'"randomSeed" : 18446744073709551615': b'"randomSeed" : 18446744073709551616',
+    }[mutation]
+    assert mutation in data
+    with pytest.raises(RunFileError) as caught:
+        parse_run(data.replace(mutation, replaced, 1), "edge.json")
+    assert where in str(caught.value)
+
+
+def test_nan_is_not_a_measurement() -> None:
+    data = (RUNS / "purpose-current.json").read_bytes().replace(b'"duration" : 1.0,', b'"duration" : NaN,', 1)
+    with pytest.raises(RunFileError, match="finite number"):
+        parse_run(data, "nan.json")
+
+
+def test_a_file_over_the_size_limit_is_refused_with_a_message_that_says_so() -> None:
+    with pytest.raises(RunFileError, match="larger than the 100-byte limit"):
+        analyze_file(RUNS / "purpose-current.json", max_bytes=100)
