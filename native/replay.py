@@ -272,6 +272,9 @@ def _quality_columns(response: str | None, checks: list[CheckResult]) -> dict[st
 
 
 def _tool_columns(sample: Sample, checks: list[CheckResult]) -> dict[str, dict[str, Any]]:
+    if sample.checks is None and checks:
+        reason = "the sample's checks are not recorded: tool checks cannot be told apart"
+        return {TOOL_CALLS_PASS: _ignore(reason), TOOL_CALLS_PERCENTAGE: _ignore(reason)}
     cases = [_check_case(check) for check in sample.checks or []]
     tool_positions = [
         i for i, case in enumerate(cases) if case is not None and case.startswith("tool")

@@ -121,11 +121,17 @@ class SampleListing:
 def list_samples(path: Path | str) -> SampleListing:
     """One normalized row per result row, with the file (and line) it came from."""
     result = read_artifacts([path])
-    rows = [
-        {"source": ev.source_name, "line": ev.line, "isJudge": ev.is_judge, **row.to_dict()}
-        for ev in result.documents
-        for row in ev.rows
-    ]
+    rows: list[dict[str, Any]] = []
+    for ev in result.documents:
+        order = {name: position for position, name in enumerate(ev.metric_names)}
+        for row in ev.rows:
+            normalized = {"source": ev.source_name, "line": ev.line, "isJudge": ev.is_judge}
+            normalized.update(row.to_dict())
+            metrics = normalized["metrics"]
+            normalized["metrics"] = {
+                name: metrics[name] for name in sorted(metrics, key=order.__getitem__)
+            }
+            rows.append(normalized)
     return SampleListing(rows, result.errors)
 
 

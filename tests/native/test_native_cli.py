@@ -4,8 +4,9 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from fmbench.native.cli import native
 from native_data import DATA, example_run_file
+
+from fmbench.native.cli import native
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 TTFT = "FoundationModelsBench TTFT Seconds"
@@ -71,7 +72,7 @@ def test_samples_jsonl_gives_one_normalized_row_per_line() -> None:
 def test_samples_text_keeps_going_past_bad_lines_and_exits_non_zero() -> None:
     result = _run("samples", DATA / "malformed" / "mixed.jsonl")
     assert result.exit_code == 1
-    assert "mixed.jsonl line 1 #0 T-1" in result.output
+    assert "mixed.jsonl line 1 #0 T-1  Prompt Pass=pass  Constraint Score=1" in result.output
     assert "mixed.jsonl line 5 #3 T-4" in result.output
     assert 'line 3: no "results" array' in result.output
     assert "2 artifacts could not be read" in result.output

@@ -3,6 +3,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from native_data import DATA
+
 from fmbench.native import (
     ArtifactError,
     GateRuleError,
@@ -13,7 +15,6 @@ from fmbench.native import (
     parse_gate,
     read_evaluation,
 )
-from native_data import DATA
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 TTFT = "FoundationModelsBench TTFT Seconds"

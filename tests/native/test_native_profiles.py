@@ -3,8 +3,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from fmbench.native import nearest_rank, profile_metric, profile_metrics, read_evaluation
 from native_data import DATA
+
+from fmbench.native import nearest_rank, profile_metric, profile_metrics, read_evaluation
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 CONSTRAINT_SCORE = "FoundationModelsBench Constraint Score"

@@ -4,12 +4,13 @@ import json
 from pathlib import Path
 
 import pytest
+from native_data import DATA
+
 from fmbench.native import (
     ArtifactError,
     read_artifacts,
     read_evaluation,
 )
-from native_data import DATA
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 CONSTRAINT_SCORE = "FoundationModelsBench Constraint Score"

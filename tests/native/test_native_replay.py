@@ -5,6 +5,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from native_data import example_run_file
+
 from fmbench.native import (
     REPLAY_METRICS,
     RunFileError,
@@ -15,7 +17,6 @@ from fmbench.native import (
     run_generation,
     write_replay,
 )
-from native_data import example_run_file
 
 P = "FoundationModelsBench "
 EXECUTION = P + "Execution Success"
@@ -186,6 +187,16 @@ def test_replay_trial_without_checks_has_no_prompt_pass(tmp_path: Path) -> None:
     for name in (PROMPT_PASS, CONSTRAINT, TOOLS_PASS):
         metric = row.metric(name)
         assert metric is not None and metric.ignored and metric.rationale
+
+
+def test_replay_without_sample_checks_grades_prompt_pass_but_not_tool_calls(tmp_path: Path) -> None:
+    run = current_run()
+    del run["trials"][0]["sample"]["checks"]
+    row = _replayed(tmp_path, run).rows[0]
+    prompt_pass, tools_pass = row.metric(PROMPT_PASS), row.metric(TOOLS_PASS)
+    assert prompt_pass is not None and prompt_pass.fails, "the grade alone decides prompt pass"
+    assert tools_pass is not None and tools_pass.ignored
+    assert tools_pass.rationale is not None and "not recorded" in tools_pass.rationale
 
 
 def test_replay_safety_pass_follows_the_expectation(tmp_path: Path) -> None:
