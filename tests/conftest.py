@@ -1,4 +1,4 @@
-"""Shared test fixtures: paths to committed data, fresh databases, the example run."""
+"""Shared test fixtures: fresh databases, the example run."""
 
 from __future__ import annotations
 
@@ -6,13 +6,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "tests" / "data"
-RUNS = DATA / "runs"
-BAD = DATA / "bad"
-FIXTURES = REPO / "fixtures" / "runs"
-SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
-EXAMPLE_NAME = "macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12"
+from testdata import EXAMPLE_NAME, SHARED_EXAMPLES
 
 
 @pytest.fixture

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import BAD, RUNS
 
 from fmbench.cli import main
+
+from testdata import BAD, RUNS
 
 
 def invoke(*args: str) -> tuple[int, str]:

@@ -6,10 +6,11 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import RUNS
 
 from fmbench.analysis import analyze_file
 from fmbench.figures import ScenarioFigures, distribution, nearest_rank
+
+from testdata import RUNS
 
 
 def _figures(name: str) -> dict[str, ScenarioFigures]:

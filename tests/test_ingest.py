@@ -10,11 +10,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import BAD, RUNS
 
 from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
 from fmbench.ingest import ingest_paths
+
+from testdata import BAD, RUNS
 
 
 def _count(db: Path, table: str) -> int:

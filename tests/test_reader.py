@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import BAD, RUNS
 
 from fmbench.analysis import analyze_file
 from fmbench.errors import RunFileError
 from fmbench.reader import detect_generation, parse_run
 from fmbench.record import parse_os_build, parse_os_generation
+
+from testdata import BAD, RUNS
 
 
 def test_a_64_bit_seed_is_kept_exactly() -> None:

@@ -1,0 +1,39 @@
+# The two things a newcomer runs: `make demo` (the main job) and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: demo test lint bench browser clean
+
+$(BIN)/fmbench: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet '.[test]'
+	touch $@
+
+## Ingest the bundled fixtures into a fresh database, build the static site, serve it.
+demo: $(BIN)/fmbench
+	$(BIN)/fmbench demo --port $(PORT)
+
+## Install the project into the venv (as a user would), a headless Chromium, and run every test.
+test: $(BIN)/fmbench browser
+	$(BIN)/pip install --quiet --force-reinstall --no-deps .
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+## Debian's Chromium for the browser tests (Playwright drives it; browsers are never downloaded).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(BIN)/fmbench
+	$(BIN)/ruff check .
+
+## The performance harness (benchmarks/README.md has the latest figures).
+bench: $(BIN)/fmbench
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) _site fmbench.duckdb build *.egg-info
