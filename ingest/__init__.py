@@ -22,6 +22,7 @@ from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import is_sidecar
 from fmbench.db import connect
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
+from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.record import run_id_for
 from fmbench.revisions import Registry, load_registry
@@ -261,5 +262,6 @@ def ingest_paths(
             report.outcomes.append(ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer))
             if progress:
                 progress(i + 1, len(files), path.name)
+        relink(con)
         con.execute("CHECKPOINT")
     return report
