@@ -43,7 +43,7 @@ _EXISTING = click.Path(exists=True, path_type=Path)
 
 @click.group(name="native")
 def native() -> None:
-    """Apple Evaluations artifacts (.xcevalresult): inspect, list, compare, replay."""
+    """Apple Evaluations artifacts (.xcevalresult): inspect, list, compare, replay, ingest."""
 
 
 @native.command("inspect")
@@ -116,3 +116,52 @@ def replay_command(run: Path, output_dir: Path) -> None:
     with _as_click_errors():
         path = write_replay(run, output_dir)
     click.echo(str(path))
+
+
+@native.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="DuckDB file (default: $FMBENCH_DB, else ./fmbench.duckdb).",
+)
+def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
+    """Ingest result documents (files, JSON Lines, exported folders) into the database.
+
+    Rows are linked to the ingested trials their recordID names. A file that
+    cannot be read is reported with its place; the rest still lands. Exits 1
+    if any document errored.
+    """
+    from fmbench.cli import text_table, user_errors
+
+    from .store import ingest_artifacts
+
+    with user_errors():
+        report = ingest_artifacts(paths, db)
+    if report.outcomes:
+        click.echo(
+            text_table(
+                ["status", "document", "kind", "rows", "linked", "detail"],
+                [
+                    (
+                        outcome.status,
+                        outcome.location,
+                        "-"
+                        if outcome.is_judge is None
+                        else ("model judge" if outcome.is_judge else "deterministic"),
+                        outcome.row_count if outcome.status != "error" else "-",
+                        outcome.linked_row_count if outcome.status != "error" else "-",
+                        outcome.message,
+                    )
+                    for outcome in report.outcomes
+                ],
+            )
+        )
+    click.echo(
+        f"{report.count('ingested')} ingested, {report.count('duplicate')} skipped as duplicates, "
+        f"{report.count('error')} errored"
+    )
+    if not report.ok:
+        raise SystemExit(1)

@@ -18,7 +18,7 @@ def _run(*args: str):
 
 def test_native_group_is_named_for_the_core_cli_to_attach() -> None:
     assert native.name == "native"
-    assert set(native.commands) == {"inspect", "samples", "compare", "replay"}
+    assert set(native.commands) == {"inspect", "samples", "compare", "replay", "ingest"}
 
 
 def test_inspect_json_lists_metadata_summary_and_profiles() -> None:
