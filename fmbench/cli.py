@@ -95,7 +95,8 @@ def main() -> None:
 @DB_OPTION
 @MAX_BYTES_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the totals.")
-def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome of every file as JSON.")
+def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool, as_json: bool) -> None:
     """Ingest run files (and folders of them, recursively) into the database.
 
     A file that cannot be read is reported with its place; the rest of the
@@ -103,12 +104,15 @@ def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool
     """
     from fmbench.ingest import ingest_paths
 
-    update, stop = _progress_reporter(not quiet)
+    update, stop = _progress_reporter(not quiet and not as_json)
     try:
         with user_errors():
             report = ingest_paths(list(paths), db, max_bytes=max_bytes, progress=update)
     finally:
         stop()
+    if as_json:
+        click.echo(json.dumps({"outcomes": [o.__dict__ for o in report.outcomes]}, indent=2))
+        sys.exit(0 if report.ok else 1)
     shown = [o for o in report.outcomes if not quiet or o.status == "error"]
     if shown:
         click.echo(
@@ -196,6 +200,85 @@ def runs(db: Path | None, as_json: bool) -> None:
         )
     )
     click.echo(f"{len(rows)} run(s)")
+
+
+@main.command()
+@DB_OPTION
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True,
+              help="Folder to write the site into (replaced atomically).")
+@click.option("--base-url", default="/", show_default=True, help="Sub-path (or absolute URL) the site is served under.")
+def build(db: Path | None, out: Path, base_url: str) -> None:
+    """Build the static site from the database."""
+    from fmbench.build import build_site
+
+    with user_errors():
+        report = build_site(db, out, base_url=base_url)
+    click.echo(
+        f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
+        f"({report.bytes_total / 2**20:.1f} MiB, {len(report.changed)} changed, {len(report.removed)} removed, "
+        f"{report.seconds:.1f} s)"
+    )
+    if report.largest_run_page:
+        path, size = report.largest_run_page
+        click.echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+
+
+@main.command()
+@DB_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Ingest result files (and sidecars) that appear in this folder.")
+def serve(db: Path | None, host: str, port: int, watch: Path | None) -> None:
+    """Serve the site live from the database (a real WSGI server; never a debugger)."""
+    from fmbench.serve import run_server
+
+    with user_errors():
+        run_server(db, host=host, port=port, watch=watch, echo=click.echo)
+
+
+@main.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("fmbench-demo.duckdb"),
+              show_default=True, help="The demo database (recreated from the bundled fixtures).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--no-serve", is_flag=True, help="Ingest and build, then stop.")
+def demo(db: Path, out: Path, host: str, port: int, no_serve: bool) -> None:
+    """The main job in one command: ingest the bundled fixtures into a fresh database, build, serve."""
+    from fmbench.demo import run_demo
+
+    with user_errors():
+        run_demo(db, out, host=host, port=port, serve=not no_serve, echo=click.echo)
+
+
+@main.command()
+@click.argument("baseline")
+@click.argument("candidate")
+@DB_OPTION
+@click.option("--json", "fmt", flag_value="json", help="The comparison as JSON.")
+@click.option("--markdown", "fmt", flag_value="markdown", help="The comparison as Markdown.")
+@click.option("--rule", type=click.Choice(["latest", "first", "pooled"]), default="latest", show_default=True,
+              help="Which runs a side uses when several match it.")
+@click.option("--strict-os", is_flag=True, help="Only the workloads both sides can run (strict OS 26 vs OS 27).")
+def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rule: str, strict_os: bool) -> None:
+    """Compare a baseline with a candidate: each a run id, a run file or a quoted filter expression
+    such as "device=Mac17,2 os_build=26A5353q route=onDevice suite=performance session=cold".
+
+    Prints the label, what differs, the caveats and the per-scenario figures
+    with intervals. Exits 1 with a one-line message when the comparison is
+    refused or a side cannot be read.
+    """
+    from fmbench.compare import compare_runs
+
+    with user_errors():
+        result = compare_runs(baseline, candidate, db, rule=rule, strict_os=strict_os)  # type: ignore[arg-type]
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(result.to_markdown(), nl=False)
+    else:
+        click.echo(result.to_text())
 
 
 def _attach_groups() -> None:

@@ -1,0 +1,96 @@
+"""One Jinja2 environment for every page, static or served.
+
+Autoescaping is on for everything; undefined names are errors. The globals
+``url``, ``asset`` and ``site`` are the only way templates build links, so a
+``--base-url`` moves the whole site under a sub-path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from fmbench import __version__
+
+PLOTLY_ASSET = "plotly.min.js"
+
+
+def assets_dir() -> Path:
+    return Path(str(resources.files("fmbench.site").joinpath("assets")))
+
+
+def plotly_js_path() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def asset_files() -> dict[str, Path]:
+    """Every shared asset by name: the site's own files and the chart library from the plotly package."""
+    files = {p.name: p for p in sorted(assets_dir().iterdir()) if p.is_file()}
+    files[PLOTLY_ASSET] = plotly_js_path()
+    return files
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    title: str
+    generated_at: str
+    version: str
+    mode: str
+
+
+def normalize_base_url(base_url: str) -> str:
+    """``/`` or ``/sub/path/`` (an absolute URL keeps its scheme and host)."""
+    base = base_url.strip() or "/"
+    if not base.endswith("/"):
+        base += "/"
+    if not base.startswith(("/", "http://", "https://")):
+        base = "/" + base
+    return base
+
+
+class Renderer:
+    def __init__(self, *, mode: str = "static", base_url: str = "/", generated_at: datetime | None = None) -> None:
+        self.mode = mode
+        self.base_url = normalize_base_url(base_url)
+        when = generated_at or datetime.now(UTC)
+        self.site = SiteInfo("fmbench", when.strftime("%Y-%m-%d %H:%M UTC"), __version__, mode)
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(url=self.url, asset=self.asset, site=self.site)
+
+    def url(self, path: str) -> str:
+        return self.base_url + path.lstrip("/")
+
+    @cached_property
+    def _asset_versions(self) -> dict[str, str]:
+        return {
+            name: hashlib.sha256(path.read_bytes()).hexdigest()[:10] for name, path in asset_files().items()
+        }
+
+    def asset(self, name: str) -> str:
+        version = self._asset_versions.get(name)
+        return self.url(f"assets/{name}") + (f"?v={version}" if version else "")
+
+    def render(self, template: str, context: Any) -> str:
+        """Render a page template with a page context (a dataclass; its fields become names)."""
+        if dataclasses.is_dataclass(context) and not isinstance(context, type):
+            names = {f.name: getattr(context, f.name) for f in dataclasses.fields(context)}
+        else:
+            names = dict(context)
+        names.setdefault("page", context)
+        return self.env.get_template(template).render(**names)

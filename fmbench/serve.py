@@ -1,0 +1,368 @@
+"""``fmbench serve``: the site, live from the database, on a real WSGI server.
+
+A Flask application (an app factory with blueprints) that answers every page
+with the same views and templates as the static build, plus a small JSON API.
+Each request opens the database read-only for its own duration, so
+``fmbench ingest`` in another terminal works while the server runs; a request
+that meets the database busy gets 503 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import threading
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from fmbench import urls
+from fmbench.db import connect, default_db_path
+from fmbench.errors import (
+    DatabaseBusyError,
+    DatabaseError,
+    FilterError,
+    FmbenchError,
+    NotFoundError,
+)
+from fmbench.filters import Filters
+from fmbench.render import Renderer, asset_files
+from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+MAX_QUERY_BYTES = 2048
+REQUEST_DB_WAIT = 2.0
+RETRY_AFTER_SECONDS = "2"
+
+
+@dataclass
+class Diagnostics:
+    """What the folder watcher saw: files ingested and files that could not be."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    events: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, status: str, path: str, message: str) -> None:
+        with self.lock:
+            self.events.append(
+                {"time": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"), "status": status, "file": path, "message": message}
+            )
+            del self.events[:-200]
+
+    def snapshot(self) -> list[dict[str, str]]:
+        with self.lock:
+            return list(reversed(self.events))
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(host: str, port: int) -> set[str]:
+    """The Host header values a browser sends for this server; anything else is DNS rebinding."""
+    names = {host}
+    if _is_loopback(host):
+        names |= {"localhost", "127.0.0.1", "[::1]"}
+    if host in ("0.0.0.0", "::"):
+        import socket
+
+        names |= {"localhost", "127.0.0.1", socket.gethostname()}
+    out = set()
+    for n in names:
+        shown = f"[{n}]" if ":" in n and not n.startswith("[") else n
+        out.add(f"{shown}:{port}")
+        if port == 80:
+            out.add(shown)
+    return out
+
+
+# --- per-request database ----------------------------------------------------------------
+
+
+def _site() -> Any:
+    if "site" not in g:
+        g.db_cm = connect(current_app.config["FMBENCH_DB"], read_only=True, wait=REQUEST_DB_WAIT)
+        con = g.db_cm.__enter__()
+        renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
+        g.site = site_context(con, renderer)
+    return g.site
+
+
+def _close_db(_: BaseException | None) -> None:
+    cm = g.pop("db_cm", None)
+    g.pop("site", None)
+    if cm is not None:
+        cm.__exit__(None, None, None)
+
+
+# --- blueprints -----------------------------------------------------------------------------
+
+pages = Blueprint("pages", __name__)
+api = Blueprint("api", __name__, url_prefix="/api")
+assets = Blueprint("assets", __name__)
+
+
+def _filters_for(kind: PageKind | DataKind) -> Filters:
+    allowed = kind.filters if isinstance(kind, PageKind) else ()
+    return Filters.parse(request.args.to_dict(flat=True), allowed=allowed)
+
+
+@pages.route("/", defaults={"path": ""})
+@pages.route("/<path:path>")
+def page(path: str) -> Response:
+    found = resolve(path)
+    if found is None:
+        if path and not path.endswith("/") and resolve(path + "/"):
+            return Response(status=308, headers={"Location": request.script_root + "/" + path + "/"})
+        raise NotFoundError(f"no page at /{path}")
+    kind, params = found
+    filters = _filters_for(kind)
+    site = _site()
+    if isinstance(kind, PageKind):
+        html = render_page(site, kind, filters, **params)
+        return Response(html, mimetype="text/html")
+    return Response(kind.produce(site, filters, **params), content_type=kind.content_type)
+
+
+@pages.route("/diagnostics/")
+def diagnostics() -> Response:
+    renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
+    from fmbench.views.diagnostics import diagnostics_page
+
+    context = diagnostics_page(renderer.url, current_app.config["FMBENCH_DIAGNOSTICS"], current_app.config.get("FMBENCH_WATCH"))
+    return Response(renderer.render("diagnostics.html", context), mimetype="text/html")
+
+
+@assets.route("/assets/<name>")
+def asset(name: str) -> Response:
+    files = current_app.config["FMBENCH_ASSETS"]
+    if name not in files:  # only the site's own assets, by exact name: no paths, no traversal
+        raise NotFoundError(f"no asset {name!r}")
+    path: Path = files[name]
+    kind = {".js": "text/javascript", ".css": "text/css"}.get(path.suffix, "application/octet-stream")
+    response = Response(path.read_bytes(), content_type=f"{kind}; charset=utf-8")
+    response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if request.args.get("v") else "no-cache"
+    return response
+
+
+@api.route("/runs")
+def api_runs() -> Response:
+    from fmbench.views.api import runs_json
+
+    filters = Filters.parse(request.args.to_dict(flat=True))
+    return jsonify(runs_json(_site(), filters))
+
+
+@api.route("/runs/<run_id>")
+def api_run(run_id: str) -> Response:
+    from fmbench.views.api import run_json
+
+    Filters.parse(request.args.to_dict(flat=True), allowed=())
+    return jsonify(run_json(_site(), run_id))
+
+
+@api.route("/runs/<run_id>/scenarios/<scenario>/trials")
+def api_trials(run_id: str, scenario: str) -> Response:
+    from fmbench.views.api import trials_json
+
+    page_no = _int_arg("page", 1, 1, 1_000_000)
+    per_page = _int_arg("per_page", urls.TRIALS_PER_PAGE, 1, 500)
+    unknown = set(request.args) - {"page", "per_page"}
+    if unknown:
+        raise FilterError(f"unknown parameter {sorted(unknown)[0]!r}; use page and per_page")
+    return jsonify(trials_json(_site(), run_id, scenario, page_no, per_page))
+
+
+@api.route("/compare")
+def api_compare() -> Response:
+    from fmbench.views.api import compare_json
+
+    args = request.args.to_dict(flat=True)
+    allowed = {"device", "baseline", "candidate", "route", "suite", "rule", "strict"}
+    unknown = set(args) - allowed
+    if unknown:
+        raise FilterError(f"unknown parameter {sorted(unknown)[0]!r}; use {', '.join(sorted(allowed))}")
+    for name in ("device", "baseline", "candidate"):
+        if not args.get(name):
+            raise FilterError(f"missing parameter {name!r}: /api/compare?device=Mac17,2&baseline=BUILD&candidate=BUILD")
+    return jsonify(compare_json(_site(), args))
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or not (low <= int(raw) <= high):
+        raise FilterError(f"{name} must be a whole number from {low} to {high}")
+    return int(raw)
+
+
+# --- the application ------------------------------------------------------------------------
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def _error(status: int, title: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    if _wants_json():
+        response = jsonify({"error": {"status": status, "title": title, "message": message}})
+        response.status_code = status
+    else:
+        renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
+        from fmbench.views.diagnostics import error_page
+
+        try:
+            html = renderer.render("error.html", error_page(status, title, message))
+        except Exception:  # the error page must never fail into a traceback
+            html = f"<!doctype html><title>{status}</title><h1>{status} {title}</h1>"
+        response = Response(html, status=status, mimetype="text/html")
+    for k, v in (headers or {}).items():
+        response.headers[k] = v
+    return response
+
+
+def create_app(
+    db: str | os.PathLike[str] | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    watch: str | os.PathLike[str] | None = None,
+    extra_hosts: Iterable[str] = (),
+) -> Flask:
+    """The Flask application over one database file."""
+    app = Flask(__name__, static_folder=None)
+    app.config.update(
+        FMBENCH_DB=str(default_db_path(db)),
+        FMBENCH_RENDERER=Renderer(mode="serve", base_url="/"),
+        FMBENCH_ASSETS=asset_files(),
+        FMBENCH_HOSTS=allowed_hosts(host, port) | set(extra_hosts),
+        FMBENCH_DIAGNOSTICS=Diagnostics(),
+        FMBENCH_WATCH=str(watch) if watch else None,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        PROPAGATE_EXCEPTIONS=False,
+        TRAP_HTTP_EXCEPTIONS=False,
+        DEBUG=False,
+        TESTING=False,
+    )
+    app.debug = False
+    app.register_blueprint(assets)
+    app.register_blueprint(api)
+    app.register_blueprint(pages)
+    app.teardown_appcontext(_close_db)
+
+    @app.before_request
+    def guard() -> Response | None:
+        if request.host not in current_app.config["FMBENCH_HOSTS"]:
+            return _error(400, "Bad request", "This server does not answer for that host name.")
+        if len(request.query_string) > MAX_QUERY_BYTES:
+            return _error(414, "Query too long", f"Query strings are limited to {MAX_QUERY_BYTES} bytes.")
+        if request.method not in ("GET", "HEAD"):
+            return _error(405, "Method not allowed", "This server only reads.")
+        return None
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Cross-Origin-Resource-Policy"] = "same-origin"
+        if "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.errorhandler(FilterError)
+    def bad_filter(exc: FilterError) -> Response:
+        return _error(400, "Bad request", str(exc))
+
+    @app.errorhandler(NotFoundError)
+    def not_found(exc: NotFoundError) -> Response:
+        return _error(404, "Not found", str(exc))
+
+    @app.errorhandler(DatabaseBusyError)
+    def busy(exc: DatabaseBusyError) -> Response:
+        return _error(
+            503, "Busy", "The database is being written by another fmbench process; try again in a moment.",
+            {"Retry-After": RETRY_AFTER_SECONDS},
+        )
+
+    @app.errorhandler(DatabaseError)
+    def database(exc: DatabaseError) -> Response:
+        return _error(503, "Database unavailable", str(exc), {"Retry-After": RETRY_AFTER_SECONDS})
+
+    @app.errorhandler(FmbenchError)
+    def domain(exc: FmbenchError) -> Response:
+        return _error(400, "Bad request", str(exc))
+
+    @app.errorhandler(HTTPException)
+    def http(exc: HTTPException) -> Response:
+        return _error(exc.code or 500, exc.name, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def crash(exc: Exception) -> Response:
+        if _is_lock_conflict(exc):
+            return busy(DatabaseBusyError(str(exc)))
+        app.logger.error("unexpected error on %s\n%s", request.path, "".join(traceback.format_exception(exc)))
+        return _error(500, "Internal error", "fmbench could not render this page; the details are in the server's log.")
+
+    return app
+
+
+def _is_lock_conflict(exc: Exception) -> bool:
+    import duckdb
+
+    return isinstance(exc, duckdb.Error) and "lock" in str(exc).lower()
+
+
+def describe_exposure(host: str, port: int) -> str | None:
+    """What listening on ``host`` exposes, when it is not loopback only."""
+    if _is_loopback(host):
+        return None
+    return (
+        f"warning: listening on {host}:{port} exposes every ingested run, its responses and its original "
+        "files to anyone who can reach this machine on that address"
+    )
+
+
+def run_server(
+    db: str | os.PathLike[str] | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    watch: str | os.PathLike[str] | None = None,
+    threads: int = 8,
+    echo: Any = print,
+) -> None:
+    """Serve until interrupted, with waitress (never Flask's development server or debugger)."""
+    import waitress
+
+    db_path = default_db_path(db)
+    with connect(db_path):  # create or migrate once, before any reader arrives
+        pass
+    app = create_app(db_path, host=host, port=port, watch=watch)
+    if watch:
+        from fmbench.watch import start_watcher
+
+        start_watcher(Path(watch), db_path, app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
+    warning = describe_exposure(host, port)
+    if warning:
+        echo(warning)
+    shown = f"[{host}]" if ":" in host else host
+    echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
+    waitress.serve(app, host=host, port=port, threads=threads, ident="fmbench", _quiet=True)
+

@@ -1,0 +1,100 @@
+"""Where every page lives, relative to the site root. The static build and ``serve`` share these."""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9,._-]+")
+
+TRIALS_PER_PAGE = 50
+
+
+def slug(key: str) -> str:
+    """A path segment for a device, build or scenario key (keys are data: never trusted as paths)."""
+    cleaned = _UNSAFE.sub("-", key).strip("-.")
+    return cleaned or "unnamed"
+
+
+def home() -> str:
+    return ""
+
+
+def runs() -> str:
+    return "runs/"
+
+
+def run(run_id: str) -> str:
+    return f"runs/{run_id}/"
+
+
+def trials(run_id: str, scenario_id: str, page: int = 1) -> str:
+    base = f"runs/{run_id}/trials/{slug(scenario_id)}/"
+    return base if page <= 1 else f"{base}page-{page}/"
+
+
+def devices() -> str:
+    return "devices/"
+
+
+def device(key: str) -> str:
+    return f"devices/{slug(key)}/"
+
+
+def scenarios() -> str:
+    return "scenarios/"
+
+
+def scenario(scenario_id: str) -> str:
+    return f"scenarios/{slug(scenario_id)}/"
+
+
+def pcc() -> str:
+    return "pcc/"
+
+
+def compare_index() -> str:
+    return "compare/"
+
+
+def comparison(device_key: str, baseline_build: str, candidate_build: str) -> str:
+    return f"compare/{slug(device_key)}/{slug(baseline_build)}..{slug(candidate_build)}/"
+
+
+def regressions() -> str:
+    return "regressions/"
+
+
+def regressions_feed() -> str:
+    return "regressions/feed.xml"
+
+
+def revisions() -> str:
+    return "revisions/"
+
+
+def methodology(anchor: str = "") -> str:
+    return "methodology/" + (f"#{anchor}" if anchor else "")
+
+
+def data() -> str:
+    return "data/"
+
+
+def data_runs_index() -> str:
+    return "data/runs.json"
+
+
+def data_source(run_id: str, file_name: str) -> str:
+    return f"data/runs/{run_id}/{slug(file_name)}"
+
+
+def data_trials_csv(run_id: str) -> str:
+    return f"data/runs/{run_id}/trials.csv"
+
+
+def data_figures(run_id: str) -> str:
+    return f"data/runs/{run_id}/figures.json"
+
+
+def data_trials_json(run_id: str, scenario_id: str) -> str:
+    return f"data/runs/{run_id}/trials/{slug(scenario_id)}.json"

@@ -1,0 +1,296 @@
+"""Every page and data file of the site: which view makes it, with which template, at which path.
+
+The static build enumerates these and writes each one; ``serve`` answers a
+request by finding the kind for its path and calling the same view. That is
+the one rendering path: a change to a view or template shows in both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from fmbench import urls
+from fmbench.filters import FIELDS, Filters
+from fmbench.render import Renderer
+from fmbench.revisions import Registry, load_registry
+
+
+@dataclass
+class SiteContext:
+    """What every view needs: the database, the URL builder and the revision registry."""
+
+    con: duckdb.DuckDBPyConnection
+    renderer: Renderer
+    registry: Registry
+
+    @property
+    def url(self) -> Callable[[str], str]:
+        return self.renderer.url
+
+
+_SEGMENT = r"[A-Za-z0-9,._-]+"
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """``runs/{run_id}/`` -> a regex with a named group per parameter (``{page:int}`` for numbers)."""
+    out = ""
+    for literal, name in re.findall(r"([^{]*)(?:\{([a-z_:]+)\})?", template):
+        out += re.escape(literal)
+        if name:
+            key, _, kind = name.partition(":")
+            out += f"(?P<{key}>[0-9]+)" if kind == "int" else f"(?P<{key}>{_SEGMENT})"
+    return re.compile(f"^{out}$")
+
+
+@dataclass(frozen=True)
+class PageKind:
+    name: str
+    template: str
+    path: Callable[..., str]
+    view: Callable[..., Any]
+    instances: Callable[[SiteContext], list[dict[str, Any]]]
+    filters: tuple[str, ...] = ()
+    """The filter fields the page accepts as query parameters (empty: none)."""
+    route: str = ""
+    """The path with ``{parameter}`` placeholders, for resolving a request to this kind."""
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _pattern(self.route)
+
+
+@dataclass(frozen=True)
+class DataKind:
+    name: str
+    path: Callable[..., str]
+    produce: Callable[..., bytes]
+    instances: Callable[[SiteContext], list[dict[str, Any]]]
+    content_type: str
+    route: str = ""
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _pattern(self.route)
+
+
+def _single(_: SiteContext) -> list[dict[str, Any]]:
+    return [{}]
+
+
+def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
+    return [{"run_id": r} for (r,) in site.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+
+
+def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
+    from fmbench.views.runs import trial_pages
+
+    out = []
+    for (run_id,) in site.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall():
+        out += [{"run_id": run_id, "scenario": s, "page": p} for s, p in trial_pages(site.con, run_id)]
+    return out
+
+
+def _trial_pages_first(site: SiteContext) -> list[dict[str, Any]]:
+    return [{"run_id": p["run_id"], "scenario": p["scenario"]} for p in _trial_pages(site) if p["page"] == 1]
+
+
+def _trial_pages_rest(site: SiteContext) -> list[dict[str, Any]]:
+    return [p for p in _trial_pages(site) if p["page"] > 1]
+
+
+def _run_scenarios(site: SiteContext) -> list[dict[str, Any]]:
+    return [
+        {"run_id": r, "scenario": urls.slug(s)}
+        for r, s in site.con.execute("SELECT run_id, scenario_id FROM scenario_figures ORDER BY run_id, ordinal").fetchall()
+    ]
+
+
+def _sources(site: SiteContext) -> list[dict[str, Any]]:
+    return [
+        {"run_id": r, "file_name": f}
+        for r, f in site.con.execute("SELECT run_id, file_name FROM runs ORDER BY run_id").fetchall()
+    ]
+
+
+# --- views bound to the site context --------------------------------------------------------
+
+
+def _runs(site: SiteContext, filters: Filters) -> Any:
+    from fmbench.views.runs import runs_page
+
+    return runs_page(site.con, site.url, filters)
+
+
+def _run(site: SiteContext, filters: Filters, run_id: str) -> Any:
+    from fmbench.views.replay import replay_section
+    from fmbench.views.runs import run_page
+
+    return run_page(site.con, site.url, site.registry, run_id, replay_section(site.con, site.url, run_id))
+
+
+def _trials(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> Any:
+    from fmbench.views.runs import trials_page
+
+    return trials_page(site.con, site.url, run_id, scenario, page)
+
+
+def _lazy(module: str, function: str) -> Callable[..., Any]:
+    def call(site: SiteContext, filters: Filters, **params: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(f"fmbench.views.{module}"), function)(site, filters, **params)
+
+    return call
+
+
+def _lazy_instances(module: str, function: str) -> Callable[[SiteContext], list[dict[str, Any]]]:
+    def call(site: SiteContext) -> list[dict[str, Any]]:
+        import importlib
+
+        return getattr(importlib.import_module(f"fmbench.views.{module}"), function)(site)
+
+    return call
+
+
+ALL_FILTERS = tuple(FIELDS)
+
+PAGES: tuple[PageKind, ...] = (
+    PageKind("home", "home.html", urls.home, _lazy("home", "home_page"), _single, route=""),
+    PageKind(
+        "methodology", "methodology.html", urls.methodology, _lazy("home", "methodology_page"), _single,
+        route="methodology/",
+    ),
+    PageKind(
+        "revisions", "revisions.html", urls.revisions, _lazy("home", "revisions_page"), _single, route="revisions/"
+    ),
+    PageKind("data", "data.html", urls.data, _lazy("home", "data_page"), _single, ALL_FILTERS, route="data/"),
+    PageKind("runs", "runs.html", urls.runs, _runs, _single, ALL_FILTERS, route="runs/"),
+    PageKind("run", "run.html", urls.run, _run, _run_ids, route="runs/{run_id}/"),
+    PageKind(
+        "trials", "trials.html", urls.trials, _trials, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/"
+    ),
+    PageKind(
+        "trials_page",
+        "trials.html",
+        urls.trials,
+        _trials,
+        _trial_pages_rest,
+        route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
+    ),
+    PageKind(
+        "devices", "devices.html", urls.devices, _lazy("catalog", "devices_page"), _single,
+        ("os_build", "device", "route", "suite"), route="devices/",
+    ),
+    PageKind(
+        "device",
+        "device.html",
+        urls.device,
+        _lazy("catalog", "device_page"),
+        _lazy_instances("catalog", "device_instances"),
+        ("os_build", "route", "suite", "revision", "verdict"),
+        route="devices/{device}/",
+    ),
+    PageKind(
+        "scenarios", "scenarios.html", urls.scenarios, _lazy("catalog", "scenarios_page"), _single,
+        route="scenarios/",
+    ),
+    PageKind(
+        "scenario",
+        "scenario.html",
+        urls.scenario,
+        _lazy("catalog", "scenario_page"),
+        _lazy_instances("catalog", "scenario_instances"),
+        ALL_FILTERS,
+        route="scenarios/{scenario}/",
+    ),
+    PageKind(
+        "pcc", "pcc.html", urls.pcc, _lazy("pcc", "pcc_page"), _single,
+        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/",
+    ),
+    PageKind(
+        "compare_index",
+        "compare_index.html",
+        urls.compare_index,
+        _lazy("comparisons", "compare_index_page"),
+        _single,
+        ("os_build", "device", "route", "suite"),
+        route="compare/",
+    ),
+    PageKind(
+        "comparison",
+        "comparison.html",
+        urls.comparison,
+        _lazy("comparisons", "comparison_page"),
+        _lazy_instances("comparisons", "comparison_instances"),
+        route="compare/{device}/{baseline}..{candidate}/",
+    ),
+    PageKind(
+        "regressions",
+        "regressions.html",
+        urls.regressions,
+        _lazy("comparisons", "regressions_page"),
+        _single,
+        ("device",),
+        route="regressions/",
+    ),
+)
+
+DATA: tuple[DataKind, ...] = (
+    DataKind(
+        "trials_csv", urls.data_trials_csv, _lazy("data", "trials_csv"), _run_ids, "text/csv; charset=utf-8",
+        route="data/runs/{run_id}/trials.csv",
+    ),
+    DataKind(
+        "figures_json", urls.data_figures, _lazy("data", "figures_json"), _run_ids, "application/json",
+        route="data/runs/{run_id}/figures.json",
+    ),
+    DataKind(
+        "trials_json", urls.data_trials_json, _lazy("data", "trials_json"), _run_scenarios, "application/json",
+        route="data/runs/{run_id}/trials/{scenario}.json",
+    ),
+    DataKind(
+        "source", urls.data_source, _lazy("data", "source_bytes"), _sources, "application/json",
+        route="data/runs/{run_id}/{file_name}",
+    ),
+    DataKind("runs_json", urls.data_runs_index, _lazy("data", "runs_json"), _single, "application/json", route="data/runs.json"),
+    DataKind(
+        "feed", urls.regressions_feed, _lazy("comparisons", "regressions_feed"), _single, "application/atom+xml",
+        route="regressions/feed.xml",
+    ),
+)
+
+
+def resolve(path: str) -> tuple[PageKind | DataKind, dict[str, Any]] | None:
+    """The kind and parameters of a site path (``runs/abc/``), or ``None``."""
+    for kind in (*PAGES, *DATA):
+        match = kind.pattern.match(path)
+        if match:
+            params: dict[str, Any] = {
+                k: int(v) if k == "page" else v for k, v in match.groupdict().items()
+            }
+            return kind, params
+    return None
+
+
+def site_context(con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: Registry | None = None) -> SiteContext:
+    return SiteContext(con, renderer, registry or load_registry())
+
+
+def render_page(site: SiteContext, kind: PageKind, filters: Filters, **params: Any) -> str:
+    context = kind.view(site, filters, **params)
+    return site.renderer.render(kind.template, context)
+
+
+def everything(site: SiteContext) -> Iterator[tuple[str, PageKind | DataKind, dict[str, Any]]]:
+    """Every output path of the site with the kind and parameters that make it."""
+    for kind in PAGES:
+        for params in kind.instances(site):
+            yield kind.path(**params), kind, params
+    for data in DATA:
+        for params in data.instances(site):
+            yield data.path(**params), data, params

@@ -1,0 +1,455 @@
+"""Devices across OS builds, and scenarios across devices and builds."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from fmbench import charts, urls
+from fmbench import display as d
+from fmbench import vocabulary as vocab
+from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.errors import NotFoundError
+from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.views import SiteContext
+from fmbench.views.common import RUN_COLUMNS, device_key, os_label, rows, run_link, verdict_cell
+from fmbench.views.runs import runs_table
+
+CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
+ATTEMPT_RULE = (
+    "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
+    "(attempt rule: latest). Invalid runs never appear here."
+)
+
+
+def config_label(r: dict[str, Any]) -> str:
+    parts = [vocab.label("route", r["route"]) or r["route"], vocab.label("suite", r["suite"]) or r["suite"]]
+    if r.get("session_mode"):
+        parts.append(vocab.label("sessionMode", r["session_mode"]) or r["session_mode"])
+    if r["route"] == "privateCloudCompute":
+        if r.get("reasoning_level"):
+            parts.append(f"reasoning {vocab.label('reasoningLevel', r['reasoning_level'])}")
+        if r.get("fallback_mode"):
+            parts.append(f"fallback {vocab.label('fallbackMode', r['fallback_mode']).lower()}")
+    if r.get("connectivity") == "offline":
+        parts.append("offline")
+    if r.get("generation") == "legacy":
+        parts.append("legacy format")
+    return " · ".join(parts)
+
+
+def _config_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    return (*(r.get(c) for c in CONFIG_COLUMNS), r.get("generation"))
+
+
+# --- devices ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DevicesPage:
+    title: str
+    filters: FilterForm
+    devices: Table
+    nav_active: str = "devices"
+    uses_charts: bool = False
+
+
+def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
+    where, params = filters.where()
+    found = rows(
+        site.con,
+        "SELECT coalesce(r.hardware_model, r.device_name) AS key, any_value(r.device_name) AS name, "
+        "string_agg(DISTINCT r.system_name, ', ') AS systems, "
+        "string_agg(DISTINCT coalesce(r.os_build, 'not recorded'), ', ' ORDER BY coalesce(r.os_build, 'not recorded')) AS builds, "
+        "count(*) AS runs, max(r.started_at) AS latest, "
+        "count(*) FILTER (WHERE r.verdict = 'publishable') AS publishable "
+        f"FROM runs r WHERE {where} GROUP BY 1 ORDER BY 2",
+        params,
+    )
+    table = Table(
+        "devices",
+        "Devices (by hardware model)",
+        [
+            Column("device", "Device"),
+            Column("hardware", "Hardware model"),
+            Column("systems", "OS"),
+            Column("builds", "OS builds"),
+            Column("runs", "Runs", True),
+            Column("publishable", "Publishable", True),
+            Column("latest", "Newest run (UTC)"),
+        ],
+        [
+            Row(
+                [
+                    Cell(r["name"], href=site.url(urls.device(r["key"]))),
+                    r["key"],
+                    r["systems"],
+                    r["builds"],
+                    d.count(r["runs"]),
+                    d.count(r["publishable"]),
+                    f"{r['latest']:%Y-%m-%d}",
+                ],
+                {"device": r["key"]},
+            )
+            for r in found
+        ],
+    )
+    return DevicesPage("Devices", filter_form(site.con, site.url(urls.devices()), filters, fields=["os_build", "device", "route", "suite"]), table)
+
+
+def device_instances(site: SiteContext) -> list[dict[str, Any]]:
+    keys = site.con.execute("SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs ORDER BY 1").fetchall()
+    return [{"device": urls.slug(k)} for (k,) in keys]
+
+
+def _device_for_slug(site: SiteContext, device_slug: str) -> str:
+    for (key,) in site.con.execute("SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs").fetchall():
+        if urls.slug(key) == device_slug:
+            return key
+    raise NotFoundError(f"no device {device_slug!r}")
+
+
+@dataclass(frozen=True)
+class ConfigSection:
+    label: str
+    builds: list[str]
+    table: Table
+    charts: list[Chart]
+    service: bool
+
+
+@dataclass(frozen=True)
+class DevicePage:
+    title: str
+    device: str
+    hardware_model: str
+    filters: FilterForm
+    runs: Table
+    sections: list[ConfigSection]
+    attempt_rule: str
+    compare_links: list[Cell]
+    nav_active: str = "devices"
+    uses_charts: bool = True
+
+
+def _build_order(found: list[dict[str, Any]]) -> list[str]:
+    """OS builds in the order they were first measured (by run start)."""
+    order: list[str] = []
+    for r in sorted(found, key=lambda r: r["started_at"]):
+        b = r["os_build"] or "not recorded"
+        if b not in order:
+            order.append(b)
+    return order
+
+
+def _figure_rows(site: SiteContext, run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    if not run_ids:
+        return out
+    for f in rows(
+        site.con,
+        "SELECT * FROM scenario_figures WHERE list_contains(?, run_id) ORDER BY run_id, ordinal",
+        [run_ids],
+    ):
+        out.setdefault(f["run_id"], []).append(f)
+    return out
+
+
+def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
+    figures = _figure_rows(site, [r["run_id"] for r in latest.values()])
+    scenario_order: list[tuple[str, str]] = []
+    for b in builds:
+        for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
+            if (f["scenario_id"], f["title"]) not in scenario_order:
+                scenario_order.append((f["scenario_id"], f["title"]))
+    by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
+    table_rows = []
+    for sid, title in scenario_order:
+        for b in builds:
+            f = by.get((b, sid))
+            if f is None:
+                continue
+            run = latest[b]
+            table_rows.append(
+                Row(
+                    [
+                        title,
+                        b,
+                        run_link(run, site.url),
+                        verdict_cell(run["verdict"], site.url),
+                        d.percent(f["task_success"]),
+                        d.percent(f["prompt_pass_rate"]),
+                        d.seconds(f["ttft_median"]),
+                        d.seconds(f["ttft_p90"]),
+                        d.rate(f["tps_median"]),
+                        d.rate(f["tps_p90"]),
+                        d.mebibytes(f["memory_max"]),
+                    ],
+                    run_attrs(run),
+                )
+            )
+    service = next(iter(latest.values()))["route"] == "privateCloudCompute"
+    table = Table(
+        f"builds-{key}",
+        f"{label}: quality and latency per OS build, side by side",
+        [
+            Column("scenario", "Scenario"),
+            Column("build", "OS build"),
+            Column("run", "Run"),
+            Column("verdict", "Verdict"),
+            Column("task", "Task success", True),
+            Column("prompt", "Prompt pass", True),
+            Column("ttft50", "TTFT median", True),
+            Column("ttft90", "TTFT p90", True),
+            Column("tps50", "tok/s median", True),
+            Column("tps90", "tok/s p90", True),
+            Column("mem", "Peak memory", True),
+        ],
+        table_rows,
+    )
+    shown = scenario_order[:8]
+    chart_list = []
+    suffix = " (PCC service: network and server included)" if service else ""
+    for metric, name, fmt, axis in (
+        ("ttft", "Time to first token", d.seconds, "Seconds (lower is faster)"),
+        ("tps", "Output tokens per second", d.rate, "Output tokens per second"),
+    ):
+        series = [
+            charts.Series(
+                title,
+                [by[(b, sid)][f"{metric}_median"] if (b, sid) in by else None for b in builds],
+                [by[(b, sid)][f"{metric}_p90"] if (b, sid) in by else None for b in builds],
+            )
+            for sid, title in shown
+        ]
+        chart_list.append(
+            charts.median_p90(
+                f"{metric}-{key}",
+                f"{name} across OS builds: {label}{suffix}",
+                builds,
+                series,
+                value_title=axis,
+                label_title="OS build",
+                fmt=fmt,
+                horizontal=False,
+                what=name,
+            )
+        )
+    return ConfigSection(label, builds, table, chart_list, service)
+
+
+def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
+    key = _device_for_slug(site, device)
+    where, params = filters.where()
+    scope = "coalesce(r.hardware_model, r.device_name) = ?"
+    found = rows(
+        site.con,
+        f"SELECT {RUN_COLUMNS} FROM runs r WHERE {scope} AND {where} ORDER BY r.started_at DESC",
+        [key, *params],
+    )
+    name = found[0]["device_name"] if found else key
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in found:
+        if r["verdict"] != "invalid":
+            groups.setdefault(_config_key(r), []).append(r)
+    sections = []
+    compare_links: list[Cell] = []
+    for i, (_, members) in enumerate(sorted(groups.items(), key=lambda kv: config_label(kv[1][0]))):
+        builds = _build_order(members)
+        latest: dict[str, dict[str, Any]] = {}
+        for r in sorted(members, key=lambda r: r["started_at"]):
+            latest[r["os_build"] or "not recorded"] = r
+        sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}"))
+        real = [b for b in builds if b != "not recorded"]
+        for a, b in itertools.pairwise(real):
+            link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(urls.comparison(key, a, b)))
+            if link not in compare_links:
+                compare_links.append(link)
+    return DevicePage(
+        title=f"{name} ({key})",
+        device=name,
+        hardware_model=key,
+        filters=filter_form(
+            site.con,
+            site.url(urls.device(key)),
+            filters,
+            fields=["os_build", "route", "suite", "revision", "verdict"],
+            scope=(scope, [key]),
+        ),
+        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}"),
+        sections=sections,
+        attempt_rule=ATTEMPT_RULE,
+        compare_links=compare_links,
+    )
+
+
+# --- scenarios ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenariosPage:
+    title: str
+    scenarios: Table
+    nav_active: str = "scenarios"
+    uses_charts: bool = False
+
+
+def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
+    found = rows(
+        site.con,
+        "SELECT f.scenario_id, any_value(f.title) AS title, any_value(f.category) AS category, "
+        "count(DISTINCT f.run_id) AS runs, count(DISTINCT coalesce(r.hardware_model, r.device_name)) AS devices, "
+        "count(DISTINCT r.os_build) AS builds, sum(f.trial_count) AS trials "
+        "FROM scenario_figures f JOIN runs r USING (run_id) GROUP BY 1 ORDER BY 1",
+    )
+    return ScenariosPage(
+        "Scenarios",
+        Table(
+            "scenarios",
+            "Workloads measured",
+            [
+                Column("scenario", "Scenario"),
+                Column("title", "Title"),
+                Column("category", "Category"),
+                Column("runs", "Runs", True),
+                Column("devices", "Devices", True),
+                Column("builds", "OS builds", True),
+                Column("trials", "Trials", True),
+            ],
+            [
+                Row(
+                    [
+                        Cell(r["scenario_id"], href=site.url(urls.scenario(r["scenario_id"]))),
+                        r["title"],
+                        vocab.label("category", r["category"]),
+                        d.count(r["runs"]),
+                        d.count(r["devices"]),
+                        d.count(r["builds"]),
+                        d.count(int(r["trials"])),
+                    ]
+                )
+                for r in found
+            ],
+        ),
+    )
+
+
+def scenario_instances(site: SiteContext) -> list[dict[str, Any]]:
+    found = site.con.execute("SELECT DISTINCT scenario_id FROM scenario_figures ORDER BY 1").fetchall()
+    return [{"scenario": urls.slug(s)} for (s,) in found]
+
+
+@dataclass(frozen=True)
+class ScenarioPage:
+    title: str
+    scenario_id: str
+    category: str | None
+    filters: FilterForm
+    on_device: Table
+    pcc: Table
+    charts: list[Chart]
+    excluded: int
+    nav_active: str = "scenarios"
+    uses_charts: bool = True
+
+
+def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: str, caption: str) -> Table:
+    return Table(
+        table_id,
+        caption,
+        [
+            Column("device", "Device"),
+            Column("os", "OS (build)"),
+            Column("config", "Configuration"),
+            Column("run", "Run"),
+            Column("verdict", "Verdict"),
+            Column("task", "Task success", True),
+            Column("prompt", "Prompt pass", True),
+            Column("constraint", "Constraint score", True),
+            Column("ttft50", "TTFT median", True),
+            Column("ttft90", "TTFT p90", True),
+            Column("tps50", "tok/s median", True),
+            Column("tps90", "tok/s p90", True),
+            Column("mem", "Peak memory", True),
+        ],
+        [
+            Row(
+                [
+                    Cell(r["device_name"], href=site.url(urls.device(device_key(r)))),
+                    os_label(r),
+                    config_label(r),
+                    run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
+                    verdict_cell(r["verdict"], site.url),
+                    d.percent(r["task_success"]),
+                    d.percent(r["prompt_pass_rate"]),
+                    d.percent(r["mean_constraint_score"]),
+                    d.seconds(r["ttft_median"]),
+                    d.seconds(r["ttft_p90"]),
+                    d.rate(r["tps_median"]),
+                    d.rate(r["tps_p90"]),
+                    d.mebibytes(r["memory_max"]),
+                ],
+                run_attrs(r),
+            )
+            for r in found
+        ],
+        "No run of this workload on this route matches.",
+    )
+
+
+def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> ScenarioPage:
+    ids = [s for (s,) in site.con.execute("SELECT DISTINCT scenario_id FROM scenario_figures").fetchall()]
+    scenario_id = next((s for s in ids if urls.slug(s) == scenario), None)
+    if scenario_id is None:
+        raise NotFoundError(f"no scenario {scenario!r}")
+    where, params = filters.where()
+    found = rows(
+        site.con,
+        f"SELECT {RUN_COLUMNS}, f.* EXCLUDE (run_id) FROM scenario_figures f JOIN runs r USING (run_id) "
+        f"WHERE f.scenario_id = ? AND r.verdict <> 'invalid' AND {where} "
+        "ORDER BY r.device_name, r.started_at",
+        [scenario_id, *params],
+    )
+    excluded_row = site.con.execute(
+        "SELECT count(*) FROM scenario_figures f JOIN runs r USING (run_id) WHERE f.scenario_id = ? AND r.verdict = 'invalid'",
+        [scenario_id],
+    ).fetchone()
+    on_device = [r for r in found if r["route"] == "onDevice"]
+    pcc = [r for r in found if r["route"] == "privateCloudCompute"]
+    title = found[0]["title"] if found else scenario_id
+    chart_list = []
+    for route_rows, label, suffix in (
+        (on_device, "on-device", ""),
+        (pcc, "pcc", " (PCC service: network and server included)"),
+    ):
+        if not route_rows:
+            continue
+        labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in route_rows]
+        chart_list.append(
+            charts.median_p90(
+                f"ttft-{label}",
+                f"Time to first token, {label}{suffix}",
+                labels,
+                [charts.Series("", [r["ttft_median"] for r in route_rows], [r["ttft_p90"] for r in route_rows])],
+                value_title="Seconds (lower is faster)",
+                label_title="Run",
+                fmt=d.seconds,
+                what="TTFT",
+            )
+        )
+    return ScenarioPage(
+        title=f"{title} ({scenario_id})",
+        scenario_id=scenario_id,
+        category=vocab.label("category", found[0]["category"]) if found else None,
+        filters=filter_form(
+            site.con,
+            site.url(urls.scenario(scenario_id)),
+            filters,
+            scope=("r.run_id IN (SELECT run_id FROM scenario_figures WHERE scenario_id = ?)", [scenario_id]),
+        ),
+        on_device=_scenario_table(site, on_device, "scenario-on-device", "On-device runs of this workload"),
+        pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),
+        charts=chart_list,
+        excluded=int(excluded_row[0]) if excluded_row else 0,
+    )

@@ -1,0 +1,136 @@
+"""Pieces every view uses: fetching rows as dicts, run titles, verdict and revision cells."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from fmbench import display as d
+from fmbench import urls
+from fmbench import vocabulary as vocab
+from fmbench.blocks import Banner, Cell
+from fmbench.errors import NotFoundError
+from fmbench.revisions import Registry
+
+Url = Any  # the renderer's url() function: str -> str
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, list(params))
+    names = [c[0] for c in cursor.description or []]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any], what: str) -> dict[str, Any]:
+    found = rows(con, sql, params)
+    if not found:
+        raise NotFoundError(f"no {what}")
+    return found[0]
+
+
+RUN_COLUMNS = (
+    "r.run_id, r.file_name, r.generation, r.suite, r.route, r.device_name, r.hardware_model, "
+    "r.system_name, r.system_version, r.os_build, r.os_generation, r.session_mode, r.reasoning_level, "
+    "r.fallback_mode, r.connectivity, r.started_at, r.ended_at, r.revision_id, r.revision_status, "
+    "r.verdict, r.trial_count, r.failure_count, r.warmup_failure_count, r.warmup_count, r.repetitions, "
+    "r.sample_limit, r.random_seed, r.randomized_order, r.benchmark_commit, r.fixture_fingerprint, "
+    "r.thermal_state, r.worst_thermal_state, r.quota_before_status, r.quota_after_status"
+)
+
+
+def device_key(run: dict[str, Any]) -> str:
+    return run.get("hardware_model") or run["device_name"]
+
+
+def os_label(run: dict[str, Any]) -> str:
+    build = run.get("os_build") or "build not recorded"
+    return f"{run['system_name']} {run['system_version']} ({build})"
+
+
+def run_title(run: dict[str, Any]) -> str:
+    return (
+        f"{run['device_name']} · {os_label(run)} · {vocab.label('route', run['route'])} · "
+        f"{vocab.label('suite', run['suite'])} · {run['started_at']:%Y-%m-%d}"
+    )
+
+
+def verdict_cell(verdict: str, url: Url | None = None) -> Cell:
+    label = {"publishable": "Publishable", "exploratory": "Exploratory", "invalid": "Invalid"}.get(verdict, verdict)
+    return Cell(label, tone=verdict, href=url(urls.methodology("verdicts")) if url else None)
+
+
+def revision_cell(run: dict[str, Any], url: Url) -> Cell:
+    status = run["revision_status"]
+    text = f"{run['revision_id']} ({status})" if run["revision_id"] else "unknown"
+    return Cell(text, tone=status, href=url(urls.revisions()))
+
+
+def route_cell(route: str) -> Cell:
+    tone = "pcc" if route == "privateCloudCompute" else "ondevice" if route == "onDevice" else "neutral"
+    return Cell(vocab.label("route", route), tone=tone)
+
+
+def run_link(run: dict[str, Any], url: Url, text: str | None = None) -> Cell:
+    return Cell(text or run["run_id"], href=url(urls.run(run["run_id"])), title=run["file_name"])
+
+
+def revision_banner(run: dict[str, Any], registry: Registry, url: Url) -> Banner | None:
+    """The superseded (or unknown) revision warning a run carries on every page that shows it alone."""
+    status = run["revision_status"]
+    if status == "current":
+        return None
+    if status == "superseded":
+        rev = registry.get(run["revision_id"])
+        summary = rev.summary if rev else None
+        return Banner(
+            "warning",
+            f"Measured on superseded suite revision {run['revision_id']}"
+            + (f" ({rev.title})" if rev else ""),
+            summary,
+            "All suite revisions",
+            url(urls.revisions()),
+        )
+    return Banner(
+        "warning",
+        "Suite revision unknown",
+        "Neither this run's benchmark commit nor its fixture fingerprint belongs to a revision in the "
+        "registry, so its pass rates cannot be placed next to other runs' without care.",
+        "All suite revisions",
+        url(urls.revisions()),
+    )
+
+
+def typed_text(value_json: str) -> str:
+    """``{"string": {"_0": "x"}}`` -> ``x``; other kinds as their JSON text."""
+    value = json.loads(value_json)
+    if isinstance(value, dict) and len(value) == 1:
+        ((kind, payload),) = value.items()
+        inner = payload.get("_0") if isinstance(payload, dict) else payload
+        if kind == "string" and isinstance(inner, str):
+            return inner
+        return json.dumps(inner, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def arguments_text(arguments_json: str) -> list[tuple[str, str]]:
+    args = json.loads(arguments_json)
+    return [(k, typed_text(json.dumps(v))) for k, v in sorted(args.items())]
+
+
+def pct(v: float | None) -> str | None:
+    return d.percent(v)
+
+
+def secs(v: float | None) -> str | None:
+    return d.seconds(v)
+
+
+def tps(v: float | None) -> str | None:
+    return d.rate(v)
+
+
+def mib(v: float | None) -> str | None:
+    return d.mebibytes(v)

@@ -1,0 +1,102 @@
+"""The site's data files: original run files, trials as CSV, recomputed figures and trials as JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from fmbench import urls
+from fmbench.errors import NotFoundError
+from fmbench.filters import Filters
+from fmbench.views import SiteContext
+from fmbench.views.common import rows
+from fmbench.views.runs import run_figures, trial_details
+
+_CSV_COLUMNS = (
+    "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
+    "used_fallback", "fallback_reason", "safety_expectation", "safety_outcome", "check_count", "checks_passed",
+    "constraint_score", "prompt_pass", "safety_pass", "task_passed", "duration", "time_to_first_token",
+    "decode_duration", "input_token_count", "output_token_count", "first_update_token_count",
+    "token_count_source", "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
+    "maximum_stream_update_gap", "reasoning_token_count", "context_size", "context_utilization",
+    "starting_memory_bytes", "peak_memory_bytes", "ending_memory_bytes", "starting_thermal_state",
+    "ending_thermal_state", "worst_thermal_state", "started_at", "ended_at", "response",
+)
+
+
+def _json_bytes(doc: Any) -> bytes:
+    return (json.dumps(doc, ensure_ascii=False, indent=1, default=str) + "\n").encode("utf-8")
+
+
+def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
+    """The run file exactly as it was ingested."""
+    found = site.con.execute(
+        "SELECT s.content, r.file_name FROM runs r JOIN sources s ON s.sha256 = r.source_sha256 WHERE r.run_id = ?",
+        [run_id],
+    ).fetchone()
+    if found is None or (file_name is not None and urls.slug(found[1]) != urls.slug(file_name)):
+        raise NotFoundError(f"no source file for run {run_id!r}")
+    return bytes(found[0])
+
+
+def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
+    """Every trial of a run, one row each; empty cells are values the run did not record."""
+    if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
+        raise NotFoundError(f"no run {run_id!r}")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(_CSV_COLUMNS)
+    cursor = site.con.execute(
+        f"SELECT {', '.join(_CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
+    )
+    for row in cursor.fetchall():
+        writer.writerow(["" if v is None else v for v in row])
+    return buffer.getvalue().encode("utf-8")
+
+
+def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
+    return _json_bytes(figures_document(site, run_id))
+
+
+def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
+    """A run's conditions, verdict with reasons, and recomputed per-scenario figures."""
+    run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
+    if not run:
+        raise NotFoundError(f"no run {run_id!r}")
+    reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+    figures = [{k: v for k, v in f.items() if k != "run_id"} for f in run_figures(site.con, run_id)]
+    return {"run": run[0], "verdictReasons": reasons, "scenarios": figures}
+
+
+def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
+    """A scenario's trials for on-demand loading on the run page (all text, rendered with textContent)."""
+    from fmbench.views.runs import _scenario_for_slug
+
+    scenario_id, _, _ = _scenario_for_slug(site.con, run_id, scenario)
+    details = trial_details(site.con, run_id, scenario_id)
+    return _json_bytes({"run": run_id, "scenario": scenario_id, "trials": [t.to_json() for t in details]})
+
+
+def runs_json(site: SiteContext, filters: Filters) -> bytes:
+    """Every run with its conditions, verdict and per-scenario figures."""
+    runs = rows(
+        site.con,
+        "SELECT run_id, file_name, source_sha256, generation, suite, route, device_name, hardware_model, "
+        "system_name, system_version, os_build, session_mode, reasoning_level, fallback_mode, connectivity, "
+        "warmup_count, repetitions, sample_limit, started_at, ended_at, revision_id, revision_status, verdict "
+        "FROM runs ORDER BY started_at, run_id",
+    )
+    figures: dict[str, list[dict[str, Any]]] = {}
+    for f in rows(site.con, "SELECT * FROM scenario_figures ORDER BY run_id, ordinal"):
+        figures.setdefault(f.pop("run_id"), []).append(f)
+    for r in runs:
+        r["scenarios"] = figures.get(r["run_id"], [])
+        r["links"] = {
+            "page": site.url(urls.run(r["run_id"])),
+            "source": site.url(urls.data_source(r["run_id"], r["file_name"])),
+            "trials_csv": site.url(urls.data_trials_csv(r["run_id"])),
+            "figures": site.url(urls.data_figures(r["run_id"])),
+        }
+    return _json_bytes({"runs": runs})

@@ -1,0 +1,238 @@
+"""Private Cloud Compute as a service over time: availability, failures, quota, fallback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fmbench import charts, urls
+from fmbench import display as d
+from fmbench import vocabulary as vocab
+from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.figures import distribution
+from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.views import SiteContext
+from fmbench.views.common import RUN_COLUMNS, os_label, rows, run_link, verdict_cell
+
+
+@dataclass(frozen=True)
+class PccPage:
+    title: str
+    filters: FilterForm
+    availability: Table
+    failure_kinds: Table
+    fallback_trials: Table
+    connections: Table
+    charts: list[Chart]
+    nav_active: str = "pcc"
+    uses_charts: bool = True
+
+
+def _configuration(r: dict[str, Any]) -> str:
+    fallback = "fallback enabled" if r["fallback_mode"] == "onDevice" else (
+        "fallback disabled" if r["fallback_mode"] == "disabled" else "fallback not recorded"
+    )
+    reasoning = vocab.label("reasoningLevel", r["reasoning_level"]) or "not recorded"
+    return f"{fallback} · reasoning {reasoning}"
+
+
+def _quota_text(status: str | None, reached: bool | None) -> str | None:
+    if status is None:
+        return None
+    return (vocab.label("quotaStatus", status) or status) + (" (limit reached)" if reached and status != "limitReached" else "")
+
+
+def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
+    con = site.con
+    where, params = filters.where()
+    found = rows(
+        con,
+        f"SELECT {RUN_COLUMNS}, r.quota_before_reached, r.quota_after_reached, r.quota_after_reset, "
+        "a.connection, a.location, a.entitlement, a.note "
+        f"FROM runs r LEFT JOIN annotations a USING (run_id) WHERE r.route = 'privateCloudCompute' AND {where} "
+        "ORDER BY r.started_at",
+        params,
+    )
+    run_ids = [r["run_id"] for r in found]
+    kinds: dict[str, dict[str, int]] = {}
+    for run_id, kind, n in con.execute(
+        "SELECT run_id, coalesce(kind, 'not recorded'), count(*) FROM failures "
+        "WHERE NOT is_warmup AND list_contains(?, run_id) GROUP BY 1, 2 ORDER BY 1, 2",
+        [run_ids],
+    ).fetchall():
+        kinds.setdefault(run_id, {})[kind] = n
+    fallbacks = dict(
+        con.execute(
+            "SELECT run_id, count(*) FROM trials WHERE used_fallback AND list_contains(?, run_id) GROUP BY 1",
+            [run_ids],
+        ).fetchall()
+    )
+    availability_rows = []
+    series: dict[str, tuple[list[str], list[float | None]]] = {}
+    ttft_series: dict[str, tuple[list[str], list[float | None]]] = {}
+    for r in found:
+        attempts = r["trial_count"] + r["failure_count"]
+        success = r["trial_count"] / attempts if attempts else None
+        config = _configuration(r)
+        availability_rows.append(
+            Row(
+                [
+                    run_link(r, site.url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
+                    r["device_name"],
+                    os_label(r),
+                    config,
+                    vocab.label("suite", r["suite"]),
+                    d.count(attempts),
+                    Cell(d.percent(success), reason="no measured request"),
+                    ", ".join(f"{vocab.label('failureKind', k)} {n}" for k, n in kinds.get(r["run_id"], {}).items()) or "none",
+                    Cell(_quota_text(r["quota_before_status"], r["quota_before_reached"]), reason="no quota snapshot"),
+                    Cell(_quota_text(r["quota_after_status"], r["quota_after_reached"]), reason="no quota snapshot"),
+                    d.count(fallbacks.get(r["run_id"], 0)),
+                    verdict_cell(r["verdict"], site.url),
+                ],
+                run_attrs(r),
+            )
+        )
+        if r["verdict"] != "invalid":
+            xs, ys = series.setdefault(config, ([], []))
+            xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
+            ys.append(success)
+    for r in found:
+        if r["verdict"] == "invalid":
+            continue
+        values = [
+            v
+            for (v,) in con.execute(
+                "SELECT time_to_first_token FROM trials WHERE run_id = ? AND executed_model = 'privateCloudCompute' "
+                "AND time_to_first_token IS NOT NULL",
+                [r["run_id"]],
+            ).fetchall()
+        ]
+        xs, ys = ttft_series.setdefault(_configuration(r), ([], []))
+        xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
+        ys.append(distribution(values).median)
+    failure_rows = [
+        Row([run_link(r, site.url), vocab.label("failureKind", k) if k != "not recorded" else Cell(None, reason="the run file records no kind"), d.count(n)], run_attrs(r))
+        for r in found
+        for k, n in kinds.get(r["run_id"], {}).items()
+    ]
+    fallback_trials = rows(
+        con,
+        "SELECT t.run_id, t.scenario_id, t.sample_id, t.iteration, t.requested_model, t.executed_model, t.fallback_reason "
+        "FROM trials t WHERE t.used_fallback AND list_contains(?, t.run_id) ORDER BY t.run_id, t.ordinal",
+        [run_ids],
+    )
+    by_id = {r["run_id"]: r for r in found}
+    chart_list = []
+    if series:
+        chart_list.append(
+            charts.time_series(
+                "pcc-availability",
+                "PCC execution success over time (requests that answered / all measured requests)",
+                [(name, xs, ys) for name, (xs, ys) in sorted(series.items())],
+                value_title="Execution success",
+                fmt=d.percent,
+            )
+        )
+    if ttft_series:
+        chart_list.append(
+            charts.time_series(
+                "pcc-ttft",
+                "PCC time to first token over time: median over every trial PCC answered (service latency, never on a device-speed axis)",
+                [(name, xs, ys) for name, (xs, ys) in sorted(ttft_series.items())],
+                value_title="Median TTFT (seconds)",
+                fmt=d.seconds,
+                what="TTFT",
+            )
+        )
+    return PccPage(
+        title="Private Cloud Compute",
+        filters=filter_form(
+            con,
+            site.url(urls.pcc()),
+            filters,
+            fields=["os_build", "device", "suite", "revision", "verdict"],
+            scope=("r.route = 'privateCloudCompute'", []),
+        ),
+        availability=Table(
+            "pcc-runs",
+            "PCC runs over time: availability, failures, quota and fallback (fallback enabled and disabled are separate configurations)",
+            [
+                Column("run", "Run (UTC)"),
+                Column("device", "Device"),
+                Column("os", "OS (build)"),
+                Column("config", "Configuration"),
+                Column("suite", "Suite"),
+                Column("attempts", "Requests", True),
+                Column("success", "Execution success", True),
+                Column("kinds", "Failures by kind"),
+                Column("qb", "Quota before"),
+                Column("qa", "Quota after"),
+                Column("fallback", "Fallback trials", True),
+                Column("verdict", "Verdict"),
+            ],
+            availability_rows,
+            "No PCC run matches these filters.",
+        ),
+        failure_kinds=Table(
+            "pcc-failure-kinds",
+            "Failures by kind (availability and quota failures are counted, not dropped)",
+            [Column("run", "Run"), Column("kind", "Kind"), Column("n", "Failures", True)],
+            failure_rows,
+            "No PCC request failed.",
+        ),
+        fallback_trials=Table(
+            "pcc-fallback-trials",
+            "Fallback trials: requested PCC, executed on-device",
+            [
+                Column("run", "Run"),
+                Column("scenario", "Scenario"),
+                Column("sample", "Sample"),
+                Column("iteration", "Iteration", True),
+                Column("requested", "Requested"),
+                Column("executed", "Executed"),
+                Column("reason", "Reason"),
+            ],
+            [
+                Row(
+                    [
+                        run_link(by_id[t["run_id"]], site.url),
+                        t["scenario_id"],
+                        t["sample_id"],
+                        str(t["iteration"]),
+                        vocab.label("route", t["requested_model"]),
+                        vocab.label("route", t["executed_model"]),
+                        Cell(t["fallback_reason"], reason="no reason recorded"),
+                    ],
+                    run_attrs(by_id[t["run_id"]]),
+                )
+                for t in fallback_trials
+            ],
+            "No trial fell back.",
+        ),
+        connections=Table(
+            "pcc-connections",
+            "Connection notes from operator annotations",
+            [
+                Column("run", "Run"),
+                Column("connection", "Connection"),
+                Column("location", "Approximate location"),
+                Column("entitlement", "Entitlement"),
+                Column("note", "Note"),
+            ],
+            [
+                Row(
+                    [
+                        run_link(r, site.url),
+                        Cell(r["connection"], reason="not given by the operator"),
+                        Cell(r["location"], reason="not given by the operator"),
+                        Cell(r["entitlement"], reason="not given by the operator"),
+                        Cell(r["note"], reason="no note"),
+                    ],
+                    run_attrs(r),
+                )
+                for r in found
+            ],
+        ),
+        charts=chart_list,
+    )

@@ -1,0 +1,688 @@
+"""The runs list, one run's page, and its trials, page by page."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import duckdb
+
+from fmbench import charts, urls
+from fmbench import display as d
+from fmbench import vocabulary as vocab
+from fmbench.blocks import (
+    Banner,
+    Cell,
+    Chart,
+    Column,
+    Condition,
+    FilterForm,
+    Link,
+    Pager,
+    Row,
+    Table,
+)
+from fmbench.errors import NotFoundError
+from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.revisions import Registry
+from fmbench.views.common import (
+    RUN_COLUMNS,
+    Url,
+    arguments_text,
+    device_key,
+    one,
+    os_label,
+    revision_banner,
+    revision_cell,
+    route_cell,
+    rows,
+    run_link,
+    run_title,
+    typed_text,
+    verdict_cell,
+)
+
+_LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
+
+
+# --- the runs list ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunsPage:
+    title: str
+    filters: FilterForm
+    runs: Table
+    nav_active: str = "runs"
+    uses_charts: bool = False
+
+
+def runs_table(run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs") -> Table:
+    columns = [
+        Column("run", "Run"),
+        Column("device", "Device"),
+        Column("os", "OS (build)"),
+        Column("route", "Route"),
+        Column("suite", "Suite"),
+        Column("session", "Session"),
+        Column("started", "Started (UTC)"),
+        Column("revision", "Revision"),
+        Column("verdict", "Verdict"),
+        Column("trials", "Trials", True),
+        Column("failures", "Failures", True, "Measured failures; warmup failures are diagnostics and not counted"),
+    ]
+    table_rows = [
+        Row(
+            [
+                run_link(r, url),
+                Cell(r["device_name"], href=url(urls.device(device_key(r))), title=r.get("hardware_model")),
+                os_label(r),
+                route_cell(r["route"]),
+                vocab.label("suite", r["suite"]),
+                vocab.label("sessionMode", r["session_mode"]),
+                f"{r['started_at']:%Y-%m-%d %H:%M}",
+                revision_cell(r, url),
+                verdict_cell(r["verdict"], url),
+                d.count(r["trial_count"]),
+                d.count(r["failure_count"]),
+            ],
+            run_attrs(r),
+        )
+        for r in run_rows
+    ]
+    return Table(table_id, caption, columns, table_rows, "No run matches these filters.")
+
+
+def filtered_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:
+    """The runs that match the filters, newest first (computed in DuckDB with bound parameters)."""
+    where, params = filters.where()
+    return rows(con, f"SELECT {RUN_COLUMNS} FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id", params)
+
+
+def runs_page(con: duckdb.DuckDBPyConnection, url: Url, filters: Filters) -> RunsPage:
+    found = filtered_runs(con, filters)
+    return RunsPage(
+        title="Runs",
+        filters=filter_form(con, url(urls.runs()), filters),
+        runs=runs_table(found, url, caption=f"{len(found)} run(s), newest first"),
+    )
+
+
+# --- one run -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenarioTrials:
+    scenario_id: str
+    title: str
+    trial_count: int
+    failure_count: int
+    href: str
+    data_href: str
+
+
+@dataclass(frozen=True)
+class RunPage:
+    title: str
+    run_id: str
+    verdict: Cell
+    verdict_banner: Banner | None
+    revision_banner: Banner | None
+    conditions: list[Condition]
+    downloads: list[Link]
+    annotations: list[Condition]
+    corrections: Table | None
+    flags: list[str]
+    mismatches: Table | None
+    scenarios: Table
+    safety: Table | None
+    quota: list[Condition]
+    failures: Table
+    warmup_failures: Table | None
+    charts: list[Chart]
+    trial_sections: list[ScenarioTrials]
+    replay: Any = None
+    nav_active: str = "runs"
+    uses_charts: bool = True
+
+
+def _conditions(run: dict[str, Any], executed: list[tuple[str, int]], url: Url) -> list[Condition]:
+    legacy = run["generation"] == "legacy"
+
+    def c(label: str, value: Any, reason: str | None = None, *, legacy_field: bool = False) -> Condition:
+        if value is None:
+            why = _LEGACY_REASON if (legacy and legacy_field) else (reason or "not recorded in the run file")
+            return Condition(label, None, why)
+        return Condition(label, value)
+
+    executed_text = ", ".join(f"{vocab.label('route', m)} ({n} trials)" for m, n in executed) or None
+    samples = None if legacy else ("all" if run["sample_limit"] is None else str(run["sample_limit"]))
+    seed = run["random_seed"]
+    seed_text = None if seed is None and run["randomized_order"] is None else (
+        f"{seed if seed is not None else 'not recorded'}; order "
+        f"{'randomized' if run['randomized_order'] else 'fixed' if run['randomized_order'] is not None else 'not recorded'}"
+    )
+    return [
+        c("Suite", vocab.label("suite", run["suite"])),
+        Condition("Suite revision", revision_cell(run, url)),
+        c("Revision assigned by", run["revision_basis"]),
+        c("Model route requested", vocab.label("route", run["route"])),
+        c("Model route executed", executed_text, "no trial produced a response"),
+        c("Warmups", str(run["warmup_count"])),
+        c("Repetitions", str(run["repetitions"])),
+        c("Samples per scenario", samples, legacy_field=True),
+        c("Session mode", vocab.label("sessionMode", run["session_mode"]), legacy_field=True),
+        c("Reasoning level", vocab.label("reasoningLevel", run["reasoning_level"]), legacy_field=True),
+        c("Fallback mode", vocab.label("fallbackMode", run["fallback_mode"]), legacy_field=True),
+        c("Connectivity", vocab.label("connectivity", run["connectivity"]), legacy_field=True),
+        c("Seed and order", seed_text, legacy_field=True),
+        c("Context size", d.count(run["model_context_size"]), legacy_field=True),
+        c("Device label", run["device_name"]),
+        c("Hardware model", run["hardware_model"]),
+        c("Chip", run["cpu_model"]),
+        c("CPU cores", d.count(run["cpu_cores"])),
+        c("GPU", run["gpu_model"]),
+        c("Memory", d.gigabytes(run["total_memory"])),
+        c("OS", f"{run['system_name']} {run['system_version']}"),
+        c("OS build", run["os_build"], "the run file records no OS build"),
+        c("OS build as recorded", run["system_build"]),
+        c("Locale", run["locale"]),
+        c("Thermal state at start", vocab.label("thermalState", run["thermal_state"])),
+        c("Worst thermal state seen", vocab.label("thermalState", run["worst_thermal_state"])),
+        c("Low Power Mode", d.yes_no(run["low_power_mode"], "on", "off")),
+        c("Simulator", "yes" if run["is_simulator"] else "no"),
+        c("Benchmark commit", run["benchmark_commit"]),
+        c("Fixture fingerprint", run["fixture_fingerprint"]),
+        c("Started (UTC)", d.iso(run["started_at"])),
+        c("Ended (UTC)", d.iso(run["ended_at"])),
+        c("Format generation", run["generation"]),
+        c("Source file", run["file_name"]),
+        c("Source SHA-256", run["source_sha256"]),
+    ]
+
+
+def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url) -> Banner | None:
+    if run["verdict"] == "publishable":
+        return None
+    messages = [r["message"] for r in reasons]
+    if run["verdict"] == "invalid":
+        return Banner(
+            "danger",
+            "Invalid as evidence: shown on this page only, never in a ranking or comparison",
+            messages,
+            "What makes a run evidence",
+            url(urls.methodology("verdicts")),
+        )
+    return Banner(
+        "warning",
+        "Exploratory: not a stable ranking",
+        messages,
+        "What makes a run publishable",
+        url(urls.methodology("verdicts")),
+    )
+
+
+def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios") -> Table:
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("attempts", "Attempts", True, "Measured trials plus measured failures"),
+        Column("task", "Task success", True, "Task-passed trials / (trials + failures)"),
+        Column("prompt", "Completed prompt pass", True, "Task-passed trials / completed trials"),
+        Column("failure", "Failure rate", True),
+        Column("constraint", "Constraint score", True, "Mean over trials that have checks"),
+        Column("ttft50", "TTFT median", True),
+        Column("ttft90", "TTFT p90", True),
+        Column("tps50", "Output tok/s median", True),
+        Column("tps90", "Output tok/s p90", True),
+        Column("mem", "Peak memory", True, "Highest resident memory sampled across trials"),
+    ]
+    out = []
+    for f in figures:
+        out.append(
+            Row(
+                [
+                    Cell(f["title"], href=url(urls.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
+                    d.count(f["trial_count"] + f["failure_count"]),
+                    d.percent(f["task_success"]),
+                    Cell(d.percent(f["prompt_pass_rate"]), reason="no completed trial"),
+                    d.percent(f["failure_rate"]),
+                    Cell(d.percent(f["mean_constraint_score"]), reason="no trial in this scenario has checks"),
+                    d.seconds(f["ttft_median"]),
+                    d.seconds(f["ttft_p90"]),
+                    d.rate(f["tps_median"]),
+                    d.rate(f["tps_p90"]),
+                    d.mebibytes(f["memory_max"]),
+                ]
+            )
+        )
+    return Table(table_id, "Scenarios: quality, latency, throughput and memory (recomputed from the trials)", columns, out)
+
+
+def _safety_table(figures: list[dict[str, Any]]) -> Table | None:
+    safety = [f for f in figures if f["safety_trial_count"]]
+    if not safety:
+        return None
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("n", "Safety trials", True),
+        Column("pass", "Safety pass", True),
+        Column("critical", "Critical safety failures", True),
+        Column("violations", "Guardrail violations", True),
+        Column("refusals", "Refusals", True),
+    ]
+    return Table(
+        "safety",
+        "Safety: must-respond and must-protect samples",
+        columns,
+        [
+            Row(
+                [
+                    f["title"],
+                    d.count(f["safety_trial_count"]),
+                    d.percent(f["safety_pass_rate"]),
+                    Cell(d.count(f["critical_safety_failure_count"]), tone="worse" if f["critical_safety_failure_count"] else None),
+                    d.count(f["guardrail_violation_count"]),
+                    d.count(f["refusal_count"]),
+                ]
+            )
+            for f in safety
+        ],
+    )
+
+
+def _failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("sample", "Sample"),
+        Column("iteration", "Iteration", True),
+        Column("kind", "Kind"),
+        Column("message", "Message"),
+    ]
+    return Table(
+        table_id,
+        caption,
+        columns,
+        [
+            Row(
+                [
+                    f["scenario_id"],
+                    Cell(f["sample_id"], reason="the legacy format records no sample for a failure"),
+                    str(f["iteration"]),
+                    Cell(vocab.label("failureKind", f["kind"]), reason="the legacy format records no failure kind"),
+                    f["message"],
+                ]
+            )
+            for f in failures
+        ],
+        empty,
+    )
+
+
+def _quota(run: dict[str, Any]) -> list[Condition]:
+    if run["route"] != "privateCloudCompute" and run["quota_before_status"] is None and run["quota_after_status"] is None:
+        return []
+    out = []
+    for when in ("before", "after"):
+        status = run[f"quota_{when}_status"]
+        if status is None:
+            out.append(Condition(f"Quota {when}", None, "no quota snapshot in the run file"))
+            continue
+        parts = [vocab.label("quotaStatus", status) or status]
+        if run[f"quota_{when}_approaching"]:
+            parts.append("approaching the limit")
+        if run[f"quota_{when}_reached"]:
+            parts.append("limit reached")
+        if run[f"quota_{when}_reset"] is not None:
+            parts.append(f"resets {d.iso(run[f'quota_{when}_reset'])}")
+        out.append(Condition(f"Quota {when}", "; ".join(parts)))
+    out.append(Condition("Quota consumption", None, "the service exposes no numeric consumption; fmbench never invents one"))
+    return out
+
+
+def _annotations(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[list[Condition], Table | None]:
+    found = rows(con, "SELECT * FROM annotations WHERE run_id = ?", [run_id])
+    if not found:
+        return [], None
+    a = found[0]
+    conds = [
+        Condition("Annotation file", f"{a['file_name']} (SHA-256 {a['sha256']})"),
+        Condition("Connection", a["connection"], "not given by the operator"),
+        Condition("Approximate location", a["location"], "not given by the operator"),
+        Condition("PCC entitlement", a["entitlement"], "not given by the operator"),
+        Condition("Operator note", a["note"], "no note"),
+    ]
+    import json
+
+    corrections = json.loads(a["corrections_json"])
+    table = None
+    if corrections:
+        table = Table(
+            "corrections",
+            "Operator corrections (shown beside the file's own values; the file is never rewritten)",
+            [Column("field", "Field"), Column("value", "Corrected value"), Column("reason", "Reason")],
+            [Row([c["field"], c["value"], c["reason"]]) for c in corrections],
+        )
+    return conds, table
+
+
+def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[Chart]:
+    labels = [f["title"] for f in figures]
+    service = " (PCC: includes network and server)" if route == "privateCloudCompute" else ""
+    return [
+        charts.median_p90(
+            f"ttft-{run_id}",
+            f"Time to first token by scenario{service}",
+            labels,
+            [charts.Series("", [f["ttft_median"] for f in figures], [f["ttft_p90"] for f in figures])],
+            value_title="Seconds (lower is faster)",
+            label_title="Scenario",
+            fmt=d.seconds,
+            what="TTFT",
+        ),
+        charts.median_p90(
+            f"tps-{run_id}",
+            f"Output tokens per second by scenario{service}",
+            labels,
+            [charts.Series("", [f["tps_median"] for f in figures], [f["tps_p90"] for f in figures])],
+            value_title="Output tokens per second",
+            label_title="Scenario",
+            fmt=d.rate,
+            what="Output tokens per second",
+        ),
+    ]
+
+
+def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
+    return rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
+
+
+def run_page(
+    con: duckdb.DuckDBPyConnection,
+    url: Url,
+    registry: Registry,
+    run_id: str,
+    replay_section: Any = None,
+) -> RunPage:
+    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+    reasons = rows(con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+    figures = run_figures(con, run_id)
+    executed = [
+        (m, n)
+        for m, n in con.execute(
+            "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
+        ).fetchall()
+    ]
+    failures = rows(
+        con,
+        "SELECT scenario_id, sample_id, iteration, kind, message, is_warmup FROM failures "
+        "WHERE run_id = ? ORDER BY ordinal",
+        [run_id],
+    )
+    mismatches = rows(
+        con, "SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches WHERE run_id = ?", [run_id]
+    )
+    flags = [f"{loc}: {msg}" for loc, msg in con.execute(
+        "SELECT location, message FROM run_flags WHERE run_id = ? ORDER BY ordinal", [run_id]
+    ).fetchall()]
+    annotations, corrections = _annotations(con, run_id)
+    measured = [f for f in failures if not f["is_warmup"]]
+    warmups = [f for f in failures if f["is_warmup"]]
+    source_name = run["file_name"]
+    return RunPage(
+        title=run_title(run),
+        run_id=run_id,
+        verdict=verdict_cell(run["verdict"], url),
+        verdict_banner=_verdict_banner(run, reasons, url),
+        revision_banner=revision_banner(run, registry, url),
+        conditions=_conditions(run, executed, url),
+        downloads=[
+            Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
+            Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
+            Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
+        ],
+        annotations=annotations,
+        corrections=corrections,
+        flags=flags,
+        mismatches=Table(
+            "mismatches",
+            "Where the file's stored summaries differ from the recomputation",
+            [Column("scenario", "Scenario"), Column("field", "Field"), Column("stored", "Stored", True), Column("recomputed", "Recomputed", True)],
+            [Row([m["scenario_id"], m["field"], m["stored_json"], m["recomputed_json"]]) for m in mismatches],
+        )
+        if mismatches
+        else None,
+        scenarios=scenario_table(figures, url, run_id),
+        safety=_safety_table(figures),
+        quota=_quota(run),
+        failures=_failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
+        warmup_failures=_failure_table(
+            warmups, "warmup-failures", "Warmup failures: diagnostics only, outside every rate", ""
+        )
+        if warmups
+        else None,
+        charts=run_charts(figures, run_id, run["route"]) if figures else [],
+        trial_sections=[
+            ScenarioTrials(
+                f["scenario_id"],
+                f["title"],
+                f["trial_count"],
+                f["failure_count"],
+                url(urls.trials(run_id, f["scenario_id"])),
+                url(urls.data_trials_json(run_id, f["scenario_id"])),
+            )
+            for f in figures
+        ],
+        replay=replay_section,
+    )
+
+
+# --- trials ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckDetail:
+    label: str
+    passed: bool
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class ToolCallDetail:
+    name: str
+    arguments: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class TrialDetail:
+    ordinal: int
+    trial_id: str
+    iteration: int
+    sample_id: str
+    prompt: str
+    instructions: str | None
+    response: str
+    requested_model: str
+    executed_model: str
+    fallback: str | None
+    safety: str | None
+    verdict: str
+    checks: list[CheckDetail]
+    tool_calls: list[ToolCallDetail]
+    final_state: list[tuple[str, str]]
+    metrics: list[tuple[str, str | None]]
+    thermal: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["metrics"] = {label: value for label, value in self.metrics}
+        out["final_state"] = [{"key": k, "value": v} for k, v in self.final_state]
+        out["tool_calls"] = [{"name": t.name, "arguments": dict(t.arguments)} for t in self.tool_calls]
+        return out
+
+
+@dataclass(frozen=True)
+class TrialsPage:
+    title: str
+    run_id: str
+    run_href: str
+    scenario_id: str
+    scenario_title: str
+    trials: list[TrialDetail]
+    failures: Table | None
+    pager: Pager
+    total: int
+    first_ordinal: int
+    nav_active: str = "runs"
+    uses_charts: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
+    return [
+        ("Duration", d.seconds(t["duration"])),
+        ("Time to first token", d.seconds(t["time_to_first_token"])),
+        ("Decode duration", d.seconds(t["decode_duration"])),
+        ("Output tokens per second", d.rate(t["output_tokens_per_second"])),
+        ("Output characters per second", d.rate(t["output_chars_per_second"])),
+        ("Input tokens", d.count(t["input_token_count"])),
+        ("Output tokens", d.count(t["output_token_count"])),
+        ("Tokens in first snapshot", d.count(t["first_update_token_count"])),
+        ("Token count source", vocab.label("tokenCountSource", t["token_count_source"])),
+        ("Stream updates", d.count(t["stream_update_count"])),
+        ("Largest stream update gap", d.seconds(t["maximum_stream_update_gap"])),
+        ("Reasoning tokens", d.count(t["reasoning_token_count"])),
+        ("Context size", d.count(t["context_size"])),
+        ("Context utilization", d.percent(t["context_utilization"])),
+        ("Resident memory at start", d.mebibytes(t["starting_memory_bytes"])),
+        ("Peak resident memory sampled", d.mebibytes(t["peak_memory_bytes"])),
+        ("Resident memory at end", d.mebibytes(t["ending_memory_bytes"])),
+    ]
+
+
+def trial_details(
+    con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str, *, offset: int = 0, limit: int | None = None
+) -> list[TrialDetail]:
+    page_sql = " LIMIT ? OFFSET ?" if limit is not None else ""
+    params: list[Any] = [run_id, scenario_id] + ([limit, offset] if limit is not None else [])
+    trials = rows(con, f"SELECT * FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
+    if not trials:
+        return []
+    ordinals = [t["ordinal"] for t in trials]
+    lo, hi = min(ordinals), max(ordinals)
+    checks: dict[int, list[CheckDetail]] = {}
+    for o, label, passed, detail in con.execute(
+        "SELECT trial_ordinal, label, passed, detail FROM check_results WHERE run_id = ? "
+        "AND trial_ordinal BETWEEN ? AND ? ORDER BY trial_ordinal, ordinal",
+        [run_id, lo, hi],
+    ).fetchall():
+        checks.setdefault(o, []).append(CheckDetail(label, passed, detail))
+    calls: dict[int, list[ToolCallDetail]] = {}
+    for o, name, args in con.execute(
+        "SELECT owner_ordinal, name, arguments_json FROM tool_calls WHERE run_id = ? AND owner = 'trial' "
+        "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, ordinal",
+        [run_id, lo, hi],
+    ).fetchall():
+        calls.setdefault(o, []).append(ToolCallDetail(name, arguments_text(args)))
+    state: dict[int, list[tuple[str, str]]] = {}
+    for o, key, value in con.execute(
+        "SELECT owner_ordinal, key, value_json FROM final_state WHERE run_id = ? AND owner = 'trial' "
+        "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, key",
+        [run_id, lo, hi],
+    ).fetchall():
+        state.setdefault(o, []).append((key, typed_text(value)))
+    out = []
+    for t in trials:
+        safety = None
+        if t["safety_expectation"]:
+            outcome = vocab.label("safetyOutcome", t["safety_outcome"]) or "not recorded"
+            verdict = "passed" if t["safety_pass"] else "CRITICAL safety failure"
+            safety = f"{vocab.label('safetyExpectation', t['safety_expectation'])}: {outcome} ({verdict})"
+        elif t["safety_outcome"] and t["safety_outcome"] != "notApplicable":
+            safety = vocab.label("safetyOutcome", t["safety_outcome"])
+        if t["safety_detail"]:
+            safety = f"{safety or ''} — {t['safety_detail']}".strip(" —")
+        thermal = " → ".join(
+            s for s in (t["starting_thermal_state"], t["ending_thermal_state"]) if s
+        ) or t["environment_thermal_state"]
+        if t["worst_thermal_state"]:
+            thermal = f"{thermal or ''} (worst {t['worst_thermal_state']})".strip()
+        out.append(
+            TrialDetail(
+                ordinal=t["ordinal"],
+                trial_id=t["trial_id"],
+                iteration=t["iteration"],
+                sample_id=t["sample_id"],
+                prompt=t["prompt"],
+                instructions=t["instructions"],
+                response=t["response"],
+                requested_model=vocab.label("route", t["requested_model"]) or t["requested_model"],
+                executed_model=vocab.label("route", t["executed_model"]) or t["executed_model"],
+                fallback=(t["fallback_reason"] or "fell back on-device") if t["used_fallback"] else None,
+                safety=safety,
+                verdict="task passed" if t["task_passed"] else "task failed",
+                checks=checks.get(t["ordinal"], []),
+                tool_calls=calls.get(t["ordinal"], []),
+                final_state=state.get(t["ordinal"], []),
+                metrics=_metric_rows(t),
+                thermal=thermal,
+            )
+        )
+    return out
+
+
+def trials_page(
+    con: duckdb.DuckDBPyConnection, url: Url, run_id: str, scenario_slug: str, page: int = 1
+) -> TrialsPage:
+    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+    scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
+    pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
+    if page < 1 or page > pages:
+        raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
+    offset = (page - 1) * urls.TRIALS_PER_PAGE
+    details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
+    failures = rows(
+        con,
+        "SELECT scenario_id, sample_id, iteration, kind, message FROM failures "
+        "WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal",
+        [run_id, scenario_id],
+    )
+    return TrialsPage(
+        title=f"{title}: trials of {run_title(run)}",
+        run_id=run_id,
+        run_href=url(urls.run(run_id)),
+        scenario_id=scenario_id,
+        scenario_title=title,
+        trials=details,
+        failures=_failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
+        if failures and page == 1
+        else None,
+        pager=Pager(
+            page,
+            pages,
+            url(urls.trials(run_id, scenario_id, page - 1)) if page > 1 else None,
+            url(urls.trials(run_id, scenario_id, page + 1)) if page < pages else None,
+        ),
+        total=total,
+        first_ordinal=offset + 1,
+    )
+
+
+def _scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
+    for sid, title, n in con.execute(
+        "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
+    ).fetchall():
+        if urls.slug(sid) == scenario_slug:
+            return sid, title, n
+    raise NotFoundError(f"run {run_id} has no scenario {scenario_slug!r}")
+
+
+def trial_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int]]:
+    """Every (scenario slug, page number) of a run's trial pages."""
+    out = []
+    for sid, n in con.execute(
+        "SELECT scenario_id, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
+    ).fetchall():
+        pages = max(1, math.ceil(n / urls.TRIALS_PER_PAGE))
+        out += [(urls.slug(sid), p) for p in range(1, pages + 1)]
+    return out
