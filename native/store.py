@@ -375,7 +375,7 @@ def ingest_artifacts(
                         message=str(error),
                     )
                 )
-            except duckdb.Error as error:
+            except (duckdb.Error, pa.ArrowException) as error:
                 outcomes.append(
                     ArtifactOutcome(
                         path=str(document.path),
