@@ -136,6 +136,9 @@ def assess(
             for t in run.trials:
                 if t.category not in _PRACTICAL_EXCLUDED_CATEGORIES:
                     samples.setdefault(t.scenario_id, set()).add(t.sample_id)
+            for f in run.measured_failures:
+                if f.scenario_id in samples and f.sample_id:
+                    samples[f.scenario_id].add(f.sample_id)  # attempted, though it failed
             partial = sorted(s for s, ids in samples.items() if len(ids) < FULL_SAMPLE_COUNT)
             if partial:
                 exploratory(

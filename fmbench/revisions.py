@@ -62,8 +62,8 @@ class Registry:
             for r in self.revisions:
                 if any(commit.startswith(c) or c.startswith(commit) for c in r.benchmark_commits):
                     return Assignment(r.id, r.status, "benchmark commit")
-        if fingerprint:
-            for r in self.revisions:
+        if fingerprint:  # a corpus unchanged across revisions belongs to the newest that lists it
+            for r in sorted(self.revisions, key=lambda r: r.date, reverse=True):
                 if fingerprint in r.fixture_fingerprints:
                     return Assignment(r.id, r.status, "fixture fingerprint")
         why = (

@@ -217,6 +217,39 @@ def summaries(doc: dict) -> list[dict]:
     return out
 
 
+PAYLOADS = [
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '<a href="javascript:alert(1)">x</a>',
+    "{{7*7}}",
+    "{% raw %}{{ config }}{% endraw %}",
+    "line\u2028sep\u2029para",
+    "<!--<script>",
+    "\u202eevil\u202c",
+]
+
+
+def hostile_run() -> dict:
+    """Every text field a page shows holds markup, template syntax or odd characters."""
+    doc = purpose_run()
+    p = " | ".join(PAYLOADS)
+    doc["environment"]["deviceName"] = f"iPhone {PAYLOADS[1]}"
+    for t in doc["trials"]:
+        t["environment"]["deviceName"] = doc["environment"]["deviceName"]
+        t["response"] = f"Answer {p}"
+        t["sample"]["prompt"] = f"Prompt {p}"
+        t["scenarioTitle"] = f"{t['scenarioTitle']} {PAYLOADS[0]}"
+        for c in t["grade"]["checks"]:
+            c["label"] = f"{c['label']} {PAYLOADS[1]}"
+            c["detail"] = f"detail {PAYLOADS[2]}"
+    capture = doc["trials"][0]
+    capture["toolCalls"] = [{"arguments": {"title": {"string": {"_0": p}}}, "name": "createReminder"}]
+    capture["finalState"] = {"values": {"reminders.latest.title": {"string": {"_0": p}}}}
+    doc["failures"][0]["message"] = f"Failure {p}"
+    doc["summaries"] = summaries(doc)
+    return doc
+
+
 def main() -> None:
     runs = HERE / "runs"
     bad = HERE / "bad"
@@ -229,6 +262,12 @@ def main() -> None:
     short["repetitions"] = 3
     short["summaries"] = summaries(short)
     (runs / "purpose-declares-more-repetitions.json").write_text(swift_json(short), encoding="utf-8")
+
+    (runs / "hostile-text.json").write_text(swift_json(hostile_run()), encoding="utf-8")
+    (runs / "hostile-text.meta.yaml").write_text(
+        "connection: wifi\nlocation: \"<script>alert(1)</script>\"\nnote: |\n  Note with <img src=x onerror=alert(1)> and {{7*7}}\n",
+        encoding="utf-8",
+    )
 
     text = swift_json(doc)
     (bad / "truncated.json").write_text(text[: len(text) // 2], encoding="utf-8")
