@@ -324,3 +324,41 @@ def test_cli_ingest_prints_a_table_and_exits_1_when_a_document_errored(
     again = CliRunner().invoke(native, ["ingest", str(artifact), "--db", str(db_path)])
     assert again.exit_code == 0, again.output
     assert again.output.splitlines()[-1] == "0 ingested, 1 skipped as duplicates, 0 errored"
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _fixture_corpus() -> tuple[Path, Path]:
+    from fmbench.fixtures.make_replays import RUN_NAME
+
+    run, replays = FIXTURES / "runs" / RUN_NAME, FIXTURES / "replays"
+    if not run.is_file() or not replays.is_dir():
+        pytest.skip("the fixture corpus or its replays are not generated yet")
+    return run, replays
+
+
+def test_the_fixture_replays_are_current() -> None:
+    from fmbench.fixtures.make_replays import main
+
+    _fixture_corpus()
+    assert main(["--check"]) == 0, "run python fixtures/make_replays.py"
+
+
+def test_the_fixture_replays_link_to_their_run_with_one_planted_disagreement(
+    db_path: Path,
+) -> None:
+    run, replays = _fixture_corpus()
+    assert ingest_artifacts([replays], db_path).ok
+    ingest_paths([run], db_path)
+    replay = _replay(db_path, _run_id(db_path, run.name))
+    assert [(a.is_judge, a.linked_row_count == a.row_count) for a in replay.artifacts] == [
+        (False, True),
+        (True, True),
+    ]
+    [disagreement] = replay.disagreements
+    assert disagreement.metric == PROMPT_PASS
+    assert (disagreement.replay, disagreement.fmbench) == (False, True)
+    assert replay.unlinked_row_count == 0
+    judge = replay.judge[0]
+    assert {p.name for p in judge.profiles} == {"Helpfulness", "Clarity", "Completeness"}
