@@ -165,3 +165,56 @@ def histogram(
         table=Table(f"{chart_id}-table", title, [Column("bin", value_title), Column("n", "Trials", True)], rows),
         note=note,
     )
+
+
+def deltas_with_intervals(
+    chart_id: str,
+    title: str,
+    labels: Sequence[str],
+    deltas: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    value_title: str,
+    fmt: Fmt,
+    verdicts: Sequence[str],
+) -> Chart:
+    """Candidate − baseline per scenario, with each interval as an error bar around its point."""
+    plus = [None if (d is None or h is None) else h - d for d, h in zip(deltas, highs, strict=True)]
+    minus = [None if (d is None or lo is None) else d - lo for d, lo in zip(deltas, lows, strict=True)]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "candidate − baseline (bar: interval)",
+        "x": list(deltas),
+        "y": list(labels),
+        "error_x": {"type": "data", "array": plus, "arrayminus": minus, "symmetric": False, "visible": True},
+        "hoverinfo": "x+y",
+    }
+    zero = {"type": "line", "x0": 0, "x1": 0, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot", "width": 1}}
+    layout = _layout(value_title, "Scenario", horizontal=True, height=max(220, 40 + 32 * len(labels)))
+    layout["shapes"] = [zero]
+    rows = [
+        Row([label, fmt(d), fmt(lo), fmt(h), v])
+        for label, d, lo, h, v in zip(labels, deltas, lows, highs, verdicts, strict=True)
+    ]
+    missing = [label for label, d in zip(labels, deltas, strict=True) if d is None]
+    return Chart(
+        id=chart_id,
+        title=title,
+        figure_json={"data": [trace], "layout": layout},
+        table=Table(
+            f"{chart_id}-table",
+            title,
+            [
+                Column("scenario", "Scenario"),
+                Column("delta", "Delta", True),
+                Column("low", "Interval low", True),
+                Column("high", "Interval high", True),
+                Column("verdict", "Verdict"),
+            ],
+            rows,
+        ),
+        note=(f"No delta for {', '.join(missing)}: a side did not record it (left out, not plotted as 0)." if missing else None),
+        alt=f"{title}: change per scenario with its interval",
+    )

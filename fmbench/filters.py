@@ -29,7 +29,6 @@ FIELDS: dict[str, tuple[str, str]] = {
 }
 _CLOSED = {"verdict": {"publishable", "exploratory", "invalid"}}
 _VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ,._()+-]{0,79}$")
-IGNORED_PARAMS = frozenset({"page", "rule", "strict", "per_page"})
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,6 @@ class Filters:
         allowed = set(allowed)
         values: dict[str, str] = {}
         for key, raw in params.items():
-            if key in IGNORED_PARAMS:
-                continue
             if key not in FIELDS or key not in allowed:
                 raise FilterError(f"unknown filter {key!r}; filter by one of: {', '.join(sorted(allowed))}")
             value = raw.strip()

@@ -116,9 +116,17 @@ api = Blueprint("api", __name__, url_prefix="/api")
 assets = Blueprint("assets", __name__)
 
 
-def _filters_for(kind: PageKind | DataKind) -> Filters:
+def _filters_for(kind: PageKind | DataKind) -> tuple[Filters, dict[str, Any]]:
+    """The page's filters and its other options, from the query string (anything else is a 400)."""
+    args = request.args.to_dict(flat=True)
+    options: dict[str, Any] = {}
+    if isinstance(kind, PageKind):
+        for name in kind.options:
+            if name in args:
+                value = args.pop(name)
+                options[name] = value in ("1", "true", "yes") if name == "strict" else value
     allowed = kind.filters if isinstance(kind, PageKind) else ()
-    return Filters.parse(request.args.to_dict(flat=True), allowed=allowed)
+    return Filters.parse(args, allowed=allowed), options
 
 
 @pages.route("/", defaults={"path": ""})
@@ -130,7 +138,8 @@ def page(path: str) -> Response:
             return Response(status=308, headers={"Location": request.script_root + "/" + path + "/"})
         raise NotFoundError(f"no page at /{path}")
     kind, params = found
-    filters = _filters_for(kind)
+    filters, options = _filters_for(kind)
+    params.update(options)
     site = _site()
     if isinstance(kind, PageKind):
         html = render_page(site, kind, filters, **params)

@@ -27,8 +27,8 @@ def run(run_id: str) -> str:
     return f"runs/{run_id}/"
 
 
-def trials(run_id: str, scenario_id: str, page: int = 1) -> str:
-    base = f"runs/{run_id}/trials/{slug(scenario_id)}/"
+def trials(run_id: str, scenario: str, page: int = 1) -> str:
+    base = f"runs/{run_id}/trials/{slug(scenario)}/"
     return base if page <= 1 else f"{base}page-{page}/"
 
 
@@ -36,16 +36,16 @@ def devices() -> str:
     return "devices/"
 
 
-def device(key: str) -> str:
-    return f"devices/{slug(key)}/"
+def device(device: str) -> str:
+    return f"devices/{slug(device)}/"
 
 
 def scenarios() -> str:
     return "scenarios/"
 
 
-def scenario(scenario_id: str) -> str:
-    return f"scenarios/{slug(scenario_id)}/"
+def scenario(scenario: str) -> str:
+    return f"scenarios/{slug(scenario)}/"
 
 
 def pcc() -> str:
@@ -56,8 +56,8 @@ def compare_index() -> str:
     return "compare/"
 
 
-def comparison(device_key: str, baseline_build: str, candidate_build: str) -> str:
-    return f"compare/{slug(device_key)}/{slug(baseline_build)}..{slug(candidate_build)}/"
+def comparison(device: str, baseline: str, candidate: str) -> str:
+    return f"compare/{slug(device)}/{slug(baseline)}..{slug(candidate)}/"
 
 
 def regressions() -> str:
@@ -96,5 +96,5 @@ def data_figures(run_id: str) -> str:
     return f"data/runs/{run_id}/figures.json"
 
 
-def data_trials_json(run_id: str, scenario_id: str) -> str:
-    return f"data/runs/{run_id}/trials/{slug(scenario_id)}.json"
+def data_trials_json(run_id: str, scenario: str) -> str:
+    return f"data/runs/{run_id}/trials/{slug(scenario)}.json"

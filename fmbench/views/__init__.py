@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -22,11 +22,21 @@ from fmbench.revisions import Registry, load_registry
 
 @dataclass
 class SiteContext:
-    """What every view needs: the database, the URL builder and the revision registry."""
+    """What every view needs: the database, the URL builder and the revision registry.
+
+    ``memo`` keeps results that several pages of one build (or one request) share,
+    such as the regression report, so they are computed once.
+    """
 
     con: duckdb.DuckDBPyConnection
     renderer: Renderer
     registry: Registry
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     @property
     def url(self) -> Callable[[str], str]:
@@ -58,6 +68,8 @@ class PageKind:
     """The filter fields the page accepts as query parameters (empty: none)."""
     route: str = ""
     """The path with ``{parameter}`` placeholders, for resolving a request to this kind."""
+    options: tuple[str, ...] = ()
+    """Query parameters the live page takes besides filters (passed to the view as keywords)."""
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -228,6 +240,7 @@ PAGES: tuple[PageKind, ...] = (
         _lazy("comparisons", "comparison_page"),
         _lazy_instances("comparisons", "comparison_instances"),
         route="compare/{device}/{baseline}..{candidate}/",
+        options=("rule", "strict"),
     ),
     PageKind(
         "regressions",

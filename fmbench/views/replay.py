@@ -1,19 +1,115 @@
-"""The run page's section about an attached Evaluations replay, when one is linked."""
+"""The run page's section about attached Evaluations replays: their metrics beside the trial figures."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
+from fmbench import display as d
+from fmbench.blocks import Cell, Column, Row, Table
 from fmbench.views.common import Url
 
 
-def replay_section(con: duckdb.DuckDBPyConnection, url: Url, run_id: str) -> Any:
+@dataclass(frozen=True)
+class ReplayArtifact:
+    title: str
+    evidence: str
+    details: list[tuple[str, str | None]]
+    profiles: Table
+
+
+@dataclass(frozen=True)
+class ReplaySection:
+    deterministic: list[ReplayArtifact]
+    judges: list[ReplayArtifact]
+    compared: int
+    disagreements: Table
+    agrees: bool
+    unlinked: int
+
+
+def _number(v: float | None) -> str | None:
+    return None if v is None else f"{v:.4g}"
+
+
+def _profiles(key: str, profiles: Any) -> Table:
+    return Table(
+        f"replay-{key}",
+        "Metric profiles over the rows linked to this run (ignored rows stay out of every aggregate)",
+        [
+            Column("metric", "Metric"),
+            Column("count", "Rows", True),
+            Column("pass", "Pass", True),
+            Column("fail", "Fail", True),
+            Column("ignore", "Ignored", True),
+            Column("mean", "Mean", True),
+            Column("median", "Median", True),
+            Column("sd", "Std. dev.", True),
+            Column("rationales", "Rationales"),
+        ],
+        [
+            Row(
+                [
+                    p.name,
+                    d.count(p.count),
+                    d.count(p.passed),
+                    d.count(p.failed),
+                    d.count(p.ignored),
+                    Cell(_number(p.mean), reason="no value to aggregate"),
+                    Cell(_number(p.median), reason="no value to aggregate"),
+                    Cell(_number(p.standard_deviation), reason="no value to aggregate"),
+                    "; ".join(f"{r.rationale} ({r.count})" for r in p.rationales[:3]) or "none",
+                ]
+            )
+            for p in profiles
+        ],
+    )
+
+
+def _artifact(i: int, a: Any) -> ReplayArtifact:
+    return ReplayArtifact(
+        title=a.location,
+        evidence="secondary evidence: subjective scores from a model judge" if a.is_judge else "deterministic replay",
+        details=[
+            ("Evaluation id", a.evaluation_id),
+            ("Result id", a.result_id),
+            ("Started", a.start_time),
+            ("SHA-256", a.sha256),
+            ("Replays this very run file", "yes" if a.source_matches_run else "no (linked by record id)"),
+            ("Rows linked to this run", f"{a.linked_row_count} of {a.row_count}"),
+            ("Test", a.test_identifier),
+        ],
+        profiles=_profiles(f"a{i}", a.profiles),
+    )
+
+
+def replay_section(con: duckdb.DuckDBPyConnection, url: Url, run_id: str) -> ReplaySection | None:
     """The linked replay artifacts of a run (``None`` when there are none)."""
     tables = {name for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    if "evaluations" not in tables:
+    if "evaluation_rows" not in tables:
         return None
     from fmbench.native.linking import replay_for_run
 
-    return replay_for_run(con, run_id)
+    replay = replay_for_run(con, run_id)
+    if replay is None:
+        return None
+    artifacts = [_artifact(i, a) for i, a in enumerate(replay.artifacts)]
+    return ReplaySection(
+        deterministic=[x for x, a in zip(artifacts, replay.artifacts, strict=True) if not a.is_judge],
+        judges=[x for x, a in zip(artifacts, replay.artifacts, strict=True) if a.is_judge],
+        compared=replay.compared_count,
+        disagreements=Table(
+            "replay-disagreements",
+            "Where the replay and fmbench's recomputation disagree",
+            [Column("row", "Row", True), Column("record", "Trial or failure"), Column("metric", "Metric"), Column("message", "What differs")],
+            [
+                Row([str(x.row_index), f"{x.owner} {x.record_id}", x.metric.removeprefix("FoundationModelsBench "), x.message])
+                for x in replay.disagreements
+            ],
+            "The replay agrees with fmbench on every linked row.",
+        ),
+        agrees=replay.agrees,
+        unlinked=replay.unlinked_row_count,
+    )

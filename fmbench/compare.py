@@ -1,0 +1,967 @@
+"""Comparisons that say what they compare (publishing rules §5).
+
+A comparison takes a baseline side and a candidate side (see
+:mod:`fmbench.selection`), refuses what must never be compared, labels what
+it compares from what differs, lists every differing condition and every
+caveat, and reports per scenario: task success, completed prompt pass, mean
+constraint score, median and p90 TTFT, median and p90 output tokens/s and
+peak memory, each with its delta, relative delta, interval, the direction
+that is better, and a verdict.
+
+Choices this module makes, stated once:
+
+- **Labels**, by precedence: the route differs → *Execution comparison*;
+  else the hardware model differs → *Device comparison*; else the OS build
+  differs → *OS comparison*; else both sides are PCC with the same reasoning
+  level and fallback mode → *Longitudinal PCC comparison*; else something in
+  the configuration, fixtures or commit differs → *Configuration
+  comparison*; else *Repeat comparison*. What the label's row in the rules
+  holds equal but differs anyway is a caveat.
+- **Execution comparisons** compare quality figures; latency, throughput and
+  memory are reported per side with no delta, interval or verdict ("not
+  comparable": PCC includes the network and the server), so PCC and
+  on-device speed never share one ranking.
+- **Refused** (:class:`ComparisonRefused`): a run judged invalid on either
+  side; the same run on both sides; a pooled side that mixes session modes
+  (cold and warm are never pooled), routes, hardware models or OS builds.
+- **Caveats** (compared, but marked): exploratory runs, different or unknown
+  suite revisions, superseded revisions, different fixture corpora, OS
+  generations that differ outside strict mode, variation inside a pooled side.
+- **Strict OS mode** keeps only the workloads both sides ran and never the
+  OS 27-only visual workload, and lists what it dropped.
+- **Figures** are those of :mod:`fmbench.figures`, recomputed from the
+  trials' stored columns (so a pooled side is one set of trials): task
+  success = task-passed trials / (trials + measured failures); completed
+  prompt pass = task-passed trials / trials; mean constraint score over
+  graded trials; nearest-rank median and p90 via
+  :func:`fmbench.figures.distribution`; peak memory is the maximum of the
+  trials' peak resident memory.
+- **Uncertainty** is in :mod:`fmbench.stats`. A verdict is ``better`` or
+  ``worse`` only when the interval excludes zero, read with the figure's
+  stated better direction; otherwise ``no detectable change``.
+- **Many figures, one comparison**: a comparison tests up to seven figures
+  per scenario, so at 95 % each, identical distributions would still show
+  about one "change" in twenty. By default (``multiplicity="bonferroni"``)
+  each interval is computed at ``1 − 0.05 / m`` for the ``m`` figures tested,
+  which keeps the chance of *any* noise verdict in the whole comparison
+  below 5 % (family-wise). ``multiplicity="none"`` gives plain per-figure
+  95 % intervals; the level used is stated in every output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import duckdb
+
+from fmbench import display as d
+from fmbench import stats
+from fmbench import vocabulary as vocab
+from fmbench.db import connect
+from fmbench.errors import FmbenchError
+from fmbench.figures import distribution
+from fmbench.selection import (
+    RULE_DESCRIPTIONS,
+    AttemptRule,
+    RunInfo,
+    Side,
+    SideSpec,
+    select_side,
+)
+
+Better = Literal["higher", "lower"]
+Multiplicity = Literal["none", "bonferroni"]
+FigureVerdict = Literal[
+    "better",
+    "worse",
+    "no detectable change",
+    "not recorded",
+    "not comparable",
+    "too few trials",
+    "not tested",
+]
+
+NOT_COMPARABLE_NOTE = "not comparable: PCC includes network and server"
+SPEED_NOTE = (
+    "Execution comparison: latency, throughput and memory are shown per side without a delta or a "
+    "verdict, because PCC includes the network and the server (and its model's memory is not on the "
+    "device); PCC and on-device speed never share one ranking."
+)
+
+
+class ComparisonRefused(FmbenchError):
+    """A comparison the publishing rules forbid. ``code`` names the rule; the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.reason = message
+        super().__init__(f"comparison refused: {message}")
+
+
+# --- conditions ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Condition:
+    key: str
+    label: str
+    group: str
+    """``route``, ``hardware``, ``os``, ``configuration``, ``fixtures``, ``revision``,
+    ``commit``, ``thermal``, ``context`` or ``format``."""
+    value: Callable[[RunInfo], Any]
+    unrecorded: str = d.NOT_RECORDED
+
+
+def _label(vocabulary: str, attr: str) -> Callable[[RunInfo], Any]:
+    return lambda r: vocab.label(vocabulary, getattr(r, attr))
+
+
+CONDITIONS: tuple[Condition, ...] = (
+    Condition("route", "Route", "route", _label("route", "route")),
+    Condition("hardware_model", "Hardware model", "hardware", lambda r: r.hardware_model),
+    Condition("os_build", "OS build", "os", lambda r: r.os_build),
+    Condition("os_generation", "OS generation", "os", lambda r: r.os_generation),
+    Condition("suite", "Suite", "configuration", _label("suite", "suite")),
+    Condition("sample_selection", "Sample selection (samples per scenario)", "configuration",
+              lambda r: r.sample_selection),
+    Condition("random_seed", "Seed", "configuration", lambda r: r.random_seed),
+    Condition("randomized_order", "Randomized order", "configuration",
+              lambda r: d.yes_no(r.randomized_order)),
+    Condition("warmup_count", "Warmups", "configuration", lambda r: r.warmup_count),
+    Condition("repetitions", "Repetitions", "configuration", lambda r: r.repetitions),
+    Condition("session_mode", "Session mode", "configuration", _label("sessionMode", "session_mode")),
+    Condition("reasoning_level", "Reasoning level", "configuration",
+              _label("reasoningLevel", "reasoning_level")),
+    Condition("fallback_mode", "Fallback mode", "configuration", _label("fallbackMode", "fallback_mode")),
+    Condition("connectivity", "Connectivity", "configuration", _label("connectivity", "connectivity")),
+    Condition("fixture_fingerprint", "Fixture corpus (scenario, sample and check definitions)", "fixtures",
+              lambda r: r.fixture_fingerprint),
+    Condition("revision_id", "Suite revision", "revision", lambda r: r.revision_id, unrecorded="unknown"),
+    Condition("benchmark_commit", "Benchmark commit", "commit", lambda r: r.benchmark_commit),
+    Condition("thermal_state", "Thermal state at start", "thermal", _label("thermalState", "thermal_state")),
+    Condition("worst_thermal_state", "Worst thermal state", "thermal",
+              _label("thermalState", "worst_thermal_state")),
+    Condition("model_context_size", "Context size", "context", lambda r: r.model_context_size),
+    Condition("generation", "Run file generation", "format", lambda r: r.generation),
+)
+_CONDITION = {c.key: c for c in CONDITIONS}
+CONFIGURATION_KEYS = tuple(c.key for c in CONDITIONS if c.group == "configuration")
+
+
+def _values(condition: Condition, runs: Sequence[RunInfo]) -> tuple[Any, ...]:
+    seen: list[Any] = []
+    for r in runs:
+        v = condition.value(r)
+        if v not in seen:
+            seen.append(v)
+    return tuple(seen)
+
+
+def _show(condition: Condition, values: tuple[Any, ...]) -> str:
+    return " / ".join(condition.unrecorded if v is None else str(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A condition whose value differs between the sides."""
+
+    key: str
+    label: str
+    group: str
+    baseline: str
+    candidate: str
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.baseline} → {self.candidate}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "group": self.group,
+                "baseline": self.baseline, "candidate": self.candidate}
+
+
+@dataclass(frozen=True)
+class Caveat:
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+# --- labels ----------------------------------------------------------------------------
+
+Kind = Literal["execution", "device", "os", "longitudinal-pcc", "configuration", "repeat"]
+LABELS: dict[str, str] = {
+    "execution": "Execution comparison",
+    "device": "Device comparison",
+    "os": "OS comparison",
+    "longitudinal-pcc": "Longitudinal PCC comparison",
+    "configuration": "Configuration comparison",
+    "repeat": "Repeat comparison",
+}
+MUST_BE_EQUAL: dict[str, tuple[str, ...]] = {
+    "os": ("hardware_model", "revision_id", "fixture_fingerprint", *CONFIGURATION_KEYS),
+    "device": ("os_generation", "revision_id", "fixture_fingerprint", *CONFIGURATION_KEYS),
+    "execution": ("fixture_fingerprint",),
+    "longitudinal-pcc": ("hardware_model", "os_build", "reasoning_level", "fallback_mode"),
+}
+"""Publishing rules §5: what each label holds equal (anything else may differ and is listed)."""
+REQUIREMENT_TEXT: dict[str, str] = {
+    "os": "the hardware model, suite revision, fixtures and configuration",
+    "device": "the OS generation, suite revision, fixtures and configuration",
+    "execution": "the fixtures",
+    "longitudinal-pcc": "the client setup (hardware model, OS build), reasoning level and fallback mode",
+}
+
+
+def _kind(differing: set[str], baseline: Side, candidate: Side) -> Kind:
+    if "route" in differing:
+        return "execution"
+    if "hardware_model" in differing:
+        return "device"
+    if "os_build" in differing:
+        return "os"
+    routes = {r.route for r in (*baseline.runs, *candidate.runs)}
+    if routes == {"privateCloudCompute"} and not differing & set(MUST_BE_EQUAL["longitudinal-pcc"]):
+        return "longitudinal-pcc"
+    if differing - {"thermal_state", "worst_thermal_state"}:
+        return "configuration"
+    return "repeat"
+
+
+# --- figures ---------------------------------------------------------------------------
+
+Method = Literal["proportion", "mean", "quantile", "none"]
+
+
+@dataclass(frozen=True)
+class FigureDef:
+    key: str
+    label: str
+    unit: str
+    """``rate`` (0–1), ``score`` (0–1), ``seconds``, ``tokens/s`` or ``bytes``."""
+    better: Better
+    method: Method
+    speed: bool
+    """Latency, throughput or memory: never compared across routes."""
+    q: float = 0.5
+
+
+FIGURES: tuple[FigureDef, ...] = (
+    FigureDef("task_success", "Task success", "rate", "higher", "proportion", False),
+    FigureDef("prompt_pass", "Completed prompt pass", "rate", "higher", "proportion", False),
+    FigureDef("constraint_score", "Mean constraint score", "score", "higher", "mean", False),
+    FigureDef("ttft_median", "Median TTFT", "seconds", "lower", "quantile", True, 0.5),
+    FigureDef("ttft_p90", "p90 TTFT", "seconds", "lower", "quantile", True, 0.9),
+    FigureDef("tps_median", "Median output tokens/s", "tokens/s", "higher", "quantile", True, 0.5),
+    FigureDef("tps_p90", "p90 output tokens/s", "tokens/s", "higher", "quantile", True, 0.9),
+    FigureDef("peak_memory", "Peak memory (max of peak resident)", "bytes", "lower", "none", True),
+)
+FIGURE = {f.key: f for f in FIGURES}
+
+
+@dataclass
+class _Trials:
+    """One side's trials of one scenario, as stored columns."""
+
+    trials: int = 0
+    failures: int = 0
+    task_passed: int = 0
+    scores: list[float] = field(default_factory=list)
+    ttft: list[float] = field(default_factory=list)
+    tps: list[float] = field(default_factory=list)
+    memory: list[int] = field(default_factory=list)
+
+    @property
+    def attempts(self) -> int:
+        return self.trials + self.failures
+
+    @property
+    def present(self) -> bool:
+        return self.attempts > 0
+
+    def value(self, f: FigureDef) -> float | None:
+        if f.key == "task_success":
+            return self.task_passed / self.attempts if self.attempts else None
+        if f.key == "prompt_pass":
+            return self.task_passed / self.trials if self.trials else None
+        if f.key == "constraint_score":
+            return sum(self.scores) / len(self.scores) if self.scores else None
+        if f.key == "peak_memory":
+            return distribution(self.memory).maximum
+        dist = distribution(self.ttft if f.key.startswith("ttft") else self.tps)
+        return dist.median if f.q == 0.5 else dist.p90
+
+    def samples(self, f: FigureDef) -> list[float]:
+        if f.key == "constraint_score":
+            return self.scores
+        return self.ttft if f.key.startswith("ttft") else self.tps
+
+    def counts(self, f: FigureDef) -> tuple[int, int]:
+        """(successes, n) of a proportion figure."""
+        if f.key == "task_success":
+            return self.task_passed, self.attempts
+        return self.task_passed, self.trials
+
+
+@dataclass(frozen=True)
+class FigureComparison:
+    key: str
+    label: str
+    unit: str
+    better: Better
+    """The direction that is better: ``higher`` or ``lower``."""
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    """candidate − baseline; ``None`` when a side has no value or the figure is not comparable."""
+    relative_delta: float | None
+    """delta / |baseline|; ``None`` when the baseline is 0 or missing."""
+    interval: stats.Interval | None
+    verdict: FigureVerdict
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "unit": self.unit,
+            "better": self.better,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "delta": self.delta,
+            "relative_delta": self.relative_delta,
+            "interval": self.interval.to_json() if self.interval else None,
+            "verdict": self.verdict,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class ScenarioComparison:
+    scenario_id: str
+    title: str
+    category: str | None
+    baseline_trials: int
+    baseline_attempts: int
+    candidate_trials: int
+    candidate_attempts: int
+    figures: tuple[FigureComparison, ...]
+    note: str | None = None
+
+    def figure(self, key: str) -> FigureComparison:
+        return next(f for f in self.figures if f.key == key)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario_id": self.scenario_id,
+            "title": self.title,
+            "category": self.category,
+            "baseline": {"trials": self.baseline_trials, "attempts": self.baseline_attempts},
+            "candidate": {"trials": self.candidate_trials, "attempts": self.candidate_attempts},
+            "note": self.note,
+            "figures": [f.to_json() for f in self.figures],
+        }
+
+
+@dataclass(frozen=True)
+class DroppedScenario:
+    scenario_id: str
+    title: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"scenario_id": self.scenario_id, "title": self.title, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    kind: Kind
+    label: str
+    title: str
+    rule: AttemptRule
+    baseline: Side
+    candidate: Side
+    differences: tuple[Difference, ...]
+    caveats: tuple[Caveat, ...]
+    scenarios: tuple[ScenarioComparison, ...]
+    dropped: tuple[DroppedScenario, ...]
+    strict_os: bool
+    speed_comparable: bool
+    confidence: float
+    """The confidence the caller asked for (per figure, or family-wise under Bonferroni)."""
+    figure_confidence: float
+    """The level each interval was computed at."""
+    multiplicity: Multiplicity
+    tested_figures: int
+
+    @property
+    def rule_description(self) -> str:
+        return RULE_DESCRIPTIONS[self.rule]
+
+    def scenario(self, scenario_id: str) -> ScenarioComparison:
+        return next(s for s in self.scenarios if s.scenario_id == scenario_id)
+
+    def changes(self) -> list[tuple[ScenarioComparison, FigureComparison]]:
+        """Every figure whose interval excludes zero."""
+        return [(s, f) for s in self.scenarios for f in s.figures if f.verdict in ("better", "worse")]
+
+    @property
+    def method_notes(self) -> tuple[str, ...]:
+        level = f"{confidence_text(self.figure_confidence)}"
+        notes = [
+            f"Intervals are {level} intervals on candidate − baseline"
+            + (
+                f" (Bonferroni: a family-wise {confidence_text(self.confidence)} over {self.tested_figures} tested figures)"
+                if self.multiplicity == "bonferroni"
+                else ""
+            )
+            + ".",
+            f"Medians and p90s: {stats.BOOTSTRAP_METHOD} over trials "
+            f"(at least {stats.resamples_for(self.figure_confidence)} resamples, fixed seed).",
+            f"Task success and completed prompt pass: {stats.NEWCOMBE_METHOD}.",
+            f"Mean constraint score: {stats.MEAN_METHOD}.",
+            "Peak memory is a maximum: its change is shown, not tested.",
+            "A verdict is better or worse only when the interval excludes zero; "
+            "otherwise there is no detectable change.",
+        ]
+        return tuple(notes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "label": self.label,
+            "title": self.title,
+            "rule": self.rule,
+            "rule_description": self.rule_description,
+            "strict_os": self.strict_os,
+            "speed_comparable": self.speed_comparable,
+            "speed_note": None if self.speed_comparable else SPEED_NOTE,
+            "confidence": self.confidence,
+            "figure_confidence": self.figure_confidence,
+            "multiplicity": self.multiplicity,
+            "tested_figures": self.tested_figures,
+            "methods": list(self.method_notes),
+            "baseline": self.baseline.to_json(),
+            "candidate": self.candidate.to_json(),
+            "differences": [x.to_json() for x in self.differences],
+            "caveats": [c.to_json() for c in self.caveats],
+            "dropped": [x.to_json() for x in self.dropped],
+            "scenarios": [s.to_json() for s in self.scenarios],
+        }
+
+    def to_markdown(self) -> str:
+        return _markdown(self)
+
+    def to_text(self) -> str:
+        return _text(self)
+
+
+# --- building a comparison -------------------------------------------------------------
+
+
+def confidence_text(confidence: float) -> str:
+    """``95%``, ``99.95%``: a confidence level as a reader sees it."""
+    text = f"{confidence * 100:.4f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def _ids(runs: Sequence[RunInfo]) -> str:
+    return ", ".join(r.run_id for r in runs)
+
+
+def _refuse_invalid(name: str, side: Side) -> None:
+    bad = [r for r in side.runs if r.verdict == "invalid"]
+    if not bad:
+        return
+    r = bad[0]
+    why = next((m for lv, _c, m in r.reasons if lv == "invalid"), "judged invalid as evidence")
+    raise ComparisonRefused(
+        "invalid-run",
+        f"the {name} run {r.run_id} ({r.file_name}) is invalid as evidence and is never compared: {why}",
+    )
+
+
+def _refuse_mixed_pool(name: str, side: Side) -> None:
+    if len(side.runs) < 2:
+        return
+    for attr, what, code in (
+        ("session_mode", "session modes", "pooled-session-modes"),
+        ("route", "routes", "pooled-routes"),
+        ("hardware_model", "hardware models", "pooled-hardware"),
+        ("os_build", "OS builds", "pooled-os-builds"),
+    ):
+        values = {getattr(r, attr) for r in side.runs}
+        if len(values) > 1:
+            shown = ", ".join(sorted(str(v) for v in values))
+            extra = " (cold and warm sessions are never pooled)" if attr == "session_mode" else ""
+            raise ComparisonRefused(
+                code,
+                f"the {name} side would pool runs of different {what} ({shown}){extra}; "
+                f"narrow it with a filter word such as {_hint_key(attr)}=…",
+            )
+
+
+def _hint_key(attr: str) -> str:
+    return {"session_mode": "session", "route": "route", "hardware_model": "device", "os_build": "os_build"}[attr]
+
+
+def _differences(baseline: Side, candidate: Side) -> tuple[list[Difference], set[str]]:
+    out: list[Difference] = []
+    keys: set[str] = set()
+    for c in CONDITIONS:
+        vb, vc = _values(c, baseline.runs), _values(c, candidate.runs)
+        if set(map(repr, vb)) != set(map(repr, vc)):
+            out.append(Difference(c.key, c.label, c.group, _show(c, vb), _show(c, vc)))
+            keys.add(c.key)
+    return out, keys
+
+
+def _caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, strict_os: bool) -> list[Caveat]:
+    caveats: list[Caveat] = []
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        for r in side.runs:
+            if r.verdict == "exploratory":
+                why = "; ".join(m for lv, _c, m in r.reasons if lv == "exploratory") or "short of the publishing bar"
+                caveats.append(
+                    Caveat("exploratory", f"The {name} run {r.run_id} is exploratory, not a stable ranking: {why}")
+                )
+        if side.excluded_invalid:
+            caveats.append(
+                Caveat(
+                    "invalid-excluded",
+                    f"The {name} filter also matched {len(side.excluded_invalid)} run(s) invalid as evidence, "
+                    f"left out: {_ids(side.excluded_invalid)}.",
+                )
+            )
+        if len(side.runs) > 1:
+            varying = [c.label.lower() for c in CONDITIONS if len(_values(c, side.runs)) > 1]
+            if varying:
+                caveats.append(
+                    Caveat("pooled-variation", f"The {name} side pools runs that differ in {', '.join(varying)}.")
+                )
+    revisions = {r.revision_id for r in (*baseline.runs, *candidate.runs)}
+    if None in revisions:
+        unknown = [r.run_id for r in (*baseline.runs, *candidate.runs) if r.revision_id is None]
+        caveats.append(
+            Caveat(
+                "revision-unknown",
+                f"The suite revision of run(s) {', '.join(unknown)} cannot be determined: pass rates may be "
+                "fractions of different task sets.",
+            )
+        )
+    if "revision_id" in differing:
+        caveats.append(
+            Caveat(
+                "revision-differs",
+                "The sides were measured on different suite revisions: a pass rate is a fraction of a "
+                "particular set of tasks, so the quality figures are not like for like.",
+            )
+        )
+    superseded = sorted(
+        {r.revision_id for r in (*baseline.runs, *candidate.runs) if r.revision_status == "superseded" and r.revision_id}
+    )
+    if superseded:
+        caveats.append(
+            Caveat("revision-superseded", f"Superseded suite revision(s) in this comparison: {', '.join(superseded)}.")
+        )
+    if "fixture_fingerprint" in differing:
+        caveats.append(
+            Caveat(
+                "fixtures-differ",
+                "The fixture corpora differ (scenario, sample or check definitions): the sides were not "
+                "graded against the same tasks.",
+            )
+        )
+    required = MUST_BE_EQUAL.get(kind, ())
+    broken = [_CONDITION[k].label.lower() for k in required if k in differing]
+    if broken:
+        caveats.append(
+            Caveat(
+                "label-requirements",
+                f"{LABELS[kind]}s hold {REQUIREMENT_TEXT[kind]} equal; here {', '.join(broken)} "
+                "differ as well, so a change has more than one possible cause.",
+            )
+        )
+    if "os_generation" in differing and not strict_os:
+        caveats.append(
+            Caveat(
+                "os-generations",
+                "The sides run different OS generations: the visual workload exists only on OS 27. "
+                "Use strict OS mode (--strict-os) to keep only the workloads both can run.",
+            )
+        )
+    if kind == "execution":
+        caveats.append(Caveat("execution-speed", SPEED_NOTE))
+    return caveats
+
+
+def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]]]:
+    ids = list(side.run_ids)
+    marks = ", ".join("?" for _ in ids)
+    order = {run_id: i for i, run_id in enumerate(ids)}
+    titles: dict[str, tuple[str, str | None]] = {}
+    rows = con.execute(
+        f"SELECT run_id, scenario_id, title, category, ordinal FROM scenario_figures WHERE run_id IN ({marks})",
+        ids,
+    ).fetchall()
+    for _run, sid, title, category, _ord in sorted(rows, key=lambda r: (order[r[0]], r[4])):
+        titles.setdefault(sid, (title, category))
+    data: dict[str, _Trials] = {sid: _Trials() for sid in titles}
+    for sid, passed, score, ttft, tps, memory in con.execute(
+        "SELECT scenario_id, task_passed, constraint_score, time_to_first_token, output_tokens_per_second, "
+        f"peak_memory_bytes FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
+        ids,
+    ).fetchall():
+        t = data.setdefault(sid, _Trials())
+        t.trials += 1
+        t.task_passed += int(passed)
+        if score is not None:
+            t.scores.append(score)
+        if ttft is not None:
+            t.ttft.append(ttft)
+        if tps is not None:
+            t.tps.append(tps)
+        if memory is not None:
+            t.memory.append(int(memory))
+    for sid, n in con.execute(
+        f"SELECT scenario_id, count(*) FROM failures WHERE run_id IN ({marks}) AND NOT is_warmup "
+        "GROUP BY scenario_id",
+        ids,
+    ).fetchall():
+        data.setdefault(sid, _Trials()).failures += int(n)
+    for sid in data:
+        titles.setdefault(sid, (sid, None))
+    return data, titles
+
+
+def _testable(f: FigureDef, b: _Trials, c: _Trials, speed_comparable: bool) -> bool:
+    if f.method == "none" or (f.speed and not speed_comparable):
+        return False
+    if b.value(f) is None or c.value(f) is None:
+        return False
+    if f.method == "proportion":
+        return True
+    return min(len(b.samples(f)), len(c.samples(f))) >= stats.MIN_BOOTSTRAP_VALUES
+
+
+def _figure(
+    f: FigureDef,
+    b: _Trials,
+    c: _Trials,
+    *,
+    speed_comparable: bool,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> FigureComparison:
+    vb, vc = b.value(f), c.value(f)
+    common = {"key": f.key, "label": f.label, "unit": f.unit, "better": f.better, "baseline": vb, "candidate": vc}
+    if f.speed and not speed_comparable:
+        return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
+                                verdict="not comparable", note=NOT_COMPARABLE_NOTE)
+    if vb is None or vc is None:
+        side = "either side" if vb is None and vc is None else ("the baseline" if vb is None else "the candidate")
+        return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
+                                verdict="not recorded", note=f"not recorded on {side}")
+    delta = vc - vb
+    relative = delta / abs(vb) if vb else None
+    interval: stats.Interval | None = None
+    if f.method == "proportion":
+        sb, nb = b.counts(f)
+        sc, nc = c.counts(f)
+        interval = stats.newcombe_difference(sb, nb, sc, nc, confidence=confidence)
+    elif f.method == "mean":
+        interval = stats.mean_difference(b.samples(f), c.samples(f), confidence=confidence)
+    elif f.method == "quantile":
+        interval = stats.bootstrap_quantile_difference(
+            b.samples(f), c.samples(f), f.q, confidence=confidence, resamples=resamples, seed=seed
+        )
+    if f.method == "none":
+        return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
+                                verdict="not tested", note="a maximum has no interval: the change is shown, not tested")
+    if interval is None:
+        return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
+                                verdict="too few trials",
+                                note=f"fewer than {stats.MIN_BOOTSTRAP_VALUES} values on a side: no interval")
+    verdict: FigureVerdict = "no detectable change"
+    if interval.sign:
+        went_up = interval.sign > 0
+        verdict = "better" if went_up == (f.better == "higher") else "worse"
+    return FigureComparison(**common, delta=delta, relative_delta=relative, interval=interval, verdict=verdict)
+
+
+def _title(kind: Kind, differences: list[Difference], baseline: Side) -> str:
+    by_key = {x.key: x for x in differences}
+    main = {"execution": "route", "device": "hardware_model", "os": "os_build"}.get(kind)
+    if kind == "os":
+        hardware = _show(_CONDITION["hardware_model"], _values(_CONDITION["hardware_model"], baseline.runs))
+        x = by_key["os_build"]
+        return f"{LABELS[kind]} on {hardware}: {x.baseline} → {x.candidate}"
+    if main:
+        x = by_key[main]
+        return f"{LABELS[kind]}: {x.baseline} → {x.candidate}"
+    if kind == "configuration":
+        changed = [x.label.lower() for x in differences if x.group != "thermal"]
+        return f"{LABELS[kind]}: {', '.join(changed)}"
+    return LABELS[kind]
+
+
+def compare_selected(
+    con: duckdb.DuckDBPyConnection,
+    baseline: Side,
+    candidate: Side,
+    *,
+    strict_os: bool = False,
+    confidence: float = stats.DEFAULT_CONFIDENCE,
+    multiplicity: Multiplicity = "bonferroni",
+    resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = stats.DEFAULT_SEED,
+) -> Comparison:
+    """Compare two resolved sides (see :func:`fmbench.selection.select_side`)."""
+    if baseline.rule != candidate.rule:
+        raise ValueError("both sides of a comparison use one attempt rule")
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        _refuse_invalid(name, side)
+        _refuse_mixed_pool(name, side)
+    shared = set(baseline.run_ids) & set(candidate.run_ids)
+    if shared:
+        raise ComparisonRefused(
+            "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
+        )
+    differences, differing = _differences(baseline, candidate)
+    kind = _kind(differing, baseline, candidate)
+    speed_comparable = kind != "execution"
+    caveats = _caveats(kind, differing, baseline, candidate, strict_os)
+
+    data_b, titles_b = _load(con, baseline)
+    data_c, titles_c = _load(con, candidate)
+    order = list(titles_b) + [sid for sid in titles_c if sid not in titles_b]
+    titles = {**titles_c, **titles_b}
+    dropped: list[DroppedScenario] = []
+    kept: list[str] = []
+    for sid in order:
+        b, c = data_b.get(sid, _Trials()), data_c.get(sid, _Trials())
+        title = titles[sid][0]
+        if strict_os and sid in vocab.OS27_ONLY_SCENARIOS:
+            dropped.append(DroppedScenario(sid, title, "runs on OS 27 only (strict OS 26 vs OS 27 mode)"))
+        elif strict_os and not (b.present and c.present):
+            missing = "the baseline" if not b.present else "the candidate"
+            dropped.append(DroppedScenario(sid, title, f"not run on {missing} (strict mode keeps shared workloads)"))
+        else:
+            kept.append(sid)
+
+    tested = sum(
+        _testable(f, data_b.get(sid, _Trials()), data_c.get(sid, _Trials()), speed_comparable)
+        for sid in kept
+        for f in FIGURES
+    )
+    figure_confidence = confidence
+    if multiplicity == "bonferroni" and tested > 1:
+        figure_confidence = 1 - (1 - confidence) / tested
+    scenarios = []
+    for sid in kept:
+        b, c = data_b.get(sid, _Trials()), data_c.get(sid, _Trials())
+        note = None
+        if not b.present or not c.present:
+            note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
+        figures = tuple(
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence,
+                    resamples=resamples, seed=seed)
+            for f in FIGURES
+        )
+        scenarios.append(
+            ScenarioComparison(sid, titles[sid][0], titles[sid][1], b.trials, b.attempts, c.trials, c.attempts,
+                               figures, note)
+        )
+    return Comparison(
+        kind=kind,
+        label=LABELS[kind],
+        title=_title(kind, differences, baseline),
+        rule=baseline.rule,
+        baseline=baseline,
+        candidate=candidate,
+        differences=tuple(differences),
+        caveats=tuple(caveats),
+        scenarios=tuple(scenarios),
+        dropped=tuple(dropped),
+        strict_os=strict_os,
+        speed_comparable=speed_comparable,
+        confidence=confidence,
+        figure_confidence=figure_confidence,
+        multiplicity=multiplicity,
+        tested_figures=tested,
+    )
+
+
+def compare_sides(
+    con: duckdb.DuckDBPyConnection,
+    baseline: str | SideSpec,
+    candidate: str | SideSpec,
+    *,
+    rule: AttemptRule = "latest",
+    strict_os: bool = False,
+    confidence: float = stats.DEFAULT_CONFIDENCE,
+    multiplicity: Multiplicity = "bonferroni",
+) -> Comparison:
+    """Compare two sides, each a run id, a run file or a filter expression, on an open database."""
+    b = select_side(con, baseline, rule)
+    c = select_side(con, candidate, rule)
+    return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity)
+
+
+def compare_runs(
+    baseline: str,
+    candidate: str,
+    db: str | os.PathLike[str] | None = None,
+    *,
+    rule: AttemptRule = "latest",
+    strict_os: bool = False,
+    confidence: float = stats.DEFAULT_CONFIDENCE,
+    multiplicity: Multiplicity = "bonferroni",
+) -> Comparison:
+    """Open the database read-only and compare (what ``fmbench compare`` calls)."""
+    with connect(db, read_only=True) as con:
+        return compare_sides(
+            con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
+            multiplicity=multiplicity,
+        )
+
+
+# --- output ----------------------------------------------------------------------------
+
+
+def _value(unit: str, value: float | None) -> str:
+    if value is None:
+        return d.NOT_RECORDED
+    if unit in ("rate", "score"):
+        return d.percent(value) or ""
+    if unit == "seconds":
+        return d.seconds(value) or ""
+    if unit == "bytes":
+        return d.mebibytes(value) or ""
+    return d.rate(value) or ""
+
+
+def _signed(unit: str, value: float) -> str:
+    if unit in ("rate", "score"):
+        return f"{value * 100:+.1f} pp"
+    if unit == "seconds":
+        return f"{value:+.3f} s"
+    if unit == "bytes":
+        return f"{value / 2**20:+,.0f} MiB"
+    return f"{value:+.2f}"
+
+
+def delta_text(f: FigureComparison) -> str:
+    return "—" if f.delta is None else _signed(f.unit, f.delta)
+
+
+def relative_text(f: FigureComparison) -> str:
+    return "—" if f.relative_delta is None else f"{f.relative_delta * 100:+.1f}%"
+
+
+def interval_text(f: FigureComparison) -> str:
+    if f.interval is None:
+        return "—"
+    return f"[{_signed(f.unit, f.interval.low)}, {_signed(f.unit, f.interval.high)}]"
+
+
+def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> str:
+    return _value(f.unit, f.baseline if side == "baseline" else f.candidate)
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _run_line(r: RunInfo) -> str:
+    return (
+        f"{r.run_id} · {r.file_name} · {r.device_name} ({r.hardware_model or d.NOT_RECORDED}) · "
+        f"{r.system_name} {r.system_version} build {r.os_build or d.NOT_RECORDED} · "
+        f"{vocab.label('route', r.route)} · {vocab.label('suite', r.suite)} · "
+        f"{vocab.label('sessionMode', r.session_mode) or 'session ' + d.NOT_RECORDED} · "
+        f"started {d.iso(r.started_at)} · {r.verdict}"
+    )
+
+
+def _side_lines(name: str, side: Side) -> list[str]:
+    lines = [f"{name}: {side.spec.describe()} — {len(side.runs)} run(s) used of {len(side.matched)} matched"]
+    lines += [f"  - {_run_line(r)}" for r in side.runs]
+    if side.not_used:
+        lines.append(f"  - not used under the attempt rule: {_ids(side.not_used)}")
+    if side.excluded_invalid:
+        lines.append(f"  - left out as invalid evidence: {_ids(side.excluded_invalid)}")
+    return lines
+
+
+def _markdown(c: Comparison) -> str:
+    lines = [f"# {_cell(c.title)}", "", f"**{c.label}.** Attempt rule: {c.rule_description}."]
+    if c.strict_os:
+        lines.append("Strict OS 26 vs OS 27 mode: only the workloads both sides can run.")
+    lines += ["", "## Runs", ""]
+    for name, side in (("Baseline", c.baseline), ("Candidate", c.candidate)):
+        first, *rest = _side_lines(name, side)
+        lines.append(f"- {_cell(first)}")
+        lines += [f"  {_cell(x)}" for x in rest]
+    lines += ["", "## What differs", ""]
+    if c.differences:
+        lines += ["| Condition | Baseline | Candidate |", "| --- | --- | --- |"]
+        lines += [f"| {_cell(x.label)} | {_cell(x.baseline)} | {_cell(x.candidate)} |" for x in c.differences]
+    else:
+        lines.append("Nothing but the runs themselves: every recorded condition is equal.")
+    lines += ["", "## Caveats", ""]
+    lines += [f"- {_cell(x.message)}" for x in c.caveats] or ["None."]
+    if c.dropped:
+        lines += ["", "## Workloads left out", ""]
+        lines += [f"- {_cell(x.title)} (`{x.scenario_id}`): {x.reason}" for x in c.dropped]
+    lines += ["", "## Figures", ""]
+    lines += [f"- {x}" for x in c.method_notes]
+    lines += [
+        "",
+        "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Verdict |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for s in c.scenarios:
+        for f in s.figures:
+            verdict = f.verdict if f.note is None or f.verdict in ("better", "worse") else f"{f.verdict} ({f.note})"
+            lines.append(
+                f"| {_cell(s.title)} | {f.label} | {f.better} | {value_text(f, 'baseline')} "
+                f"| {value_text(f, 'candidate')} | {delta_text(f)} | {relative_text(f)} | {interval_text(f)} "
+                f"| {_cell(verdict)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _text(c: Comparison) -> str:
+    lines = [c.title, f"attempt rule: {c.rule_description}"]
+    if c.strict_os:
+        lines.append("strict OS 26 vs OS 27 mode: only the workloads both sides can run")
+    lines.append("")
+    for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
+        lines += _side_lines(name, side)
+    lines += ["", "differs:"]
+    lines += [f"  - {x}" for x in c.differences] or ["  nothing but the runs themselves"]
+    if c.caveats:
+        lines += ["", "caveats:"]
+        lines += [f"  ! {x.message}" for x in c.caveats]
+    if c.dropped:
+        lines += ["", "left out:"]
+        lines += [f"  - {x.scenario_id}: {x.reason}" for x in c.dropped]
+    lines += [""]
+    lines += [f"  {x}" for x in c.method_notes]
+    lines.append("")
+    header = ("scenario", "figure", "better", "baseline", "candidate", "delta", "relative", "interval", "verdict")
+    rows = [
+        (s.scenario_id, f.label, f.better, value_text(f, "baseline"), value_text(f, "candidate"), delta_text(f),
+         relative_text(f), interval_text(f), f.verdict)
+        for s in c.scenarios
+        for f in s.figures
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Real servers and a real headless Chromium for browser tests (Debian's chromium, driven by Playwright)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def chromium_path() -> str:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail("Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer within {timeout:.0f} s")
+
+
+@contextmanager
+def process(args: list[str], url: str, cwd: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for(url)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextmanager
+def static_server(folder: Path) -> Iterator[str]:
+    """Any static host will do; Python's own serves the built folder as one would."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    with process([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)], url):
+        yield url
+
+
+@contextmanager
+def fmbench_server(db: Path, watch: Path | None = None) -> Iterator[str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    exe = str(Path(sys.executable).parent / "fmbench")
+    args = [exe, "serve", "--db", str(db), "--port", str(port)]
+    if watch is not None:
+        args += ["--watch", str(watch)]
+    with process(args, url):
+        yield url

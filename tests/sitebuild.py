@@ -1,0 +1,64 @@
+"""Helpers for tests that build or serve the site: databases and a link checker."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from fmbench.ingest import ingest_paths
+
+from testdata import RUNS, SHARED_EXAMPLES
+
+
+def purpose_db(path: Path) -> Path:
+    """A database of the purpose-written runs, plus the published example when it is beside us."""
+    sources = [RUNS]
+    if SHARED_EXAMPLES.is_dir():
+        sources.append(SHARED_EXAMPLES)
+    report = ingest_paths(sources, path)
+    assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
+    return path
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value and ((tag == "a" and name == "href") or (tag in ("script", "img") and name == "src")
+                          or (tag == "link" and name == "href") or name == "data-trials-src"):
+                self.links.append(value)
+
+
+def internal_links(html: str) -> list[str]:
+    parser = _Links()
+    parser.feed(html)
+    return parser.links
+
+
+def broken_links(site: Path, base: str = "/") -> list[tuple[str, str]]:
+    """Every (page, link) whose internal target is not a file of the built site."""
+    broken = []
+    for page in site.rglob("*.html"):
+        for link in internal_links(page.read_text(encoding="utf-8")):
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path.startswith(base):
+                continue
+            target = unquote(parts.path[len(base):])
+            file = site / target
+            if target == "" or target.endswith("/"):
+                file = file / "index.html"
+            if not file.is_file():
+                broken.append((str(page.relative_to(site)), link))
+    return broken
+
+
+_SCRIPT = re.compile(r"<script\b[^>]*>", re.I)
+
+
+def script_tags(html: str) -> list[str]:
+    return _SCRIPT.findall(html)

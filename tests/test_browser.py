@@ -1,0 +1,191 @@
+"""In a real headless Chromium: every page kind, the OS-build filter, safe text, the watched folder."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fmbench.build import build_site
+from fmbench.ingest import ingest_paths
+from fmbench.record import run_id_for
+
+from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
+from sitebuild import purpose_db
+from testdata import FIXTURES, REPO, RUNS
+
+pytestmark = pytest.mark.browser
+ARTIFACTS = REPO / "test-artifacts"
+
+
+def _run_id(name: str) -> str:
+    return run_id_for(hashlib.sha256((RUNS / name).read_bytes()).hexdigest())
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("browser")
+    db = purpose_db(root / "browser.duckdb")
+    if FIXTURES.is_dir():
+        ingest_paths([FIXTURES], db)
+    out = root / "_site"
+    build_site(db, out)
+    return db, out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def static_url(corpus: tuple[Path, Path]) -> Iterator[str]:
+    with static_server(corpus[1]) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def served(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    watch = tmp_path_factory.mktemp("watched")
+    db_copy = tmp_path_factory.mktemp("served") / "served.duckdb"
+    shutil.copy(corpus[0], db_copy)
+    with fmbench_server(db_copy, watch) as url:
+        yield url, watch
+
+
+class Page:
+    """A browser tab that records console errors, page errors and dialogs."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, url: str) -> Any:
+        response = self.page.goto(url, wait_until="networkidle")
+        assert response is not None and response.status == 200, url
+        return self.page
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Page]:
+    p = Page(browser)
+    yield p
+    p.close()
+
+
+def _page_kinds() -> list[str]:
+    run = _run_id("purpose-current.json")
+    return [
+        "", "methodology/", "revisions/", "runs/", f"runs/{run}/", f"runs/{run}/trials/task-capture/",
+        "devices/", "devices/iPhone18,1/", "scenarios/", "scenarios/task-capture/", "pcc/", "compare/",
+        "regressions/", "data/",
+    ]
+
+
+def _visible_rows(page: Any, table: str = "#runs") -> list[str]:
+    return page.eval_on_selector_all(
+        f"{table} tbody tr:not(.empty-row)", "rows => rows.filter(r => !r.hidden && r.offsetParent !== null).map(r => r.textContent)"
+    )
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_every_page_kind_renders_without_a_console_error(where: str, tab: Page, static_url: str, served: tuple[str, Path]) -> None:
+    base = static_url if where == "static" else served[0]
+    for path in _page_kinds():
+        page = tab.open(base + path)
+        assert page.locator("main h1").count() >= 1, path
+    assert tab.errors == []
+
+
+def test_charts_render_on_the_run_page(tab: Page, static_url: str) -> None:
+    page = tab.open(static_url + f"runs/{_run_id('purpose-current.json')}/")
+    page.wait_for_selector(".chart-plot .main-svg", timeout=15000)
+    assert page.locator(".chart-plot .main-svg").count() >= 2
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_choosing_an_os_build_filters_rows_and_the_url_and_the_url_reopens_the_view(
+    where: str, tab: Page, static_url: str, served: tuple[str, Path]
+) -> None:
+    base = static_url if where == "static" else served[0]
+    page = tab.open(base + "runs/")
+    everything = _visible_rows(page)
+    page.select_option("#filter-os_build", "24A5264n")
+    if where == "serve":
+        with page.expect_navigation():
+            page.click(".filters button[type=submit]")
+    else:
+        page.wait_for_function("() => location.search.includes('os_build=24A5264n')")
+    filtered = _visible_rows(page)
+    assert "os_build=24A5264n" in page.url
+    assert 0 < len(filtered) < len(everything)
+    assert all("24A5264n" in row for row in filtered)
+    again = tab.open(page.url)
+    assert _visible_rows(again) == filtered
+    assert again.eval_on_selector("#filter-os_build", "s => s.value") == "24A5264n"
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_hostile_text_shows_literally_and_runs_nothing(where: str, tab: Page, static_url: str, served: tuple[str, Path]) -> None:
+    base = static_url if where == "static" else served[0]
+    run = _run_id("hostile-text.json")
+    for path in (f"runs/{run}/", f"runs/{run}/trials/task-capture/"):
+        page = tab.open(base + path)
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        text = page.inner_text("main")
+        assert "</script><script>alert(1)</script>" in text
+        assert "<img src=x onerror=alert(1)>" in text
+        assert "{{7*7}}" in text
+        assert page.locator("main img").count() == 0
+    assert tab.dialogs == []
+    assert tab.errors == []
+
+
+def test_screenshots_of_the_run_device_and_comparison_pages(tab: Page, static_url: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    pages = {"run": f"runs/{_run_id('purpose-current.json')}/", "device": "devices/iPhone18,1/", "compare": "compare/"}
+    for name, path in pages.items():
+        page = tab.open(static_url + path)
+        target = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(target), full_page=True)
+        assert target.stat().st_size > 10_000
+
+
+def test_a_file_dropped_into_the_watched_folder_appears_on_the_next_reload(tab: Page, served: tuple[str, Path]) -> None:
+    url, watch = served
+    data = (RUNS / "purpose-current.json").read_bytes().replace(b"18446744073709551615", b"424242", 1)
+    new_id = run_id_for(hashlib.sha256(data).hexdigest())
+    (watch / "dropped.json").write_bytes(data)
+    (watch / "broken.json").write_bytes(b'{"suite": "quick", ')
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        page = tab.open(url + "runs/")
+        if new_id in page.inner_text("#runs"):
+            break
+        time.sleep(1)
+    else:
+        raise AssertionError("the dropped run never appeared")
+    diagnostics = tab.open(url + "diagnostics/").inner_text("main")
+    assert "broken.json" in diagnostics and "invalid JSON" in diagnostics
