@@ -1,0 +1,219 @@
+"""OS-build regressions: consecutive builds compared, real changes listed, noise and invalid runs never."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from fmbench.ingest import ingest_paths
+from fmbench.regressions import (
+    BUILD_ORDER_RULE,
+    RegressionReport,
+    atom_feed,
+    comparison_path,
+    detect_regressions,
+)
+
+from testdata import DATA, FIXTURES
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def _load_builder() -> ModuleType:
+    name = "fmbench_compare_runbuilder"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+rb = _load_builder()
+BASE = rb.RunSpec()
+
+
+def day(n: int) -> datetime:
+    return datetime(2026, 11, n, 9, 0, tzinfo=UTC)
+
+
+def detect(tmp_path: Path, runs: dict[str, object], hand_edited: tuple[str, ...] = ()) -> RegressionReport:
+    folder = tmp_path / "runs"
+    for name, spec in runs.items():
+        rb.write_run(spec, folder, name, hand_edited=name in hand_edited)
+    report = ingest_paths([folder], tmp_path / "db.duckdb")
+    assert report.ok
+    return detect_regressions(tmp_path / "db.duckdb")
+
+
+def steps(report: RegressionReport) -> list[tuple[str, str, str]]:
+    return [(s.group.hardware_model, s.baseline_build, s.candidate_build) for s in report.steps]
+
+
+def test_a_slower_build_is_listed_as_a_regression_with_its_size_direction_and_verdict(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "a": BASE.but(build="24A100a", started=day(1)),
+        "b": BASE.but(build="24A200b", started=day(2), noise_seed=2),
+        "c": BASE.but(build="24A300c", started=day(3), noise_seed=2, ttft_offset=0.1),
+    })
+    assert steps(report) == [("iPhone18,1", "24A100a", "24A200b"), ("iPhone18,1", "24A200b", "24A300c")]
+    assert [s for s in report.changes if s.baseline_build == "24A100a"] == []
+    found = {(c.scenario.scenario_id, c.figure.key): c for c in report.regressions}
+    assert set(found) >= {("synthetic-throughput", "ttft_median"), ("task-capture", "ttft_median")}
+    change = found[("synthetic-throughput", "ttft_median")]
+    assert (change.baseline_build, change.candidate_build) == ("24A200b", "24A300c")
+    assert change.figure.delta == pytest.approx(0.1)
+    assert change.direction == "increased" and change.verdict == "worse" and change.is_regression
+    assert change.figure.better == "lower"
+    assert change.path == "compare/iPhone18,1/24A200b..24A300c/"
+    assert not change.exploratory
+    assert {c.figure.key for c in report.changes} <= {"ttft_median", "ttft_p90"}
+    payload = change.to_json()
+    assert payload["direction"] == "increased" and payload["verdict"] == "worse"
+    assert payload["figure"]["delta"] == pytest.approx(0.1)
+    assert "from 0.2" in payload["summary"] and "Lower is better, so this is worse" in payload["summary"]
+
+
+def test_a_faster_build_is_listed_as_an_improvement_not_a_regression(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "a": BASE.but(build="24A100a", started=day(1)),
+        "b": BASE.but(build="24A200b", started=day(2), tps_offset=8.0),
+    })
+    assert report.regressions == ()
+    assert {c.figure.key for c in report.improvements} >= {"tps_median"}
+    assert all(c.direction == "increased" and c.verdict == "better" for c in report.improvements)
+
+
+def test_builds_are_ordered_by_first_appearance_not_by_name(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "z-first": BASE.but(build="24Z900z", started=day(1)),
+        "a-second": BASE.but(build="24A100a", started=day(2), noise_seed=2),
+        "z-again": BASE.but(build="24Z900z", started=day(3), noise_seed=3),
+    })
+    assert steps(report) == [("iPhone18,1", "24Z900z", "24A100a")]
+    assert "first appearance" in BUILD_ORDER_RULE
+
+
+def test_invalid_runs_never_appear(tmp_path: Path) -> None:
+    report = detect(
+        tmp_path,
+        {
+            "a": BASE.but(build="24A100a", started=day(1)),
+            "b": BASE.but(build="24A200b", started=day(2), noise_seed=2),
+            "edited": BASE.but(build="24A300c", started=day(3), ttft_offset=0.3),
+        },
+        hand_edited=("edited",),
+    )
+    assert steps(report) == [("iPhone18,1", "24A100a", "24A200b")]
+    assert report.changes == ()
+
+
+def test_exploratory_runs_take_part_and_their_changes_are_flagged(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "a": BASE.but(build="24A100a", started=day(1)),
+        "b": BASE.but(build="24A200b", started=day(2), warmups=1, ttft_offset=0.1),
+    })
+    assert report.regressions
+    assert all(c.exploratory for c in report.regressions)
+    assert report.regressions[0].headline().startswith("Regression (exploratory): ")
+    assert any("exploratory" in caveat for caveat in report.regressions[0].caveats)
+
+
+def test_only_runs_of_one_configuration_and_os_generation_are_put_in_build_order(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "cold-a": BASE.but(build="24A100a", started=day(1)),
+        "warm-b": BASE.but(build="24A200b", started=day(2), session="warm"),
+        "os26": BASE.but(build="23B85", version="26.1", started=day(3)),
+        "cold-c": BASE.but(build="24A300c", started=day(4), noise_seed=2),
+        "mac": BASE.but(hardware="Mac17,2", system="macOS", build="26A5353q", started=day(5)),
+    })
+    assert steps(report) == [("iPhone18,1", "24A100a", "24A300c")]
+    assert report.steps[0].group.session_mode == "cold" and report.steps[0].group.os_generation == 27
+
+
+def test_the_atom_feed_is_valid_atom_with_stable_tag_ids_and_links_to_the_comparison_pages(tmp_path: Path) -> None:
+    odd = rb.Scenario("synthetic-throughput", "Throughput <b>&amp; \"friends\"</b>", "syntheticThroughput")
+    report = detect(tmp_path, {
+        "a": BASE.but(build="24A100a", started=day(1), scenarios=(odd,)),
+        "b": BASE.but(build="24A200b", started=day(2), scenarios=(odd,), ttft_offset=0.1),
+    })
+    generated = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+    xml = atom_feed(report.regressions, site_url="https://bench.example.org/fm/", generated_at=generated)
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?>\n')
+    root = ET.fromstring(xml)
+    assert root.tag == f"{ATOM}feed"
+    for required in ("id", "title", "updated", "author"):
+        assert root.find(f"{ATOM}{required}") is not None, required
+    assert root.findtext(f"{ATOM}updated") == "2026-11-20T12:00:00Z"
+    self_link = root.find(f"{ATOM}link[@rel='self']")
+    assert self_link is not None and self_link.get("href", "").startswith("https://bench.example.org/fm/")
+    entries = root.findall(f"{ATOM}entry")
+    assert len(entries) == len(report.regressions) >= 2
+    ids = [e.findtext(f"{ATOM}id") or "" for e in entries]
+    assert len(set(ids)) == len(ids)
+    assert all(re.match(r"^tag:bench\.example\.org,2026:fmbench/build-change/iPhone18,1/24A100a\.\.24A200b/", i)
+               for i in ids)
+    for e in entries:
+        for required in ("id", "title", "updated", "summary"):
+            assert e.find(f"{ATOM}{required}") is not None, required
+        link = e.find(f"{ATOM}link")
+        assert link is not None
+        assert link.get("href") == "https://bench.example.org/fm/compare/iPhone18,1/24A100a..24A200b/"
+        assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", e.findtext(f"{ATOM}updated") or "")
+    title = entries[0].findtext(f"{ATOM}title") or ""
+    assert 'Throughput <b>&amp; "friends"</b>' in title  # escaped in the XML, intact once parsed
+    assert "<b>" not in xml
+    # The same changes, detected again later, keep their ids.
+    again = atom_feed(detect_regressions(tmp_path / "db.duckdb").regressions,
+                      site_url="https://bench.example.org/fm", generated_at=datetime(2026, 12, 1, tzinfo=UTC))
+    assert [e.findtext(f"{ATOM}id") for e in ET.fromstring(again).findall(f"{ATOM}entry")] == ids
+
+
+def test_an_empty_feed_is_still_valid_and_the_site_url_must_be_absolute() -> None:
+    root = ET.fromstring(atom_feed([], site_url="https://bench.example.org", generated_at=datetime(2026, 11, 1)))
+    assert root.findall(f"{ATOM}entry") == [] and root.findtext(f"{ATOM}id", "").startswith("tag:bench.example.org,")
+    with pytest.raises(ValueError, match="absolute"):
+        atom_feed([], site_url="/fm/", generated_at=datetime(2026, 11, 1))
+
+
+def test_comparison_paths_follow_the_site_scheme() -> None:
+    assert comparison_path("Mac17,2", "26A5361b", "26A5378f") == "compare/Mac17,2/26A5361b..26A5378f/"
+
+
+def test_the_fixture_corpus_shows_the_planted_iphone_regression_and_not_the_mac_noise_pair(tmp_path: Path) -> None:
+    if not (FIXTURES / "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json").exists():
+        pytest.skip("the fixture corpus is not generated in this checkout")
+    report = ingest_paths([FIXTURES], tmp_path / "fixtures.duckdb")
+    assert report.count("ingested") > 0
+    found = detect_regressions(tmp_path / "fixtures.duckdb")
+    planted = {
+        (c.scenario.scenario_id, c.figure.key): c
+        for c in found.regressions
+        if (c.hardware_model, c.baseline_build, c.candidate_build) == ("iPhone18,1", "24A5256a", "24A5264n")
+    }
+    # fixtures/README.md: median TTFT 0.369 s -> 0.467 s, median tokens/s 40.8 -> 34.8, iPhone, on-device performance.
+    ttft = planted[("synthetic-throughput", "ttft_median")]
+    tps = planted[("synthetic-throughput", "tps_median")]
+    assert ttft.direction == "increased" and ttft.figure.relative_delta == pytest.approx(0.27, abs=0.02)
+    assert tps.direction == "decreased" and tps.figure.relative_delta == pytest.approx(-0.15, abs=0.02)
+    assert ttft.step.group.suite == "performance" and ttft.step.group.route == "onDevice"
+    assert not ttft.exploratory
+    # fixtures/README.md: the two Mac builds come from one distribution.
+    mac = [s for s in found.steps if (s.group.hardware_model, s.baseline_build, s.candidate_build)
+           == ("Mac17,2", "26A5361b", "26A5378f")]
+    assert len(mac) == 1 and mac[0].comparison is not None
+    assert [c for c in found.changes if c.step is mac[0]] == []
+    # Invalid runs never appear (the hand-edited iPad OS 26 file, the Simulator, the run with no build).
+    used = {r for s in found.steps if s.comparison for r in (*s.comparison.baseline.run_ids, *s.comparison.candidate.run_ids)}
+    assert used
+    assert not any(s.comparison and any(r.verdict == "invalid" for r in (*s.comparison.baseline.runs,
+                                                                         *s.comparison.candidate.runs))
+                   for s in found.steps)
