@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -53,16 +54,22 @@ def wait_for(url: str, timeout: float = 30.0) -> None:
 
 @contextmanager
 def process(args: list[str], url: str, cwd: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        wait_for(url)
-        yield proc
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(args, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            try:
+                wait_for(url)
+            except AssertionError:
+                log.seek(0)
+                raise AssertionError(f"{args[0]} did not start: {log.read().decode(errors='replace')[-2000:]}") from None
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 @contextmanager

@@ -162,6 +162,10 @@ def _delta_fmt(unit: str) -> Any:
 _TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange"}
 
 
+def _relative(v: float | None) -> str | None:
+    return None if v is None else f"{v * 100:+.1f}%"
+
+
 def _figure_table(cmp: Comparison, table_id: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
@@ -188,8 +192,8 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         Cell(fmt(f.baseline), reason="not recorded on the baseline"),
                         Cell(fmt(f.candidate), reason="not recorded on the candidate"),
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
-                        d.percent(f.relative_delta) if f.relative_delta is not None else Cell(None, reason="no relative delta"),
-                        Cell(interval, reason=f.note or "no interval"),
+                        Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
+                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval")),
                         Cell(f.verdict, tone=_TONE.get(f.verdict, "neutral"), title=f.note),
                     ]
                 )
@@ -427,7 +431,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
                     c.scenario.title,
                     f.label,
                     dfmt(f.delta),
-                    d.percent(f.relative_delta) if f.relative_delta is not None else Cell(None, reason="baseline is 0"),
+                    Cell(_relative(f.relative_delta), reason="baseline is 0"),
                     f"{dfmt(f.interval.low)} to {dfmt(f.interval.high)}" if f.interval else None,
                     Cell(f.verdict + (" (exploratory)" if c.exploratory else ""), tone=_TONE.get(f.verdict, "neutral")),
                 ],
