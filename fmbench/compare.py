@@ -420,7 +420,7 @@ class Comparison:
             )
             + ".",
             f"Medians and p90s: {stats.BOOTSTRAP_METHOD} over trials "
-            f"(at least {stats.resamples_for(self.figure_confidence)} resamples, fixed seed).",
+            "(computed exactly: the limit of infinitely many resamples, no random seed).",
             f"Task success and completed prompt pass: {stats.NEWCOMBE_METHOD}.",
             f"Mean constraint score: {stats.MEAN_METHOD}.",
             "Peak memory is a maximum: its change is shown, not tested.",
@@ -654,8 +654,6 @@ def _figure(
     *,
     speed_comparable: bool,
     confidence: float,
-    resamples: int,
-    seed: int,
 ) -> FigureComparison:
     vb, vc = b.value(f), c.value(f)
     common = {"key": f.key, "label": f.label, "unit": f.unit, "better": f.better, "baseline": vb, "candidate": vc}
@@ -677,7 +675,7 @@ def _figure(
         interval = stats.mean_difference(b.samples(f), c.samples(f), confidence=confidence)
     elif f.method == "quantile":
         interval = stats.bootstrap_quantile_difference(
-            b.samples(f), c.samples(f), f.q, confidence=confidence, resamples=resamples, seed=seed
+            b.samples(f), c.samples(f), f.q, confidence=confidence
         )
     if f.method == "none":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
@@ -717,8 +715,6 @@ def compare_selected(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
-    resamples: int = stats.DEFAULT_RESAMPLES,
-    seed: int = stats.DEFAULT_SEED,
 ) -> Comparison:
     """Compare two resolved sides (see :func:`fmbench.selection.select_side`)."""
     if baseline.rule != candidate.rule:
@@ -768,8 +764,7 @@ def compare_selected(
         if not b.present or not c.present:
             note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
         figures = tuple(
-            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence,
-                    resamples=resamples, seed=seed)
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence)
             for f in FIGURES
         )
         scenarios.append(

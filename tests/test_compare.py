@@ -21,6 +21,7 @@ from fmbench.cli import main
 from fmbench.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
 from fmbench.db import connect
 from fmbench.errors import FilterError, NotFoundError
+from fmbench.figures import nearest_rank
 from fmbench.ingest import ingest_paths
 from fmbench.selection import FILTER_KEYS, parse_filter, parse_side
 
@@ -514,22 +515,42 @@ def test_the_compare_command_exits_1_with_one_line_when_refused_or_given_a_bad_f
 # --- the statistics ---------------------------------------------------------------------------------------
 
 
-def test_one_beta_draw_has_the_distribution_of_resampling_sorting_and_taking_a_rank() -> None:
+def test_the_bootstrap_distribution_of_a_rank_is_the_binomial_one_resampling_produces() -> None:
     n, k, draws = 9, 5, 40_000
-    indices = stats._order_statistic_indices(n, k, draws, 123)
-    seen = Counter(indices)
-    for j in range(n):
-        # P(rank-k element of a resample is x[j]) = P(Bin(n, (j+1)/n) >= k) - P(Bin(n, j/n) >= k)
-        def at_least_k(p: float) -> float:
-            return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+    first, probabilities = stats.rank_distribution(n, k)
+    exact = dict(enumerate(probabilities, start=first))
 
-        exact = at_least_k((j + 1) / n) - at_least_k(j / n)
-        assert seen[j] / draws == pytest.approx(exact, abs=0.01)
-    # and the same, by brute force
+    def at_least_k(p: float) -> float:
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
     rng = random.Random(5)
     brute = Counter(sorted(rng.choices(range(n), k=n))[k - 1] for _ in range(draws))
     for j in range(n):
-        assert seen[j] / draws == pytest.approx(brute[j] / draws, abs=0.012)
+        # P(the rank-k value of a resample is x[j]) = P(Bin(n, (j+1)/n) >= k) - P(Bin(n, j/n) >= k)
+        assert exact.get(j, 0.0) == pytest.approx(at_least_k((j + 1) / n) - at_least_k(j / n), abs=1e-12)
+        assert brute[j] / draws == pytest.approx(exact.get(j, 0.0), abs=0.01)
+    assert sum(probabilities) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_exact_bootstrap_interval_is_what_many_resamples_converge_to() -> None:
+    rng = random.Random(3)
+    a = [round(rng.gauss(1.0, 0.2), 3) for _ in range(12)]
+    b = [round(rng.gauss(1.1, 0.2), 3) for _ in range(12)]
+    sampler = random.Random(1)
+    for q in (0.5, 0.9):
+        interval = stats.bootstrap_quantile_difference(a, b, q, confidence=0.8)
+        assert interval is not None
+        resampled = [
+            nearest_rank(sorted(sampler.choices(b, k=12)), q) - nearest_rank(sorted(sampler.choices(a, k=12)), q)
+            for _ in range(50_000)
+        ]
+        # The bounds are where the resampled differences' distribution crosses 10 % and 90 %.
+        below_low = sum(d < interval.low for d in resampled) / len(resampled)
+        upto_low = sum(d <= interval.low for d in resampled) / len(resampled)
+        below_high = sum(d < interval.high for d in resampled) / len(resampled)
+        upto_high = sum(d <= interval.high for d in resampled) / len(resampled)
+        assert below_low < 0.1 + 0.005 and upto_low > 0.1 - 0.005
+        assert below_high < 0.9 + 0.005 and upto_high > 0.9 - 0.005
 
 
 def test_the_median_interval_calls_noise_a_change_about_as_often_as_its_level_allows() -> None:
