@@ -238,18 +238,22 @@ def serve(db: Path | None, host: str, port: int, watch: Path | None) -> None:
 
 
 @main.command()
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("fmbench-demo.duckdb"),
-              show_default=True, help="The demo database (recreated from the bundled fixtures).")
+@DB_OPTION
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--no-serve", is_flag=True, help="Ingest and build, then stop.")
-def demo(db: Path, out: Path, host: str, port: int, no_serve: bool) -> None:
-    """The main job in one command: ingest the bundled fixtures into a fresh database, build, serve."""
+def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> None:
+    """The main job in one command: ingest the bundled fixtures into a fresh database, build, serve.
+
+    The database (the embedded default unless --db is given) is recreated, so the
+    demo refuses one that holds runs other than the bundled fixtures.
+    """
+    from fmbench.db import default_db_path
     from fmbench.demo import run_demo
 
     with user_errors():
-        run_demo(db, out, host=host, port=port, serve=not no_serve, echo=click.echo)
+        run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=click.echo)
 
 
 @main.command()

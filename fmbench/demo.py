@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.build import build_site
-from fmbench.ingest import ingest_paths
+from fmbench.errors import FmbenchError
+from fmbench.ingest import collect_run_files, ingest_paths
 
 
 def fixtures_dir() -> Path:
@@ -17,6 +18,30 @@ def fixtures_dir() -> Path:
 
 def replays_dir() -> Path:
     return Path(str(resources.files("fmbench.fixtures").joinpath("replays")))
+
+
+def _refuse_foreign(db: Path) -> None:
+    """The demo recreates its database: never one that holds runs of the user's own."""
+    if not db.exists():
+        return
+    import hashlib
+
+    import duckdb
+
+    bundled = {hashlib.sha256(p.read_bytes()).hexdigest() for p in collect_run_files([fixtures_dir()])[0]}
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            stored = {sha for (sha,) in con.execute("SELECT sha256 FROM sources").fetchall()}
+        finally:
+            con.close()
+    except duckdb.Error:
+        stored = {"(not an fmbench database)"}
+    if stored - bundled:
+        raise FmbenchError(
+            f"{db}: holds runs that are not the bundled fixtures, and the demo recreates its database; "
+            "pass --db with another file"
+        )
 
 
 def run_demo(
@@ -28,13 +53,11 @@ def run_demo(
     serve: bool = True,
     echo: Callable[[str], Any] = print,
 ) -> None:
+    _refuse_foreign(db)
     for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)
     report = ingest_paths([fixtures_dir()], db)
-    echo(
-        f"ingested {report.count('ingested')} bundled run files into {db} "
-        f"({report.count('error')} could not be read, as planted)"
-    )
+    echo(f"ingested {report.count('ingested')} bundled run files into {db}")
     for o in report.outcomes:
         if o.status == "error":
             echo(f"  {o.message}")
