@@ -21,3 +21,14 @@ def example_run() -> Path:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "test.duckdb"
+
+
+REPORTED: list[str] = []
+"""Figures tests measured and want shown at the end of the run (such as page sizes)."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if REPORTED:
+        terminalreporter.section("fmbench figures")
+        for line in REPORTED:
+            terminalreporter.write_line(line)
