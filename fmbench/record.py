@@ -21,7 +21,9 @@ from fmbench.models import (
     CheckResult,
     CurrentRun,
     Environment,
+    Failure,
     FinalState,
+    LegacyFailure,
     LegacyRun,
     Metrics,
     QuotaSnapshot,
@@ -222,6 +224,24 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes) -> RunRecord:
     return record
 
 
+def _failures(failures: list[Failure] | list[LegacyFailure]) -> list[FailureRecord]:
+    """Failures of either generation; the legacy one records no sample, tool calls or final state."""
+    return [
+        FailureRecord(
+            ordinal=i,
+            id=f.id,
+            scenario_id=f.scenarioID,
+            sample_id=getattr(f, "sampleID", None),
+            iteration=f.iteration,
+            kind=f.kind,
+            message=f.message,
+            tool_calls=getattr(f, "toolCalls", None),
+            final_state=getattr(f, "finalState", None),
+        )
+        for i, f in enumerate(failures)
+    ]
+
+
 def _from_current(doc: CurrentRun, file_name: str, sha: str, size: int) -> RunRecord:
     trials = [
         TrialRecord(
@@ -254,20 +274,7 @@ def _from_current(doc: CurrentRun, file_name: str, sha: str, size: int) -> RunRe
         )
         for i, t in enumerate(doc.trials)
     ]
-    failures = [
-        FailureRecord(
-            ordinal=i,
-            id=f.id,
-            scenario_id=f.scenarioID,
-            sample_id=f.sampleID,
-            iteration=f.iteration,
-            kind=f.kind,
-            message=f.message,
-            tool_calls=f.toolCalls,
-            final_state=f.finalState,
-        )
-        for i, f in enumerate(doc.failures)
-    ]
+    failures = _failures(doc.failures)
     return RunRecord(
         generation="current",
         file_name=file_name,
@@ -332,20 +339,7 @@ def _from_legacy(doc: LegacyRun, file_name: str, sha: str, size: int) -> RunReco
                 extra=extra,
             )
         )
-    failures = [
-        FailureRecord(
-            ordinal=i,
-            id=f.id,
-            scenario_id=f.scenarioID,
-            sample_id=None,
-            iteration=f.iteration,
-            kind=f.kind,
-            message=f.message,
-            tool_calls=None,
-            final_state=None,
-        )
-        for i, f in enumerate(doc.failures)
-    ]
+    failures = _failures(doc.failures)
     return RunRecord(
         generation="legacy",
         file_name=file_name,

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import ArtifactError, GateRuleError
-from .model import Evaluation, SummaryMetric, identity_label
+from .model import Evaluation, Identified, SummaryMetric
 from .reader import read_evaluation
 
 Direction = Literal["higher", "lower"]
@@ -74,7 +74,7 @@ _RULE = re.compile(
 
 
 @dataclass(frozen=True)
-class MetricDelta:
+class MetricDelta(Identified):
     """One summary metric present on both sides."""
 
     name: str
@@ -89,21 +89,9 @@ class MetricDelta:
     direction: Direction | None
     verdict: Verdict | None
 
-    @property
-    def identity(self) -> tuple[str, str | None, str | None, str | None, int]:
-        return (self.name, self.group, self.operation_type, self.source_metric, self.occurrence)
-
-    @property
-    def label(self) -> str:
-        return identity_label(*self.identity)
-
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "group": self.group,
-            "operation": self.operation_type,
-            "metric": self.source_metric,
-            "occurrence": self.occurrence,
+            **self.identity_dict(),
             "baseline": self.baseline,
             "candidate": self.candidate,
             "delta": self.delta,

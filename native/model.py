@@ -146,8 +146,35 @@ def identity_label(
     return text
 
 
+class Identified:
+    """Summary entries (and pairs of them) named by (name, group, operation, source metric, occurrence)."""
+
+    name: str
+    group: str | None
+    operation_type: str | None
+    source_metric: str | None
+    occurrence: int
+
+    @property
+    def identity(self) -> tuple[str, str | None, str | None, str | None, int]:
+        return (self.name, self.group, self.operation_type, self.source_metric, self.occurrence)
+
+    @property
+    def label(self) -> str:
+        return identity_label(*self.identity)
+
+    def identity_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "group": self.group,
+            "operation": self.operation_type,
+            "metric": self.source_metric,
+            "occurrence": self.occurrence,
+        }
+
+
 @dataclass(frozen=True)
-class SummaryMetric:
+class SummaryMetric(Identified):
     """One summary entry, identified by (name, group, operation, source metric, occurrence).
 
     ``occurrence`` counts the entries with the same other four parts that came
@@ -162,23 +189,8 @@ class SummaryMetric:
     value: float | None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def identity(self) -> tuple[str, str | None, str | None, str | None, int]:
-        return (self.name, self.group, self.operation_type, self.source_metric, self.occurrence)
-
-    @property
-    def label(self) -> str:
-        return identity_label(*self.identity)
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "group": self.group,
-            "operation": self.operation_type,
-            "metric": self.source_metric,
-            "occurrence": self.occurrence,
-            "value": self.value,
-        }
+        return {**self.identity_dict(), "value": self.value}
 
 
 @dataclass(frozen=True)
