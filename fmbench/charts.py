@@ -28,7 +28,6 @@ def _layout(x_title: str, y_title: str, *, horizontal: bool = False, height: int
         "xaxis": {"title": {"text": x_title}, "automargin": True},
         "yaxis": {"title": {"text": y_title}, "automargin": True},
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
-        "legend": {"orientation": "h", "y": -0.2},
         "hovermode": "closest",
     }
     if horizontal:

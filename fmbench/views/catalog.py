@@ -95,7 +95,7 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
             for r in found
         ],
     )
-    return DevicesPage("Devices", filter_form(site.con, site.url(urls.devices()), filters, fields=["os_build", "device", "route", "suite"]), table)
+    return DevicesPage("Devices", filter_form(site.con, site.url(urls.devices()), filters, fields=["os_build", "device", "route", "suite"], noun="devices"), table)
 
 
 def device_instances(site: SiteContext) -> list[dict[str, Any]]:
@@ -276,6 +276,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             filters,
             fields=["os_build", "route", "suite", "revision", "verdict"],
             scope=(scope, [key]),
+            noun="rows",
         ),
         runs=runs_table(found, site.url, "device-runs", f"Runs on {name}"),
         sections=sections,
@@ -447,6 +448,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
             site.url(urls.scenario(scenario_id)),
             filters,
             scope=("r.run_id IN (SELECT run_id FROM scenario_figures WHERE scenario_id = ?)", [scenario_id]),
+            noun="runs",
         ),
         on_device=_scenario_table(site, on_device, "scenario-on-device", "On-device runs of this workload"),
         pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),

@@ -384,7 +384,7 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
     return CompareIndexPage(
         "Compare OS builds",
         filter_form(site.con, site.url(urls.compare_index()), filters, fields=["os_build", "device", "route", "suite"],
-                    scope=("r.verdict <> 'invalid'", [])),
+                    scope=("r.verdict <> 'invalid'", []), noun="comparisons"),
         Table(
             "comparisons",
             "Baseline → candidate OS builds per device, for every configuration measured on both",
@@ -463,7 +463,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
     return RegressionsPage(
         title="Regressions between OS builds",
         filters=filter_form(site.con, site.url(urls.regressions()), filters, fields=["device"],
-                            scope=("r.verdict <> 'invalid'", [])),
+                            scope=("r.verdict <> 'invalid'", []), noun="rows"),
         regressions=Table("regressions", "Regressions: changes for the worse whose interval excludes zero", _CHANGE_COLUMNS,
                           _change_rows(site, report.regressions, filters), "No regression detected."),
         improvements=Table("improvements", "Improvements: changes for the better whose interval excludes zero", _CHANGE_COLUMNS,

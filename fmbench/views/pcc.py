@@ -153,6 +153,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
             filters,
             fields=["os_build", "device", "suite", "revision", "verdict"],
             scope=("r.route = 'privateCloudCompute'", []),
+            noun="rows",
         ),
         availability=Table(
             "pcc-runs",
