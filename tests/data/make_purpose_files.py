@@ -226,7 +226,18 @@ PAYLOADS = [
     "line\u2028sep\u2029para",
     "<!--<script>",
     "\u202eevil\u202c",
+    "<script>window.__fmbenchInjected = 'script'</script>",
+    "<img src=x onerror=\"window.__fmbenchInjected = 'img'\">",
+    "\"><svg onload=alert(2)>",
+    "</pre></textarea></title><script>alert(3)</script>",
+    "javascript:alert(4)",
+    "nul\x00byte",
+    "' OR 1=1 --",
 ]
+"""Markup, template syntax, script break-outs and odd characters a page must show as text."""
+
+BIG = "BIG<" + "<i>&</i>" * 2**17 + ">END"
+"""A response of 1 MiB (and a few bytes) of markup, shown whole and literally."""
 
 
 def hostile_run() -> dict:
@@ -234,20 +245,51 @@ def hostile_run() -> dict:
     doc = purpose_run()
     p = " | ".join(PAYLOADS)
     doc["environment"]["deviceName"] = f"iPhone {PAYLOADS[1]}"
+    doc[PAYLOADS[0]] = p  # an unknown key is kept and named on the run page
     for t in doc["trials"]:
         t["environment"]["deviceName"] = doc["environment"]["deviceName"]
         t["response"] = f"Answer {p}"
         t["sample"]["prompt"] = f"Prompt {p}"
         t["scenarioTitle"] = f"{t['scenarioTitle']} {PAYLOADS[0]}"
+        t["fallbackReason"] = f"Fallback {p}"
+        if t["sample"].get("safetyExpectation"):
+            t["safetyDetail"] = f"Safety {p}"
         for c in t["grade"]["checks"]:
             c["label"] = f"{c['label']} {PAYLOADS[1]}"
-            c["detail"] = f"detail {PAYLOADS[2]}"
+            c["detail"] = f"detail {PAYLOADS[2]} {p}"
     capture = doc["trials"][0]
-    capture["toolCalls"] = [{"arguments": {"title": {"string": {"_0": p}}}, "name": "createReminder"}]
-    capture["finalState"] = {"values": {"reminders.latest.title": {"string": {"_0": p}}}}
+    capture["toolCalls"] = [
+        {"arguments": {"title": {"string": {"_0": p}}, PAYLOADS[1]: {"string": {"_0": PAYLOADS[0]}}},
+         "name": f"createReminder{PAYLOADS[0]}"}
+    ]
+    capture["finalState"] = {
+        "values": {"reminders.latest.title": {"string": {"_0": p}}, PAYLOADS[1]: {"string": {"_0": p}}}
+    }
+    doc["trials"][3]["response"] = f"Answer {p} {BIG}"
     doc["failures"][0]["message"] = f"Failure {p}"
+    doc["failures"][1]["message"] = f"Warmup failure {p}"
     doc["summaries"] = summaries(doc)
     return doc
+
+
+def _yaml_text(value: str) -> str:
+    """A YAML double-quoted scalar; JSON escapes (\\u0000, \\u2028) are YAML escapes too."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def hostile_sidecar() -> str:
+    """Operator annotations holding the same payloads: every one is shown on the run page."""
+    p = " | ".join(PAYLOADS)
+    return (
+        f"connection: {_yaml_text('wifi ' + PAYLOADS[2])}\n"
+        f"location: {_yaml_text(PAYLOADS[0] + ' ' + p)}\n"
+        f"entitlement: {_yaml_text('present: ' + p)}\n"
+        f"note: {_yaml_text('Note with ' + PAYLOADS[1] + ' and ' + PAYLOADS[3] + chr(10) + p)}\n"
+        "corrections:\n"
+        "  - field: environment.deviceName\n"
+        f"    value: {_yaml_text('Corrected ' + p)}\n"
+        f"    reason: {_yaml_text('Because ' + p)}\n"
+    )
 
 
 def main() -> None:
@@ -264,10 +306,7 @@ def main() -> None:
     (runs / "purpose-declares-more-repetitions.json").write_text(swift_json(short), encoding="utf-8")
 
     (runs / "hostile-text.json").write_text(swift_json(hostile_run()), encoding="utf-8")
-    (runs / "hostile-text.meta.yaml").write_text(
-        "connection: wifi\nlocation: \"<script>alert(1)</script>\"\nnote: |\n  Note with <img src=x onerror=alert(1)> and {{7*7}}\n",
-        encoding="utf-8",
-    )
+    (runs / "hostile-text.meta.yaml").write_text(hostile_sidecar(), encoding="utf-8")
 
     text = swift_json(doc)
     (bad / "truncated.json").write_text(text[: len(text) // 2], encoding="utf-8")
