@@ -46,7 +46,8 @@ def _run_file(path: Path) -> Path | None:
 
 def ingest_in_child(paths: list[Path], db: Path) -> list[dict[str, Any]]:
     result = subprocess.run(
-        [sys.executable, "-m", "fmbench", "ingest", "--db", str(db), "--json", *map(str, paths)],
+        # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
+        [sys.executable, "-P", "-m", "fmbench", "ingest", "--db", str(db), "--json", *map(str, paths)],
         capture_output=True,
         text=True,
         check=False,

@@ -113,7 +113,7 @@ def test_an_ingest_killed_mid_file_leaves_earlier_files_whole_and_no_trace_of_th
     shutil.copy(RUNS / "purpose-hand-edited.json", batch / "b-second.json")
     env = dict(os.environ, FMBENCH_TEST_KILL_AT="b-second.json:check_results")
     code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
-    result = subprocess.run([sys.executable, "-c", code, str(batch), str(db_path)], env=env, check=False)
+    result = subprocess.run([sys.executable, "-P", "-c", code, str(batch), str(db_path)], env=env, check=False)
     assert result.returncode == -9
     with connect(db_path, read_only=True) as con:
         assert con.execute("SELECT file_name FROM runs").fetchall() == [("a-first.json",)]
