@@ -8,6 +8,7 @@ is refused with a message that says to upgrade.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -21,8 +22,14 @@ import duckdb
 
 from fmbench.errors import DatabaseBusyError, DatabaseError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: readers and writers meet only DuckDB's own lock
+    fcntl = None  # type: ignore[assignment]
+
 DEFAULT_DB = "fmbench.duckdb"
 ENV_DB = "FMBENCH_DB"
+WRITER_SUFFIX = ".writer"
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -64,11 +71,99 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text or "being used by another process" in text or "conflicting" in text
 
 
+def writer_intent_path(db_path: Path) -> Path:
+    """The file a writer holds locked beside the database while it waits for it and writes."""
+    return db_path.with_name(db_path.name + WRITER_SUFFIX)
+
+
+_intent_marks: dict[Path, int] = {}
+"""Databases this process writes, with the intent file's time when it took it."""
+
+
+def writer_waiting(db_path: Path) -> bool:
+    """True while another process writes the database or waits to; it is also told a reader waits.
+
+    DuckDB lets one writing process or many reading ones open a file. Readers
+    that keep opening it would starve a writer, so a writer first takes an
+    advisory lock on ``<db>.writer`` and readers stop opening the database
+    while that lock is held (the lock dies with its process: nothing stale).
+    A waiting reader touches the file, which is how the writer knows to step
+    aside between run files (:func:`readers_waiting`).
+    """
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(writer_intent_path(db_path), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.utime(fd)
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def readers_waiting(db_path: str | os.PathLike[str] | None) -> bool:
+    """True when a reader has asked for the database this process is writing since it took it."""
+    path = default_db_path(db_path)
+    mark = _intent_marks.get(path)
+    if mark is None:
+        return False
+    try:
+        return os.stat(writer_intent_path(path)).st_mtime_ns != mark
+    except OSError:
+        return False
+
+
+@contextmanager
+def _writer_intent(path: Path, wait: float) -> Iterator[None]:
+    """Hold ``<db>.writer`` locked for as long as this writer waits for and holds the database."""
+    if fcntl is None:
+        yield
+        return
+    intent = writer_intent_path(path)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(intent, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # a read-only folder: no announcement, DuckDB's own lock still applies
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(intent).st_ino:
+                break  # ours, and still the file at that name (the last holder removes it)
+        except OSError:
+            pass
+        os.close(fd)
+        if time.monotonic() >= deadline:
+            raise DatabaseBusyError(
+                f"{path}: the database is in use by another fmbench process; try again in a moment"
+            )
+        time.sleep(0.02)
+    _intent_marks[path] = os.fstat(fd).st_mtime_ns
+    try:
+        yield
+    finally:
+        _intent_marks.pop(path, None)
+        with contextlib.suppress(OSError):
+            os.unlink(intent)
+        os.close(fd)
+
+
 def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:
         try:
+            if read_only and writer_waiting(path):
+                raise duckdb.IOException("Could not set lock on file: a writer is waiting")
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
@@ -78,7 +173,7 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
                     f"{path}: the database is in use by another fmbench process; try again in a moment"
                 ) from None
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            delay = min(delay * 2, 0.1)
         except duckdb.Error as exc:
             raise DatabaseError(
                 f"{path}: not a DuckDB database fmbench can open ({exc}); point --db at another file"
@@ -156,12 +251,13 @@ def connect(
     db_path = default_db_path(path)
     if read_only and not db_path.exists():
         raise DatabaseError(f"{db_path}: no such database; run `fmbench ingest PATH...` first")
-    con = _open(db_path, read_only, wait)
-    try:
-        if read_only:
-            check_version(con, db_path)
-        else:
-            migrate(con, db_path)
-        yield con
-    finally:
-        con.close()
+    with contextlib.nullcontext() if read_only else _writer_intent(db_path, wait):
+        con = _open(db_path, read_only, wait)
+        try:
+            if read_only:
+                check_version(con, db_path)
+            else:
+                migrate(con, db_path)
+            yield con
+        finally:
+            con.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ import pyarrow as pa
 
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import is_sidecar
-from fmbench.db import connect
+from fmbench.db import connect, readers_waiting
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
 from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES
@@ -32,6 +33,8 @@ from . import rows as R
 Status = Literal["ingested", "duplicate", "updated", "error"]
 
 RUN_SUFFIXES = (".json",)
+READER_WINDOW_SECONDS = 0.25
+"""How long a batch steps aside, between two files, when ``serve``'s readers are waiting."""
 _NOT_RUNS = frozenset({"manifest.json", "package.json"})
 
 
@@ -256,12 +259,20 @@ def ingest_paths(
     registry = registry or load_registry()
     files, report_missing = collect_run_files(paths)
     report = IngestReport(list(report_missing))
-    with connect(db) as con:
-        writer = _Writer(con)
-        for i, path in enumerate(files):
-            report.outcomes.append(ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer))
-            if progress:
-                progress(i + 1, len(files), path.name)
-        relink(con)
-        con.execute("CHECKPOINT")
-    return report
+    done = 0
+    while True:
+        with connect(db) as con:
+            writer = _Writer(con)
+            while done < len(files):
+                path = files[done]
+                report.outcomes.append(ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer))
+                done += 1
+                if progress:
+                    progress(done, len(files), path.name)
+                if done < len(files) and readers_waiting(db):
+                    break  # let `serve`'s readers in between two files, then carry on
+            else:
+                relink(con)
+                con.execute("CHECKPOINT")
+                return report
+        time.sleep(READER_WINDOW_SECONDS)
