@@ -65,6 +65,44 @@ def _read_manifest(out: Path) -> dict[str, str]:
     return files if isinstance(files, dict) else {}
 
 
+def _test_kill(stage: str) -> None:
+    """Crash-safety test hook: ``FMBENCH_TEST_BUILD_KILL_AT=<stage>`` kills the build there.
+
+    ``render``: after three files are rendered; ``staging``: with every file in
+    the staging folder but no manifest yet; ``swap``: between the two renames.
+    """
+    if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == stage:
+        os.kill(os.getpid(), 9)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def recover_killed_builds(out_dir: Path) -> None:
+    """Clear what a killed build left beside ``out_dir``: staging folders, and a retired site.
+
+    A build killed between its two renames leaves no output and the previous
+    site as ``.<out>.previous-<pid>``: that site is put back. Folders of builds
+    still running (their process is alive) are left alone.
+    """
+    for prefix in (f".{out_dir.name}.previous-", f".{out_dir.name}.staging-"):
+        for leftover in sorted(out_dir.parent.glob(f"{prefix}*")):
+            pid = leftover.name.removeprefix(prefix)
+            if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+                continue
+            if prefix.endswith("previous-") and not out_dir.exists():
+                leftover.rename(out_dir)
+            else:
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
 def render_all(
     db: str | os.PathLike[str] | None, base_url: str, registry: Registry | None = None
 ) -> tuple[dict[str, bytes], BuildReport]:
@@ -78,6 +116,8 @@ def render_all(
         for path, kind, params in everything(site):
             if fail_after and report.pages + report.data_files >= fail_after:
                 raise BuildError(f"build interrupted after {fail_after} files (test hook)")
+            if report.pages + report.data_files == 3:
+                _test_kill("render")
             if isinstance(kind, PageKind):
                 content = render_page(site, kind, Filters.none(), **params).encode("utf-8")
                 report.pages += 1
@@ -104,6 +144,7 @@ def build_site(
     """Build the whole site into ``out``; the previous site stays intact if anything fails."""
     started = time.perf_counter()
     out_dir = Path(out)
+    recover_killed_builds(out_dir)
     files, report = render_all(db, base_url, registry)
     report.out = out_dir
     hashes = {path: hashlib.sha256(content).hexdigest() for path, content in files.items()}
@@ -126,6 +167,7 @@ def build_site(
                 os.link(unchanged, target)  # same bytes: keep the file (and its time) as it is
             else:
                 target.write_bytes(content)
+        _test_kill("staging")
         manifest = {"format": MANIFEST_FORMAT, "files": hashes}
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True), encoding="utf-8")
         _swap(staging, out_dir)
@@ -148,6 +190,7 @@ def _swap(staging: Path, out_dir: Path) -> None:
     retired = out_dir.with_name(f".{out_dir.name}.previous-{os.getpid()}")
     out_dir.rename(retired)
     try:
+        _test_kill("swap")
         staging.rename(out_dir)
     except BaseException:
         retired.rename(out_dir)
