@@ -35,7 +35,7 @@ def _leftovers(out: Path) -> list[str]:
 
 def _killed_build(db: Path, out: Path, stage: str) -> None:
     env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT=stage)
-    result = subprocess.run([sys.executable, "-c", _BUILD, str(db), str(out), "/other/"], env=env, check=False)
+    result = subprocess.run([sys.executable, "-P", "-c", _BUILD, str(db), str(out), "/other/"], env=env, check=False)
     assert result.returncode == -9, f"the build was not killed at {stage}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
-from fmbench.ingest import ingest_paths
+from fmbench.ingest import CHILD_TABLES, ingest_paths
 
 from testdata import BAD, RUNS
 
@@ -104,21 +105,50 @@ def test_a_database_from_a_newer_fmbench_is_refused_with_a_message_to_upgrade(db
         pass
 
 
-def test_an_ingest_killed_mid_file_leaves_earlier_files_whole_and_no_trace_of_the_interrupted_one(
-    tmp_path: Path, db_path: Path
-) -> None:
-    batch = tmp_path / "batch"
+STAGES = ("sources", "runs", *CHILD_TABLES)
+"""Every point the ingest's test hook can kill at: after each table of a run is written."""
+
+
+def _every_table_count(db: Path) -> dict[str, int]:
+    with connect(db, read_only=True) as con:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sources", "runs", *CHILD_TABLES)}
+
+
+@pytest.fixture(scope="module")
+def kill_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int], dict[str, int]]:
+    """A good first file and a second one with rows for every table; the counts after each lands."""
+    root = tmp_path_factory.mktemp("kill")
+    batch = root / "batch"
     batch.mkdir()
     shutil.copy(RUNS / "purpose-current.json", batch / "a-first.json")
-    shutil.copy(RUNS / "purpose-hand-edited.json", batch / "b-second.json")
-    env = dict(os.environ, FMBENCH_TEST_KILL_AT="b-second.json:check_results")
+    doc = json.loads((RUNS / "purpose-current.json").read_bytes())
+    doc["trials"][0]["toolCalls"] = [{"name": "createReminder", "arguments": {"title": {"string": {"_0": "x"}}}}]
+    doc["trials"][0]["finalState"] = {"values": {"reminders.count": {"integer": {"_0": 1}}}}
+    doc["summaries"][0]["promptPassRate"] = 1  # a stored summary that disagrees: a mismatch row
+    (batch / "b-second.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    (batch / "b-second.meta.yaml").write_text("connection: wifi\nnote: second\n", encoding="utf-8")
+    first = root / "first.duckdb"
+    assert ingest_paths([batch / "a-first.json"], first).ok
+    both = root / "both.duckdb"
+    assert ingest_paths([batch], both).ok
+    after_first, after_both = _every_table_count(first), _every_table_count(both)
+    assert all(after_both[t] > after_first[t] for t in after_both), "the second file must write every table"
+    return batch, after_first, after_both
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_an_ingest_killed_at_any_stage_leaves_earlier_files_whole_no_trace_of_the_interrupted_one_and_reruns_clean(
+    tmp_path: Path, kill_batch: tuple[Path, dict[str, int], dict[str, int]], stage: str
+) -> None:
+    batch, after_first, after_both = kill_batch
+    db = tmp_path / "killed.duckdb"
+    env = dict(os.environ, FMBENCH_TEST_KILL_AT=f"b-second.json:{stage}")
     code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
-    result = subprocess.run([sys.executable, "-P", "-c", code, str(batch), str(db_path)], env=env, check=False)
-    assert result.returncode == -9
-    with connect(db_path, read_only=True) as con:
+    result = subprocess.run([sys.executable, "-P", "-c", code, str(batch), str(db)], env=env, check=False)
+    assert result.returncode == -9, f"not killed at {stage}"
+    with connect(db, read_only=True) as con:  # still openable, at the current schema version
         assert con.execute("SELECT file_name FROM runs").fetchall() == [("a-first.json",)]
-        assert con.execute("SELECT count(*) FROM trials").fetchone() == (10,)
-        assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
-    again = ingest_paths([batch], db_path)
+    assert _every_table_count(db) == after_first
+    again = ingest_paths([batch], db)
     assert [o.status for o in again.outcomes] == ["duplicate", "ingested"]
-    assert _count(db_path, "runs") == 2
+    assert _every_table_count(db) == after_both
