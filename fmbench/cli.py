@@ -285,6 +285,37 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
         click.echo(result.to_text())
 
 
+@main.command()
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
+def verify(db: Path | None, as_json: bool) -> None:
+    """Check the database against the originals it keeps: every source's SHA-256, every run's
+    figures and verdict recomputed. Prints every difference; exits 1 if there is any.
+    """
+    from fmbench.verify import verify_database
+
+    with user_errors():
+        report = verify_database(db)
+    click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if as_json else report.describe())
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
+@DB_OPTION
+@click.option("--originals", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write every original run file (and sidecar) into this folder, byte-identical.")
+def export(db: Path | None, originals: Path | None) -> None:
+    """Export what the database holds."""
+    if originals is None:
+        raise click.UsageError("say what to export: --originals DIR")
+    from fmbench.verify import export_originals
+
+    with user_errors():
+        written = export_originals(db, originals)
+    click.echo(f"{len(written)} original file(s) written to {originals}")
+
+
 def _attach_groups() -> None:
     from fmbench.native.cli import native
 
