@@ -23,6 +23,13 @@ from fmbench import __version__
 PLOTLY_ASSET = "plotly.min.js"
 
 
+def visible_text(value: Any) -> Any:
+    """Every printed value: a NUL character, which HTML drops without a trace, shows as U+FFFD."""
+    if isinstance(value, str) and "\x00" in value:
+        return value.replace("\x00", "\ufffd")
+    return value
+
+
 def assets_dir() -> Path:
     return Path(str(resources.files("fmbench.site").joinpath("assets")))
 
@@ -67,6 +74,7 @@ class Renderer:
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
             autoescape=True,
+            finalize=visible_text,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,

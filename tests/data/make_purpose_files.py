@@ -258,6 +258,7 @@ def hostile_run() -> dict:
             c["label"] = f"{c['label']} {PAYLOADS[1]}"
             c["detail"] = f"detail {PAYLOADS[2]} {p}"
     capture = doc["trials"][0]
+    capture["usedFallback"] = True  # so the page shows its fallback reason
     capture["toolCalls"] = [
         {"arguments": {"title": {"string": {"_0": p}}, PAYLOADS[1]: {"string": {"_0": PAYLOADS[0]}}},
          "name": f"createReminder{PAYLOADS[0]}"}
