@@ -16,9 +16,14 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 UINT64_MAX = 2**64 - 1
+COUNT_MAX = 2**31 - 1
+"""Counts, iterations and sizes are stored as 32-bit integers: far beyond any real run."""
+MEASUREMENT_MAX = 1e15
+"""No duration (31 million years in seconds) or rate is this large; below it every figure stays finite."""
 
-Seconds = Annotated[float, Field(ge=0)]
-Count = Annotated[int, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0, le=MEASUREMENT_MAX)]
+Rate = Annotated[float, Field(ge=0, le=MEASUREMENT_MAX)]
+Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]
 UInt64 = Annotated[int, Field(ge=0, le=UINT64_MAX)]
 
 
@@ -95,13 +100,13 @@ class Metrics(_Model):
     outputTokenCount: Count | None = None
     firstStreamUpdateTokenCount: Count | None = None
     tokenCountSource: str | None = None
-    outputTokensPerSecond: Annotated[float, Field(ge=0)] | None = None
-    outputCharactersPerSecond: Annotated[float, Field(ge=0)] | None = None
+    outputTokensPerSecond: Rate | None = None
+    outputCharactersPerSecond: Rate | None = None
     streamUpdateCount: Count | None = None
     maximumStreamUpdateGap: Seconds | None = None
     reasoningTokenCount: Count | None = None
     contextSize: Count | None = None
-    contextUtilization: Annotated[float, Field(ge=0)] | None = None
+    contextUtilization: Rate | None = None
     startingResidentMemoryBytes: UInt64 | None = None
     peakObservedResidentMemoryBytes: UInt64 | None = None
     endingResidentMemoryBytes: UInt64 | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +18,14 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from fmbench.errors import Problem, RunFileError
-from fmbench.models import CurrentRun, LegacyRun, RunDocument
+from fmbench.models import (
+    COUNT_MAX,
+    MEASUREMENT_MAX,
+    UINT64_MAX,
+    CurrentRun,
+    LegacyRun,
+    RunDocument,
+)
 
 Generation = Literal["current", "legacy"]
 
@@ -69,13 +77,32 @@ def _clean_loc(loc: Sequence[int | str]) -> list[int | str]:
     return [p for p in loc if not (isinstance(p, str) and ("[" in p and "]" in p))]
 
 
+_LIMITS = {
+    UINT64_MAX: " (an unsigned 64-bit value)",
+    COUNT_MAX: " (a count fmbench stores in 32 bits)",
+    MEASUREMENT_MAX: " (no real duration or rate is that large)",
+}
+
+
+def _shown(value: Any) -> str:
+    """A found value for a message: short, and never a failure itself (Python will not print huge integers)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "a number too long to show"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _describe(error: Any) -> str:
     kind = error["type"]
     if kind in ("greater_than_equal", "less_than_equal"):
         ctx = error.get("ctx", {})
+        found = _shown(error.get("input"))
         if "ge" in ctx:
-            return f"must be at least {ctx['ge']}, found {error.get('input')!r}"
-        return f"must be at most {ctx['le']} (an unsigned 64-bit value), found {error.get('input')!r}"
+            return f"must be at least {ctx['ge']}, found {found}"
+        limit = ctx["le"]
+        shown = f"{limit:.0e}" if isinstance(limit, float) else str(limit)
+        return f"must be at most {shown}{_LIMITS.get(limit, '')}, found {found}"
     if kind == "value_error":
         return str(error["msg"]).removeprefix("Value error, ")
     message = _MESSAGES.get(kind, str(error["msg"]).rstrip("."))
@@ -88,7 +115,7 @@ def _describe(error: Any) -> str:
     return message
 
 
-def _json_problem(data: bytes) -> Problem:
+def _json_problem(data: bytes, parser_says: str = "") -> Problem:
     """Locate broken JSON by line and column, the way an editor would."""
     try:
         text = data.decode("utf-8")
@@ -100,6 +127,11 @@ def _json_problem(data: bytes) -> Problem:
         return Problem(f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}")
     except RecursionError:
         return Problem("(top level)", "invalid JSON: nested too deeply")
+    except ValueError:  # a number too long for Python to convert; the validator's own words say where
+        pass
+    found = re.search(r"^(.*) at line (\d+) column (\d+)$", parser_says)
+    if found:
+        return Problem(f"line {found.group(2)}, column {found.group(3)}", f"invalid JSON: {found.group(1)}")
     return Problem("(top level)", "invalid JSON")
 
 
@@ -158,8 +190,9 @@ def parse_run(data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
 
 def _problems(exc: ValidationError, data: bytes) -> list[Problem]:
     errors = exc.errors(include_url=False)
-    if any(e["type"] == "json_invalid" for e in errors):
-        return [_json_problem(data)]
+    invalid = [e for e in errors if e["type"] == "json_invalid"]
+    if invalid:
+        return [_json_problem(data, str((invalid[0].get("ctx") or {}).get("error", "")))]
     root_type = [e for e in errors if not e["loc"] and e["type"] in ("model_type", "model_attributes_type")]
     missing_top = {e["loc"][0] for e in errors if e["type"] == "missing" and len(e["loc"]) == 1}
     if root_type or len(missing_top.intersection(_TOP_LEVEL_KEYS)) >= 3:
