@@ -19,7 +19,7 @@ from sitebuild import purpose_db
 from testdata import REPO
 
 READERS = 8
-REQUESTS = 200
+REQUESTS = 160
 PATHS = ("", "runs/", "devices/", "scenarios/", "pcc/", "compare/", "api/runs", "data/runs.json")
 
 

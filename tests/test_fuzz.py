@@ -19,7 +19,7 @@ from testdata import BAD, REPO, RUNS
 pytest.importorskip("atheris", reason="atheris has wheels for x86-64 Linux only (the test extra installs it there)")
 
 HARNESS = REPO / "tests" / "fuzz" / "fuzz_run_reader.py"
-SECONDS = 10
+SECONDS = 6
 
 
 def test_a_time_boxed_fuzz_of_the_run_file_reader_lets_only_run_file_errors_escape(tmp_path: Path) -> None:
@@ -40,4 +40,4 @@ def test_a_time_boxed_fuzz_of_the_run_file_reader_lets_only_run_file_errors_esca
     assert "Done " in result.stderr and " runs in " in result.stderr, log
     assert not list(tmp_path.glob("crash-*")) and not list(tmp_path.glob("timeout-*")), log
     runs = int(result.stderr.rsplit("Done ", 1)[1].split(" runs", 1)[0])
-    assert runs > 1000, log
+    assert runs > 500, log

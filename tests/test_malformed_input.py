@@ -227,7 +227,7 @@ def assert_refused_properly(exc: RunFileError, name: str) -> None:
 # --- the properties -------------------------------------------------------------------------------
 
 
-@bounded(150)
+@bounded(100)
 @given(st.binary(max_size=600) | st.builds(lambda n, b: (RUNS / "purpose-current.json").read_bytes()[:n] + b,
                                            st.integers(0, 24_000), st.binary(max_size=8)))
 def test_arbitrary_bytes_are_read_or_refused_with_a_run_file_error(data: bytes) -> None:
@@ -237,7 +237,7 @@ def test_arbitrary_bytes_are_read_or_refused_with_a_run_file_error(data: bytes) 
         assert_refused_properly(exc, "bytes.json")
 
 
-@bounded(150)
+@bounded(100)
 @given(JSON_VALUES)
 def test_arbitrary_json_is_read_or_refused_with_a_run_file_error(value: Any) -> None:
     data = json.dumps(value).encode("utf-8")
@@ -249,7 +249,7 @@ def test_arbitrary_json_is_read_or_refused_with_a_run_file_error(value: Any) -> 
         assert _finite_everywhere(analysis)
 
 
-@bounded(250)
+@bounded(150)
 @given(mutated_runs())
 def test_a_mutated_run_file_is_refused_with_its_place_or_read_with_figures_that_match_the_json(
     case: tuple[str, bytes],
@@ -282,7 +282,7 @@ def _counts(db: Path) -> dict[str, int]:
         return {t: int(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in TABLES}
 
 
-@bounded(40)
+@bounded(30)
 @given(mutated_runs())
 def test_validate_and_ingest_of_a_mutated_file_agree_and_a_refused_file_leaves_no_row_in_any_table(
     ingest_db: tuple[Path, Path], case: tuple[str, bytes]
