@@ -16,7 +16,6 @@ from fmbench.db import connect, writer_intent_path
 
 from browser_support import fmbench_server
 from sitebuild import purpose_db
-from testdata import REPO
 
 READERS = 8
 REQUESTS = 160
@@ -24,11 +23,8 @@ PATHS = ("", "runs/", "devices/", "scenarios/", "pcc/", "compare/", "api/runs", 
 
 
 def _generate(out: Path, runs: int) -> list[Path]:
-    sys.path.insert(0, str(REPO))
-    try:
-        from fixtures.generate import generate_large_corpus
-    finally:
-        sys.path.remove(str(REPO))
+    from fmbench.fixtures.generate import generate_large_corpus
+
     return generate_large_corpus(out, runs=runs, trials_per_run=100, legacy_runs=0)
 
 
