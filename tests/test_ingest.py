@@ -136,16 +136,32 @@ def kill_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     return batch, after_first, after_both
 
 
+@pytest.fixture(scope="module")
+def killed(kill_batch: tuple[Path, dict[str, int], dict[str, int]], tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
+    """One ingest of the batch per stage, each SIGKILLed there by the test hook (four at a time)."""
+    batch = kill_batch[0]
+    root = tmp_path_factory.mktemp("killed")
+    code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
+    done: dict[str, tuple[Path, int]] = {}
+    for i in range(0, len(STAGES), 4):
+        running = {
+            stage: subprocess.Popen(
+                [sys.executable, "-P", "-c", code, str(batch), str(root / f"{stage}.duckdb")],
+                env=dict(os.environ, FMBENCH_TEST_KILL_AT=f"b-second.json:{stage}"),
+            )
+            for stage in STAGES[i : i + 4]
+        }
+        done |= {stage: (root / f"{stage}.duckdb", proc.wait(timeout=120)) for stage, proc in running.items()}
+    return done
+
+
 @pytest.mark.parametrize("stage", STAGES)
 def test_an_ingest_killed_at_any_stage_leaves_earlier_files_whole_no_trace_of_the_interrupted_one_and_reruns_clean(
-    tmp_path: Path, kill_batch: tuple[Path, dict[str, int], dict[str, int]], stage: str
+    kill_batch: tuple[Path, dict[str, int], dict[str, int]], killed: dict[str, tuple[Path, int]], stage: str
 ) -> None:
     batch, after_first, after_both = kill_batch
-    db = tmp_path / "killed.duckdb"
-    env = dict(os.environ, FMBENCH_TEST_KILL_AT=f"b-second.json:{stage}")
-    code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
-    result = subprocess.run([sys.executable, "-P", "-c", code, str(batch), str(db)], env=env, check=False)
-    assert result.returncode == -9, f"not killed at {stage}"
+    db, returncode = killed[stage]
+    assert returncode == -9, f"not killed at {stage}"
     with connect(db, read_only=True) as con:  # still openable, at the current schema version
         assert con.execute("SELECT file_name FROM runs").fetchall() == [("a-first.json",)]
     assert _every_table_count(db) == after_first
