@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -409,10 +410,18 @@ def _join(site_url: str, path: str) -> str:
     return site_url.rstrip("/") + "/" + path.lstrip("/")
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """Characters XML 1.0 cannot hold (a NUL in a title, say) become U+FFFD: the feed stays well formed."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: str) -> ET.Element:
-    element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}", attributes)
+    element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}", {k: _xml_text(v) for k, v in attributes.items()})
     if text is not None:
-        element.text = text
+        element.text = _xml_text(text)
     return element
 
 

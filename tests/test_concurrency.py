@@ -106,7 +106,7 @@ def test_a_second_writer_waits_for_the_first_instead_of_failing(tmp_path: Path, 
     )
     with connect(db, read_only=True) as con:
         before = con.execute("SELECT count(*) FROM runs").fetchone()
-    with subprocess.Popen([sys.executable, "-c", code, str(db), held], stdout=subprocess.PIPE) as holder:
+    with subprocess.Popen([sys.executable, "-P", "-c", code, str(db), held], stdout=subprocess.PIPE) as holder:
         assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
         with connect(db, wait=10.0) as con:
             assert con.execute("SELECT count(*) FROM runs").fetchone() == before
