@@ -217,3 +217,14 @@ def test_the_fixture_corpus_shows_the_planted_iphone_regression_and_not_the_mac_
     assert not any(s.comparison and any(r.verdict == "invalid" for r in (*s.comparison.baseline.runs,
                                                                          *s.comparison.candidate.runs))
                    for s in found.steps)
+
+
+def test_the_feed_stays_well_formed_xml_when_a_title_holds_a_control_character() -> None:
+    from xml.etree import ElementTree as ET
+
+    from fmbench.regressions import _xml_text
+
+    assert _xml_text("Synthetic\x00throughput\x1b") == "Synthetic\ufffdthroughput\ufffd"
+    element = ET.Element("title")
+    element.text = _xml_text("a\x00b")
+    ET.fromstring(ET.tostring(element))  # parses: no character XML 1.0 forbids
