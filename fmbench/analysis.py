@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmbench.annotations import Annotations, parse_annotations, sidecar_for
-from fmbench.figures import ScenarioFigures, SummaryMismatch, compare_with_stored, scenario_figures
+from fmbench.figures import (
+    ScenarioFigures,
+    SummaryMismatch,
+    TrialFigures,
+    compare_with_stored,
+    scenario_figures,
+    trial_figures,
+)
 from fmbench.policy import Verdict, assess
 from fmbench.reader import DEFAULT_MAX_BYTES, parse_run
 from fmbench.record import RunRecord, fixture_fingerprint, to_record
@@ -27,6 +34,8 @@ class RunAnalysis:
     fingerprint: str | None
     revision: Assignment
     annotations: Annotations | None
+    trial_figures: tuple[TrialFigures, ...] = ()
+    """Each trial's own figures, in trial order (computed once for the scenario figures and the rows)."""
 
 
 def analyze(
@@ -35,7 +44,8 @@ def analyze(
     annotations: Annotations | None = None,
 ) -> RunAnalysis:
     registry = registry or load_registry()
-    figures = scenario_figures(record)
+    per_trial = tuple(trial_figures(t) for t in record.trials)
+    figures = scenario_figures(record, per_trial)
     mismatches = compare_with_stored(record, figures)
     fingerprint = fixture_fingerprint(record.trials)
     return RunAnalysis(
@@ -46,6 +56,7 @@ def analyze(
         fingerprint=fingerprint,
         revision=registry.assign(record.environment.foundationModelsBenchCommit, fingerprint),
         annotations=annotations,
+        trial_figures=per_trial,
     )
 
 

@@ -105,6 +105,27 @@ def task_passed(trial: TrialRecord) -> bool:
     return prompt_pass(trial)
 
 
+@dataclass(frozen=True, slots=True)
+class TrialFigures:
+    """A trial's figures, each by its definition above, computed once for the figures and the rows."""
+
+    checks_passed: int
+    constraint_score: float | None
+    prompt_pass: bool
+    safety_pass: bool | None
+    task_passed: bool
+
+
+def trial_figures(trial: TrialRecord) -> TrialFigures:
+    return TrialFigures(
+        checks_passed=sum(1 for c in trial.checks if c.passed),
+        constraint_score=constraint_score(trial),
+        prompt_pass=prompt_pass(trial),
+        safety_pass=safety_pass(trial),
+        task_passed=task_passed(trial),
+    )
+
+
 def tool_checks_passed(trial: TrialRecord) -> tuple[int, int]:
     """(passed, total) over the tool checks (the five ``tool…`` cases) of a trial."""
     from fmbench.vocabulary import TOOL_CHECKS
@@ -184,13 +205,15 @@ def _figures_for(
     category: str | None,
     trials: list[TrialRecord],
     failures: list[FailureRecord],
+    per_trial: list[TrialFigures] | None = None,
 ) -> ScenarioFigures:
     n_trials = len(trials)
     n_failures = len(failures)
     attempts = n_trials + n_failures
-    passed = sum(1 for t in trials if task_passed(t))
-    scores = [s for s in (constraint_score(t) for t in trials) if s is not None]
-    safety = [p for p in (safety_pass(t) for t in trials) if p is not None]
+    figs = per_trial if per_trial is not None else [trial_figures(t) for t in trials]
+    passed = sum(1 for f in figs if f.task_passed)
+    scores = [f.constraint_score for f in figs if f.constraint_score is not None]
+    safety = [f.safety_pass for f in figs if f.safety_pass is not None]
     return ScenarioFigures(
         scenario_id=scenario_id,
         title=title,
@@ -198,7 +221,7 @@ def _figures_for(
         trial_count=n_trials,
         failure_count=n_failures,
         task_passed_count=passed,
-        prompt_pass_count=sum(1 for t in trials if prompt_pass(t)),
+        prompt_pass_count=sum(1 for f in figs if f.prompt_pass),
         graded_trial_count=len(scores),
         fallback_trial_count=sum(1 for t in trials if t.used_fallback),
         failure_rate=n_failures / attempts,
@@ -233,12 +256,19 @@ def _figures_for(
     )
 
 
-def scenario_figures(run: RunRecord) -> list[ScenarioFigures]:
-    """Per-scenario figures in the order scenarios first appear; warmup failures excluded."""
+def scenario_figures(run: RunRecord, per_trial: Sequence[TrialFigures] | None = None) -> list[ScenarioFigures]:
+    """Per-scenario figures in the order scenarios first appear; warmup failures excluded.
+
+    ``per_trial`` are the trials' own figures (``trial_figures`` of each trial, in
+    order) when the caller has them already.
+    """
+    figs = list(per_trial) if per_trial is not None else [trial_figures(t) for t in run.trials]
     trials_by: dict[str, list[TrialRecord]] = {}
+    figs_by: dict[str, list[TrialFigures]] = {}
     titles: dict[str, tuple[str, str | None]] = {}
-    for t in run.trials:
+    for t, f in zip(run.trials, figs, strict=True):
         trials_by.setdefault(t.scenario_id, []).append(t)
+        figs_by.setdefault(t.scenario_id, []).append(f)
         titles.setdefault(t.scenario_id, (t.scenario_title, t.category))
     failures_by: dict[str, list[FailureRecord]] = {}
     for f in run.measured_failures:
@@ -251,7 +281,9 @@ def scenario_figures(run: RunRecord) -> list[ScenarioFigures]:
         title, category = titles.get(sid) or (
             (stored[sid].title or sid, stored[sid].category) if sid in stored else (sid, None)
         )
-        result.append(_figures_for(sid, title, category, trials_by.get(sid, []), failures_by.get(sid, [])))
+        result.append(
+            _figures_for(sid, title, category, trials_by.get(sid, []), failures_by.get(sid, []), figs_by.get(sid, []))
+        )
     return result
 
 

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fmbench.analysis import RunAnalysis
-from fmbench.figures import Distribution, constraint_score, prompt_pass, safety_pass, task_passed
+from fmbench.figures import Distribution, trial_figures
 from fmbench.models import FinalState, QuotaSnapshot, ToolCall
 from fmbench.policy import worst_thermal_state
+from fmbench.record import TrialRecord
 
 Columns = dict[str, list[Any]]
 
@@ -18,13 +19,37 @@ def utc(value: datetime | None) -> datetime | None:
     """Stored as naive UTC."""
     if value is None:
         return None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
+    offset = value.utcoffset()
+    if offset is None:
+        return value
+    if not offset:
+        return value.replace(tzinfo=None)
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
+def _not_serializable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The C encoder json.dumps itself uses, made once (json.dumps makes one per call, which costs as much
+# as encoding a check definition). Same separators, escaping, key order and float text.
+_C_ENCODE = (
+    json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+        None, _not_serializable, json.encoder.encode_basestring, None, ": ", ", ", True, False, True  # type: ignore[attr-defined]
+    )
+    if getattr(json.encoder, "c_make_encoder", None) is not None
+    else None
+)
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """``json.dumps(value, ensure_ascii=False, sort_keys=True)``, the text every JSON column holds."""
+    if _C_ENCODE is not None and isinstance(value, (dict, list)):
+        return "".join(_C_ENCODE(value, 0))
+    return _ENCODER.encode(value)
 
 
 def _quota(prefix: str, q: QuotaSnapshot | None) -> dict[str, Any]:
@@ -36,7 +61,8 @@ def _quota(prefix: str, q: QuotaSnapshot | None) -> dict[str, Any]:
     }
 
 
-def run_row(a: RunAnalysis, ingested_at: datetime) -> dict[str, Any]:
+def run_row(a: RunAnalysis, ingested_at: datetime | None) -> dict[str, Any]:
+    """The ``runs`` row (``ingested_at`` may be left ``None`` and set when it is written)."""
     r = a.record
     env = r.environment
     return {
@@ -97,31 +123,115 @@ def _columns(rows: list[dict[str, Any]]) -> Columns:
     return {key: [row[key] for row in rows] for key in rows[0]}
 
 
-def trial_columns(a: RunAnalysis) -> Columns:
-    run_id = a.record.run_id
-    out: Columns = {k: [] for k in _TRIAL_KEYS}
-    for t in a.record.trials:
-        m = t.metrics
-        values = (
-            run_id, t.ordinal, t.id, t.scenario_id, t.scenario_title, t.category, t.sample_id,
-            t.prompt, t.instructions, _json(t.check_definitions), t.safety_expectation,
-            t.visual_fixture, t.requested_model, t.executed_model, t.iteration, t.used_fallback,
-            t.fallback_reason, t.offline_success, t.safety_outcome, t.safety_detail, t.response,
-            utc(m.startedAt), utc(m.endedAt), m.duration, m.timeToFirstToken, m.decodeDuration,
-            m.inputTokenCount, m.outputTokenCount, m.firstStreamUpdateTokenCount,
-            m.tokenCountSource, m.outputTokensPerSecond, m.outputCharactersPerSecond,
-            m.streamUpdateCount, m.maximumStreamUpdateGap, m.reasoningTokenCount, m.contextSize,
-            m.contextUtilization, m.startingResidentMemoryBytes, m.peakObservedResidentMemoryBytes,
-            m.endingResidentMemoryBytes, m.startingThermalState, m.endingThermalState,
-            m.worstObservedThermalState,
-            t.environment.thermalState if t.environment else None,
-            len(t.checks), sum(1 for c in t.checks if c.passed), constraint_score(t),
-            prompt_pass(t), safety_pass(t), task_passed(t),
-            _json(_trial_extra(t)) if t.extra or m.model_extra else None,
+_Texts = tuple[list[dict[str, Any]], str, list[tuple[str | None, str | None]]]
+
+
+class _DefinitionTexts:
+    """The JSON text of a trial's check definitions, written once per sample.
+
+    Trials of one sample repeat the same definitions; a cached text is reused
+    only when the definitions are equal to the ones it was written from. The
+    whole list is its definitions' texts joined as ``json.dumps`` joins them.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[str, str], _Texts] = {}
+
+    def _entry(self, t: TrialRecord) -> _Texts:
+        key = (t.scenario_id, t.sample_id)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] == t.check_definitions:
+            return hit
+        texts = [_json(d) for d in t.check_definitions]
+        entry = (
+            t.check_definitions,
+            "[" + ", ".join(texts) + "]",
+            [(next(iter(d)), text) if d else (None, None) for d, text in zip(t.check_definitions, texts, strict=True)],
         )
-        for key, value in zip(_TRIAL_KEYS, values, strict=True):
-            out[key].append(value)
+        self._memo[key] = entry
+        return entry
+
+    def whole(self, t: TrialRecord) -> str:
+        return self._entry(t)[1]
+
+    def each(self, t: TrialRecord) -> list[tuple[str | None, str | None]]:
+        """``(check case, definition JSON)`` per definition."""
+        return self._entry(t)[2]
+
+
+def run_columns(a: RunAnalysis) -> dict[str, Columns]:
+    """Every child table of a run, by name (the same as each of :data:`TABLES` alone, sharing work)."""
+    texts = _DefinitionTexts()
+    out = {}
+    for table, build in TABLES:
+        if build is trial_columns:
+            out[table] = trial_columns(a, texts)
+        elif build is check_columns:
+            out[table] = check_columns(a, texts)
+        else:
+            out[table] = build(a)
     return out
+
+
+def trial_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Columns:
+    trials = a.record.trials
+    n = len(trials)
+    figs = a.trial_figures if len(a.trial_figures) == n else tuple(trial_figures(t) for t in trials)
+    metrics = [t.metrics for t in trials]
+    texts = texts or _DefinitionTexts()
+    return {
+        "run_id": [a.record.run_id] * n,
+        "ordinal": [t.ordinal for t in trials],
+        "trial_id": [t.id for t in trials],
+        "scenario_id": [t.scenario_id for t in trials],
+        "scenario_title": [t.scenario_title for t in trials],
+        "category": [t.category for t in trials],
+        "sample_id": [t.sample_id for t in trials],
+        "prompt": [t.prompt for t in trials],
+        "instructions": [t.instructions for t in trials],
+        "check_definitions_json": [texts.whole(t) for t in trials],
+        "safety_expectation": [t.safety_expectation for t in trials],
+        "visual_fixture": [t.visual_fixture for t in trials],
+        "requested_model": [t.requested_model for t in trials],
+        "executed_model": [t.executed_model for t in trials],
+        "iteration": [t.iteration for t in trials],
+        "used_fallback": [t.used_fallback for t in trials],
+        "fallback_reason": [t.fallback_reason for t in trials],
+        "offline_success": [t.offline_success for t in trials],
+        "safety_outcome": [t.safety_outcome for t in trials],
+        "safety_detail": [t.safety_detail for t in trials],
+        "response": [t.response for t in trials],
+        "started_at": [m.startedAt for m in metrics],  # made naive UTC by to_arrow, like utc()
+        "ended_at": [m.endedAt for m in metrics],
+        "duration": [m.duration for m in metrics],
+        "time_to_first_token": [m.timeToFirstToken for m in metrics],
+        "decode_duration": [m.decodeDuration for m in metrics],
+        "input_token_count": [m.inputTokenCount for m in metrics],
+        "output_token_count": [m.outputTokenCount for m in metrics],
+        "first_update_token_count": [m.firstStreamUpdateTokenCount for m in metrics],
+        "token_count_source": [m.tokenCountSource for m in metrics],
+        "output_tokens_per_second": [m.outputTokensPerSecond for m in metrics],
+        "output_chars_per_second": [m.outputCharactersPerSecond for m in metrics],
+        "stream_update_count": [m.streamUpdateCount for m in metrics],
+        "maximum_stream_update_gap": [m.maximumStreamUpdateGap for m in metrics],
+        "reasoning_token_count": [m.reasoningTokenCount for m in metrics],
+        "context_size": [m.contextSize for m in metrics],
+        "context_utilization": [m.contextUtilization for m in metrics],
+        "starting_memory_bytes": [m.startingResidentMemoryBytes for m in metrics],
+        "peak_memory_bytes": [m.peakObservedResidentMemoryBytes for m in metrics],
+        "ending_memory_bytes": [m.endingResidentMemoryBytes for m in metrics],
+        "starting_thermal_state": [m.startingThermalState for m in metrics],
+        "ending_thermal_state": [m.endingThermalState for m in metrics],
+        "worst_thermal_state": [m.worstObservedThermalState for m in metrics],
+        "environment_thermal_state": [t.environment.thermalState if t.environment else None for t in trials],
+        "check_count": [len(t.checks) for t in trials],
+        "checks_passed": [f.checks_passed for f in figs],
+        "constraint_score": [f.constraint_score for f in figs],
+        "prompt_pass": [f.prompt_pass for f in figs],
+        "safety_pass": [f.safety_pass for f in figs],
+        "task_passed": [f.task_passed for f in figs],
+        "extra_json": [_json(_trial_extra(t)) if t.extra or t.metrics.model_extra else None for t in trials],
+    }
 
 
 def _trial_extra(t: Any) -> dict[str, Any]:
@@ -131,92 +241,82 @@ def _trial_extra(t: Any) -> dict[str, Any]:
     return extra
 
 
-_TRIAL_KEYS = (
-    "run_id", "ordinal", "trial_id", "scenario_id", "scenario_title", "category", "sample_id",
-    "prompt", "instructions", "check_definitions_json", "safety_expectation", "visual_fixture",
-    "requested_model", "executed_model", "iteration", "used_fallback", "fallback_reason",
-    "offline_success", "safety_outcome", "safety_detail", "response", "started_at", "ended_at",
-    "duration", "time_to_first_token", "decode_duration", "input_token_count",
-    "output_token_count", "first_update_token_count", "token_count_source",
-    "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
-    "maximum_stream_update_gap", "reasoning_token_count", "context_size", "context_utilization",
-    "starting_memory_bytes", "peak_memory_bytes", "ending_memory_bytes",
-    "starting_thermal_state", "ending_thermal_state", "worst_thermal_state",
-    "environment_thermal_state", "check_count", "checks_passed", "constraint_score",
-    "prompt_pass", "safety_pass", "task_passed", "extra_json",
-)
-
-
-def check_columns(a: RunAnalysis) -> Columns:
-    rows = []
+def check_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Columns:
     run_id = a.record.run_id
+    texts = texts or _DefinitionTexts()
+    trial_ordinal: list[int] = []
+    ordinal: list[int] = []
+    label: list[str] = []
+    passed: list[bool] = []
+    detail: list[str | None] = []
+    case: list[str | None] = []
+    definition: list[str | None] = []
     for t in a.record.trials:
-        definitions = t.check_definitions
-        for i, c in enumerate(t.checks):
-            definition = definitions[i] if i < len(definitions) else None
-            rows.append(
-                {
-                    "run_id": run_id,
-                    "trial_ordinal": t.ordinal,
-                    "ordinal": i,
-                    "label": c.label,
-                    "passed": c.passed,
-                    "detail": c.detail,
-                    "check_case": next(iter(definition)) if definition else None,
-                    "definition_json": _json(definition) if definition else None,
-                }
-            )
-    return _columns(rows)
+        checks = t.checks
+        if not checks:
+            continue
+        n = len(checks)
+        trial_ordinal += [t.ordinal] * n
+        ordinal += range(n)
+        label += [c.label for c in checks]
+        passed += [c.passed for c in checks]
+        detail += [c.detail for c in checks]
+        defs = texts.each(t) if t.check_definitions else []
+        if len(defs) < n:  # more results than definitions: the rest have none
+            defs = defs + [(None, None)] * (n - len(defs))
+        case += [d[0] for d in defs[:n]]
+        definition += [d[1] for d in defs[:n]]
+    if not label:
+        return {}
+    return {
+        "run_id": [run_id] * len(label),
+        "trial_ordinal": trial_ordinal,
+        "ordinal": ordinal,
+        "label": label,
+        "passed": passed,
+        "detail": detail,
+        "check_case": case,
+        "definition_json": definition,
+    }
 
 
-def _tool_rows(run_id: str, owner: str, ordinal: int, calls: list[ToolCall] | None) -> list[dict[str, Any]]:
-    return [
-        {
-            "run_id": run_id,
-            "owner": owner,
-            "owner_ordinal": ordinal,
-            "ordinal": i,
-            "name": call.name,
-            "arguments_json": _json(call.arguments),
-        }
-        for i, call in enumerate(calls or [])
+def _owned(a: RunAnalysis) -> list[tuple[str, int, list[ToolCall] | None, FinalState | None]]:
+    """Trials, then failures, as (owner, ordinal, tool calls, final state)."""
+    out: list[tuple[str, int, list[ToolCall] | None, FinalState | None]] = [
+        ("trial", t.ordinal, t.tool_calls, t.final_state) for t in a.record.trials if t.tool_calls or t.final_state
     ]
-
-
-def _state_rows(run_id: str, owner: str, ordinal: int, state: FinalState | None) -> list[dict[str, Any]]:
-    if state is None:
-        return []
-    return [
-        {
-            "run_id": run_id,
-            "owner": owner,
-            "owner_ordinal": ordinal,
-            "key": key,
-            "value_kind": next(iter(value)),
-            "value_json": _json(value),
-        }
-        for key, value in state.values.items()
-    ]
+    out += [("failure", f.ordinal, f.tool_calls, f.final_state) for f in a.record.failures if f.tool_calls or f.final_state]
+    return out
 
 
 def tool_call_columns(a: RunAnalysis) -> Columns:
-    run_id = a.record.run_id
-    rows = []
-    for t in a.record.trials:
-        rows += _tool_rows(run_id, "trial", t.ordinal, t.tool_calls)
-    for f in a.record.failures:
-        rows += _tool_rows(run_id, "failure", f.ordinal, f.tool_calls)
-    return _columns(rows)
+    out: Columns = {k: [] for k in ("owner", "owner_ordinal", "ordinal", "name", "arguments_json")}
+    for owner, ordinal, calls, _ in _owned(a):
+        for i, call in enumerate(calls or ()):
+            out["owner"].append(owner)
+            out["owner_ordinal"].append(ordinal)
+            out["ordinal"].append(i)
+            out["name"].append(call.name)
+            out["arguments_json"].append(_json(call.arguments))
+    if not out["owner"]:
+        return {}
+    return {"run_id": [a.record.run_id] * len(out["owner"]), **out}
 
 
 def final_state_columns(a: RunAnalysis) -> Columns:
-    run_id = a.record.run_id
-    rows = []
-    for t in a.record.trials:
-        rows += _state_rows(run_id, "trial", t.ordinal, t.final_state)
-    for f in a.record.failures:
-        rows += _state_rows(run_id, "failure", f.ordinal, f.final_state)
-    return _columns(rows)
+    out: Columns = {k: [] for k in ("owner", "owner_ordinal", "key", "value_kind", "value_json")}
+    for owner, ordinal, _, state in _owned(a):
+        if state is None:
+            continue
+        for key, value in state.values.items():
+            out["owner"].append(owner)
+            out["owner_ordinal"].append(ordinal)
+            out["key"].append(key)
+            out["value_kind"].append(next(iter(value)))
+            out["value_json"].append(_json(value))
+    if not out["owner"]:
+        return {}
+    return {"run_id": [a.record.run_id] * len(out["owner"]), **out}
 
 
 def failure_columns(a: RunAnalysis) -> Columns:
@@ -339,7 +439,7 @@ def flag_columns(a: RunAnalysis) -> Columns:
     )
 
 
-def annotation_row(a: RunAnalysis, content: bytes, ingested_at: datetime) -> dict[str, Any] | None:
+def annotation_row(a: RunAnalysis, content: bytes, ingested_at: datetime | None) -> dict[str, Any] | None:
     n = a.annotations
     if n is None:
         return None
