@@ -7,7 +7,6 @@ with its place and the rest of the batch goes on.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,16 +18,30 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
+from fmbench.analysis import RunAnalysis
 from fmbench.annotations import is_sidecar
 from fmbench.db import connect, readers_waiting
-from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
+from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.record import run_id_for
 from fmbench.revisions import Registry, load_registry
 
 from . import rows as R
+from .prepare import (
+    RUN_TABLES,
+    Failed,
+    Known,
+    Prepared,
+    PreparedRun,
+    Preparer,
+    default_workers,
+    prepare,
+    prepared_from,
+    stored_snapshot,
+    table_schemas,
+    to_arrow,
+)
 
 Status = Literal["ingested", "duplicate", "updated", "error"]
 
@@ -80,16 +93,13 @@ def collect_run_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Pat
 
 # --- writing ---------------------------------------------------------------------------
 
-_ARROW_TYPES = {
-    "VARCHAR": pa.string(),
-    "INTEGER": pa.int32(),
-    "BIGINT": pa.int64(),
-    "UBIGINT": pa.uint64(),
-    "DOUBLE": pa.float64(),
-    "BOOLEAN": pa.bool_(),
-    "TIMESTAMP": pa.timestamp("us"),
-    "BLOB": pa.binary(),
-}
+BULK_CHECKPOINT_THRESHOLD = "1GB"
+"""While a batch is written, DuckDB folds its log into the file at most once per this much log.
+
+Its default (16 MB) folds after nearly every large run file, and each fold rewrites every
+primary-key index, so a batch slowed down as the database grew; the batch checkpoints once at
+its end (and whenever it steps aside for readers) instead. The log is durable either way.
+"""
 
 
 class _Writer:
@@ -101,25 +111,23 @@ class _Writer:
 
     def schema(self, table: str) -> pa.Schema:
         if table not in self._schemas:
-            cols = self.con.execute(
-                "SELECT column_name, data_type FROM information_schema.columns "
-                "WHERE table_name = ? ORDER BY ordinal_position",
-                [table],
-            ).fetchall()
-            self._schemas[table] = pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in cols])
+            self._schemas.update(table_schemas(self.con, [table]))
         return self._schemas[table]
+
+    def schemas(self) -> dict[str, pa.Schema]:
+        for table in ("sources", *RUN_TABLES):
+            self.schema(table)
+        return dict(self._schemas)
+
+    def insert_table(self, table: str, arrow: pa.Table) -> None:
+        """Append a table laid out as ``table``'s columns, in their order (see :func:`to_arrow`)."""
+        if arrow.num_rows:
+            self.con.from_arrow(arrow).insert_into(table)
 
     def insert(self, table: str, columns: R.Columns) -> None:
         if not columns or not next(iter(columns.values())):
             return
-        schema = self.schema(table)
-        arrow = pa.table({name: pa.array(columns[name], type=schema.field(name).type) for name in columns})
-        self.con.register("_fmbench_batch", arrow)
-        try:
-            names = ", ".join(f'"{n}"' for n in columns)  # column names come from our own code
-            self.con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _fmbench_batch")
-        finally:
-            self.con.unregister("_fmbench_batch")
+        self.insert_table(table, to_arrow(columns, self.schema(table)))
 
     def insert_row(self, table: str, row: dict[str, Any]) -> None:
         self.insert(table, {k: [v] for k, v in row.items()})
@@ -134,6 +142,54 @@ def _delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
 
 
+def _stamped(table: pa.Table, ingested_at: datetime) -> pa.Table:
+    i = table.schema.get_field_index("ingested_at")
+    return table.set_column(i, table.schema.field(i), pa.array([ingested_at] * table.num_rows, pa.timestamp("us")))
+
+
+def write_prepared(
+    writer: _Writer,
+    run: PreparedRun,
+    *,
+    replace: bool = False,
+    checkpoint: Callable[[str], None] | None = None,
+) -> None:
+    """Write one prepared run in one transaction (its child tables are handed over: ``run`` is written once)."""
+    con = writer.con
+    now = datetime.now(UTC).replace(tzinfo=None)
+    tick = checkpoint or (lambda _stage: None)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if replace:
+            _delete_run(con, run.run_id)
+        else:
+            writer.insert_row(
+                "sources",
+                {
+                    "sha256": run.sha256,
+                    "file_name": run.file_name,
+                    "size_bytes": len(run.data),
+                    "content": run.data,
+                    "ingested_at": now,
+                },
+            )
+            tick("sources")
+        writer.insert_table("runs", _stamped(run.tables["runs"], now))
+        tick("runs")
+        for table, _ in R.TABLES:
+            if table in run.tables:
+                # Handed to DuckDB, the Arrow copy is not needed again: let it go now (a big run's peak memory).
+                writer.insert_table(table, run.tables.pop(table))
+            tick(table)
+        if "annotations" in run.tables:
+            writer.insert_table("annotations", _stamped(run.tables["annotations"], now))
+            tick("annotations")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def write_run(
     writer: _Writer,
     analysis: RunAnalysis,
@@ -144,39 +200,8 @@ def write_run(
     checkpoint: Callable[[str], None] | None = None,
 ) -> None:
     """Write one judged run in one transaction."""
-    con = writer.con
-    now = datetime.now(UTC).replace(tzinfo=None)
-    tick = checkpoint or (lambda _stage: None)
-    con.execute("BEGIN TRANSACTION")
-    try:
-        if replace:
-            _delete_run(con, analysis.record.run_id)
-        else:
-            writer.insert_row(
-                "sources",
-                {
-                    "sha256": analysis.record.sha256,
-                    "file_name": analysis.record.file_name,
-                    "size_bytes": len(data),
-                    "content": data,
-                    "ingested_at": now,
-                },
-            )
-            tick("sources")
-        writer.insert_row("runs", R.run_row(analysis, now))
-        tick("runs")
-        for table, build in R.TABLES:
-            writer.insert(table, build(analysis))
-            tick(table)
-        if sidecar is not None:
-            row = R.annotation_row(analysis, sidecar, now)
-            if row:
-                writer.insert_row("annotations", row)
-                tick("annotations")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+    run = prepared_from(analysis, data, sidecar, writer.schemas())
+    write_prepared(writer, run, replace=replace, checkpoint=checkpoint)
 
 
 def _stored_annotation_sha(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
@@ -200,6 +225,40 @@ def _test_checkpoint(file_name: str) -> Callable[[str], None] | None:
     return checkpoint
 
 
+def _stored(con: duckdb.DuckDBPyConnection, sha256: str) -> tuple[bool, str | None]:
+    """Whether these bytes are stored, and the SHA-256 of the sidecar stored with them."""
+    if not con.execute("SELECT 1 FROM sources WHERE sha256 = ?", [sha256]).fetchone():
+        return False, None
+    return True, _stored_annotation_sha(con, run_id_for(sha256))
+
+
+def land(
+    con: duckdb.DuckDBPyConnection,
+    writer: _Writer,
+    path: Path,
+    prepared: Prepared,
+    *,
+    registry: Registry,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> FileOutcome:
+    """Write a prepared file, deciding against the database as it is now (it may have changed since)."""
+    name = str(path)
+    if isinstance(prepared, Failed):
+        return FileOutcome(name, "error", message=prepared.message)
+    run_id = run_id_for(prepared.sha256)
+    exists, stored_sidecar = _stored(con, prepared.sha256)
+    if exists and (prepared.annotation_sha is None or prepared.annotation_sha == stored_sidecar):
+        verdict = con.execute("SELECT verdict FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        return FileOutcome(name, "duplicate", run_id, verdict[0] if verdict else None, "same bytes already ingested")
+    if isinstance(prepared, Known):  # stored when the batch began, gone or re-annotated since: judge it now
+        fresh = prepare(path, registry, max_bytes, writer.schemas())
+        return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes)
+    write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+    if exists:
+        return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated")
+    return FileOutcome(name, "ingested", run_id, prepared.verdict)
+
+
 def ingest_file(
     con: duckdb.DuckDBPyConnection,
     path: Path,
@@ -207,44 +266,18 @@ def ingest_file(
     registry: Registry,
     max_bytes: int = DEFAULT_MAX_BYTES,
     writer: _Writer | None = None,
+    prepared: Prepared | None = None,
 ) -> FileOutcome:
-    """Ingest one run file and its sidecar; never raises for bad data, reports it."""
+    """Ingest one run file and its sidecar (``prepared`` already, or now); never raises for bad data, reports it."""
     writer = writer or _Writer(con)
-    name = str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise RunFileError(
-                path.name,
-                [
-                    Problem(
-                        "(file)",
-                        f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; "
-                        "raise it with --max-bytes if this really is one run",
-                    )
-                ],
-            )
-        data = path.read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
-        annotations, sidecar = read_annotations_for(path)
-        run_id = run_id_for(sha)
-        exists = con.execute("SELECT 1 FROM sources WHERE sha256 = ?", [sha]).fetchone()
-        if exists:
-            stored_sidecar = _stored_annotation_sha(con, run_id)
-            new_sidecar = annotations.sha256 if annotations else None
-            if new_sidecar is None or new_sidecar == stored_sidecar:
-                verdict = con.execute("SELECT verdict FROM runs WHERE run_id = ?", [run_id]).fetchone()
-                return FileOutcome(name, "duplicate", run_id, verdict[0] if verdict else None, "same bytes already ingested")
-            analysis = analyze_bytes(data, path.name, registry=registry, annotations=annotations, max_bytes=max_bytes)
-            write_run(writer, analysis, data, sidecar, replace=True, checkpoint=_test_checkpoint(path.name))
-            return FileOutcome(name, "updated", run_id, analysis.verdict.level, "annotations updated")
-        analysis = analyze_bytes(data, path.name, registry=registry, annotations=annotations, max_bytes=max_bytes)
-        write_run(writer, analysis, data, sidecar, checkpoint=_test_checkpoint(path.name))
-        return FileOutcome(name, "ingested", run_id, analysis.verdict.level)
+        if prepared is None:
+            prepared = prepare(path, registry, max_bytes, writer.schemas(), known=lambda sha: _stored(con, sha))
+        return land(con, writer, path, prepared, registry=registry, max_bytes=max_bytes)
     except (FmbenchError, AnnotationError) as exc:
-        return FileOutcome(name, "error", message=str(exc))
+        return FileOutcome(str(path), "error", message=str(exc))
     except OSError as exc:
-        return FileOutcome(name, "error", message=f"{path.name}: cannot be read: {exc.strerror}")
+        return FileOutcome(str(path), "error", message=f"{path.name}: cannot be read: {exc.strerror}")
 
 
 def ingest_paths(
@@ -254,25 +287,48 @@ def ingest_paths(
     registry: Registry | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Callable[[int, int, str], None] | None = None,
+    workers: int | None = None,
 ) -> IngestReport:
-    """Ingest files and folders into the database; return what happened to each file."""
+    """Ingest files and folders into the database; return what happened to each file.
+
+    ``workers`` processes prepare files ahead of the writer (default: one per
+    core for a big batch, none for a small one; 0 prepares in this process).
+    Files are written one transaction each, in the order given, either way.
+    """
     registry = registry or load_registry()
     files, report_missing = collect_run_files(paths)
     report = IngestReport(list(report_missing))
+    n_workers = default_workers(files) if workers is None else workers
+    preparer: Preparer | None = None
     done = 0
-    while True:
-        with connect(db) as con:
-            writer = _Writer(con)
-            while done < len(files):
-                path = files[done]
-                report.outcomes.append(ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer))
-                done += 1
-                if progress:
-                    progress(done, len(files), path.name)
-                if done < len(files) and readers_waiting(db):
-                    break  # let `serve`'s readers in between two files, then carry on
-            else:
-                relink(con)
-                con.execute("CHECKPOINT")
-                return report
-        time.sleep(READER_WINDOW_SECONDS)
+    try:
+        while True:
+            with connect(db) as con:
+                con.execute(f"SET checkpoint_threshold = '{BULK_CHECKPOINT_THRESHOLD}'")
+                con.execute("SET enable_progress_bar = false")
+                writer = _Writer(con)
+                if preparer is None:
+                    preparer = Preparer(
+                        files, registry=registry, max_bytes=max_bytes, schemas=writer.schemas(),
+                        workers=n_workers, stored=stored_snapshot(con) if n_workers else {},
+                    )
+                while done < len(files):
+                    path = files[done]
+                    ready = preparer.take() if preparer.parallel else None
+                    report.outcomes.append(
+                        ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer, prepared=ready)
+                    )
+                    done += 1
+                    if progress:
+                        progress(done, len(files), path.name)
+                    if done < len(files) and readers_waiting(db):
+                        break  # let `serve`'s readers in between two files, then carry on
+                else:
+                    preparer.close()
+                    relink(con)
+                    con.execute("CHECKPOINT")
+                    return report
+            time.sleep(READER_WINDOW_SECONDS)
+    finally:
+        if preparer is not None:
+            preparer.close()

@@ -1,0 +1,105 @@
+"""The bulk ingest: worker processes write what one process writes, and the fast paths equal the plain ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fmbench.analysis import analyze_file
+from fmbench.figures import scenario_figures
+from fmbench.ingest import ingest_paths
+from fmbench.ingest import rows as R
+from fmbench.ingest.prepare import to_arrow
+
+from testdata import FIXTURES, RUNS
+
+
+def _tables(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every table's rows in a stable order, without the times of ingest."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name <> 'fmbench_migrations'"
+        ).fetchall():
+            columns = [c for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [name]
+            ).fetchall() if c != "ingested_at"]
+            listed = ", ".join(f'"{c}"' for c in columns)
+            out[name] = con.execute(f"SELECT {listed} FROM {name} ORDER BY ALL").fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def test_worker_processes_write_exactly_the_rows_one_process_writes(tmp_path: Path) -> None:
+    serial, parallel = tmp_path / "serial.duckdb", tmp_path / "parallel.duckdb"
+    one = ingest_paths([FIXTURES, RUNS], serial, workers=0)
+    two = ingest_paths([FIXTURES, RUNS], parallel, workers=2)
+    assert [(o.path, o.status, o.run_id, o.verdict, o.message) for o in two.outcomes] == [
+        (o.path, o.status, o.run_id, o.verdict, o.message) for o in one.outcomes
+    ]
+    assert _tables(parallel) == _tables(serial)
+
+
+def test_a_file_twice_in_a_parallel_batch_lands_once_and_is_reported_as_a_duplicate(tmp_path: Path) -> None:
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name in ("a.json", "b.json", "c.json", "d.json"):
+        shutil.copy(RUNS / "purpose-current.json", batch / name)
+    report = ingest_paths([batch], tmp_path / "db.duckdb", workers=2)
+    assert [o.status for o in report.outcomes] == ["ingested", "duplicate", "duplicate", "duplicate"]
+
+
+def test_a_parallel_batch_skips_stored_files_without_judging_them_again(tmp_path: Path) -> None:
+    db = tmp_path / "db.duckdb"
+    ingest_paths([RUNS], db, workers=0)
+    again = ingest_paths([RUNS], db, workers=2)
+    assert {o.status for o in again.outcomes} == {"duplicate"}
+    assert all(o.verdict for o in again.outcomes)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_json_columns_hold_exactly_the_text_json_dumps_writes(value: object) -> None:
+    assert R._json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def test_times_are_stored_as_naive_utc_exactly_as_utc_says(tmp_path: Path) -> None:
+    values = [
+        datetime(2026, 6, 12, 8, 39, 3, tzinfo=UTC),
+        datetime(2026, 6, 12, 10, 39, 3, 123456, tzinfo=timezone(timedelta(hours=2))),
+        datetime(2026, 6, 12, 1, 9, 3, tzinfo=timezone(timedelta(hours=-7, minutes=-30))),
+        datetime(2026, 6, 12, 8, 39, 3),
+        None,
+    ]
+    table = to_arrow({"t": values}, pa.schema([("t", pa.timestamp("us"))]))
+    assert table.column("t").to_pylist() == [R.utc(v) for v in values]
+
+
+def test_the_rows_take_each_trials_figures_from_its_one_definition() -> None:
+    analysis = analyze_file(RUNS / "purpose-current.json")
+    columns = R.trial_columns(analysis)
+    from fmbench.figures import constraint_score, prompt_pass, safety_pass, task_passed
+
+    trials = analysis.record.trials
+    assert columns["constraint_score"] == [constraint_score(t) for t in trials]
+    assert columns["prompt_pass"] == [prompt_pass(t) for t in trials]
+    assert columns["safety_pass"] == [safety_pass(t) for t in trials]
+    assert columns["task_passed"] == [task_passed(t) for t in trials]
+    assert columns["check_definitions_json"] == [R._json(t.check_definitions) for t in trials]
+    assert scenario_figures(analysis.record) == analysis.figures
