@@ -109,14 +109,20 @@ def filter_form(
     scope: tuple[str, list[Any]] = ("TRUE", []),
     noun: str = "runs",
 ) -> FilterForm:
-    """The form with the values present in the database (within ``scope``) as options."""
+    """The form with the values present in the database (within ``scope``) as options.
+
+    A device is labelled with its name within the scope (the first in order, when
+    its runs name it differently), so the form reads only the runs in scope.
+    """
+    scope_sql, scope_params = scope
     devices = dict(
         con.execute(
-            "SELECT coalesce(hardware_model, device_name), any_value(device_name) FROM runs GROUP BY 1"
+            "SELECT coalesce(r.hardware_model, r.device_name), min(r.device_name) FROM runs r "
+            f"WHERE {scope_sql} GROUP BY 1",
+            scope_params,
         ).fetchall()
     )
     out = []
-    scope_sql, scope_params = scope
     for name in fields:
         label, expr = FIELDS[name]
         values = [

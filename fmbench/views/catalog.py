@@ -59,12 +59,12 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
     where, params = filters.where()
     found = rows(
         site.con,
-        "SELECT coalesce(r.hardware_model, r.device_name) AS key, any_value(r.device_name) AS name, "
+        "SELECT coalesce(r.hardware_model, r.device_name) AS key, min(r.device_name) AS name, "
         "string_agg(DISTINCT r.system_name, ', ') AS systems, "
         "string_agg(DISTINCT coalesce(r.os_build, 'not recorded'), ', ' ORDER BY coalesce(r.os_build, 'not recorded')) AS builds, "
         "count(*) AS runs, max(r.started_at) AS latest, "
         "count(*) FILTER (WHERE r.verdict = 'publishable') AS publishable "
-        f"FROM runs r WHERE {where} GROUP BY 1 ORDER BY 2",
+        f"FROM runs r WHERE {where} GROUP BY 1 ORDER BY 2, 1",
         params,
     )
     table = Table(
@@ -245,7 +245,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     scope = "coalesce(r.hardware_model, r.device_name) = ?"
     found = rows(
         site.con,
-        f"SELECT {RUN_COLUMNS} FROM runs r WHERE {scope} AND {where} ORDER BY r.started_at DESC",
+        f"SELECT {RUN_COLUMNS} FROM runs r WHERE {scope} AND {where} ORDER BY r.started_at DESC, r.run_id",
         [key, *params],
     )
     name = found[0]["device_name"] if found else key
@@ -299,7 +299,7 @@ class ScenariosPage:
 def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
     found = rows(
         site.con,
-        "SELECT f.scenario_id, any_value(f.title) AS title, any_value(f.category) AS category, "
+        "SELECT f.scenario_id, min(f.title) AS title, min(f.category) AS category, "
         "count(DISTINCT f.run_id) AS runs, count(DISTINCT coalesce(r.hardware_model, r.device_name)) AS devices, "
         "count(DISTINCT r.os_build) AS builds, sum(f.trial_count) AS trials "
         "FROM scenario_figures f JOIN runs r USING (run_id) GROUP BY 1 ORDER BY 1",
@@ -409,7 +409,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         site.con,
         f"SELECT {RUN_COLUMNS}, f.* EXCLUDE (run_id) FROM scenario_figures f JOIN runs r USING (run_id) "
         f"WHERE f.scenario_id = ? AND r.verdict <> 'invalid' AND {where} "
-        "ORDER BY r.device_name, r.started_at",
+        "ORDER BY r.device_name, r.started_at, r.run_id",
         [scenario_id, *params],
     )
     excluded_row = site.con.execute(

@@ -49,8 +49,8 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
         site.con,
         f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.route = ? AND r.verdict <> 'invalid' "
         "QUALIFY row_number() OVER (PARTITION BY coalesce(r.hardware_model, r.device_name), r.os_build, r.suite "
-        "ORDER BY r.started_at DESC) = 1 "
-        "ORDER BY r.device_name, r.os_generation, r.os_build, r.suite",
+        "ORDER BY r.started_at DESC, r.run_id) = 1 "
+        "ORDER BY r.device_name, r.os_generation, r.os_build, r.suite, r.run_id",
         [route],
     )
     columns = [
@@ -158,7 +158,7 @@ def _revision_runs(site: SiteContext, revision_id: str | None, table_id: str, ca
 
     found = rows(
         site.con,
-        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.revision_id IS NOT DISTINCT FROM ? ORDER BY r.started_at DESC",
+        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.revision_id IS NOT DISTINCT FROM ? ORDER BY r.started_at DESC, r.run_id",
         [revision_id],
     )
     return runs_table(found, site.url, table_id, caption)
@@ -194,7 +194,7 @@ def data_page(site: SiteContext, filters: Filters) -> DataPage:
     where, params = filters.where()
     found = rows(
         site.con,
-        f"SELECT {RUN_COLUMNS}, r.source_sha256 FROM runs r WHERE {where} ORDER BY r.started_at DESC",
+        f"SELECT {RUN_COLUMNS}, r.source_sha256 FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id",
         params,
     )
     url = site.url

@@ -50,7 +50,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
         f"SELECT {RUN_COLUMNS}, r.quota_before_reached, r.quota_after_reached, r.quota_after_reset, "
         "a.connection, a.location, a.entitlement, a.note "
         f"FROM runs r LEFT JOIN annotations a USING (run_id) WHERE r.route = 'privateCloudCompute' AND {where} "
-        "ORDER BY r.started_at",
+        "ORDER BY r.started_at, r.run_id",
         params,
     )
     run_ids = [r["run_id"] for r in found]
