@@ -1,10 +1,17 @@
-"""The static build: every page and data file of the site, written atomically.
+"""The static build: every page and data file of the site, written atomically, and only what changed.
 
 Pages are rendered into a staging folder beside the output; only when every
 page has rendered does the staging folder replace the previous site. A build
-that fails part-way leaves the previous output exactly as it was. A manifest
-of content hashes records what each file holds, so a rebuild that changes
-nothing writes nothing.
+that fails part-way leaves the previous output exactly as it was.
+
+A manifest beside the pages records, per output file, its content hash and
+the fingerprint of its inputs: the runs it reads (see
+:mod:`fmbench.views.inputs`) and the site's code, templates, assets and
+settings. A rebuild renders only the files whose inputs changed; the others
+are carried over as they are (hard links, so their bytes and times do not
+change). A rebuild whose inputs did not change at all renders and writes
+nothing. A page's footer time is when its data last changed (the newest
+ingest of the runs it reads), so the same data always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -14,18 +21,24 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from fmbench.db import connect
+from fmbench import __version__
+from fmbench.dataset import open_database
+from fmbench.db import schema_version
 from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
-from fmbench.render import Renderer, asset_files
+from fmbench.render import Renderer, asset_files, normalize_base_url
 from fmbench.revisions import Registry
-from fmbench.views import DataKind, PageKind, everything, render_page, site_context
+from fmbench.views import DataKind, PageKind, SiteContext, everything, render_page, site_context
+from fmbench.views.inputs import RunIndex
 
 MANIFEST = ".fmbench-manifest.json"
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
 
 
 class BuildError(FmbenchError):
@@ -40,7 +53,10 @@ class BuildReport:
     assets: int = 0
     bytes_total: int = 0
     changed: list[str] = field(default_factory=list)
+    """Files whose bytes are new or different."""
     removed: list[str] = field(default_factory=list)
+    rendered: list[str] = field(default_factory=list)
+    """Files rendered because their inputs changed (the others were carried over without rendering)."""
     seconds: float = 0.0
     largest_run_page: tuple[str, int] | None = None
 
@@ -54,15 +70,85 @@ def output_file(path: str) -> str:
     return path + "index.html" if path == "" or path.endswith("/") else path
 
 
-def _read_manifest(out: Path) -> dict[str, str]:
+@dataclass
+class Manifest:
+    """What the previous build wrote: each file's hash, size and inputs, and the inputs of the whole site."""
+
+    settings: str = ""
+    runs: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        doc = {
+            "format": MANIFEST_FORMAT, "settings": self.settings, "runs": self.runs, "counts": self.counts,
+            "files": self.files, "sizes": self.sizes, "inputs": self.inputs,
+        }
+        return json.dumps(doc, indent=0, sort_keys=True)
+
+
+def _read_manifest(out: Path) -> Manifest:
     try:
         doc = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    if doc.get("format") != MANIFEST_FORMAT:
-        return {}
-    files = doc.get("files")
-    return files if isinstance(files, dict) else {}
+        return Manifest()
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+        return Manifest()
+    parts = {k: doc.get(k) for k in ("files", "sizes", "inputs", "counts")}
+    if not all(isinstance(v, dict) for v in parts.values()):
+        return Manifest()
+    return Manifest(str(doc.get("settings", "")), str(doc.get("runs", "")), **parts)  # type: ignore[arg-type]
+
+
+def _code_files() -> Iterator[Path]:
+    """Everything besides the data that shapes the bytes of a page: code, templates, site sources and assets."""
+    for package in ("fmbench", "fmbench.templates", "fmbench.site"):
+        root = Path(str(resources.files(package)))
+        yield from sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".html", ".xml", ".md", ".yaml", ".css", ".js"))
+    yield from asset_files().values()
+
+
+def settings_fingerprint(base_url: str, registry: Registry) -> str:
+    """The inputs every output shares: fmbench's version, schema, code, templates and assets, the registry, the base URL."""
+    h = hashlib.sha256()
+    for part in (__version__, str(schema_version()), normalize_base_url(base_url), repr(registry.revisions)):
+        h.update(part.encode("utf-8") + b"\x00")
+    for path in _code_files():
+        h.update(path.name.encode("utf-8") + b"\x00")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Output:
+    """One file of the site to be: what makes it and what it reads."""
+
+    file: str
+    kind: PageKind | DataKind
+    params: dict[str, Any]
+    runs: Collection[str] | None
+    inputs: str
+
+
+def plan(site: SiteContext, index: RunIndex, settings: str) -> list[Output]:
+    """Every output file with the fingerprint of its inputs, in the order it is best rendered in.
+
+    A run's pages and data files come together, so its trials are read once for all of them;
+    original run files come last, read from the database a few at a time.
+    """
+    outputs = []
+    for path, kind, params in everything(site):
+        runs = kind.inputs(index, params)
+        digest = hashlib.sha256(
+            json.dumps([settings, kind.name, params, index.fingerprint(runs)], sort_keys=True, default=str).encode()
+        ).hexdigest()
+        outputs.append(Output(output_file(path), kind, params, runs, digest))
+    order = {id(o): i for i, o in enumerate(outputs)}
+    return sorted(
+        outputs, key=lambda o: (o.kind.name == "source", str(o.params.get("run_id", "")), order[id(o)])
+    )
 
 
 def _test_kill(stage: str) -> None:
@@ -103,35 +189,18 @@ def recover_killed_builds(out_dir: Path) -> None:
                 shutil.rmtree(leftover, ignore_errors=True)
 
 
-def render_all(
-    db: str | os.PathLike[str] | None, base_url: str, registry: Registry | None = None
-) -> tuple[dict[str, bytes], BuildReport]:
-    """Every output file of the site, in memory, by relative path."""
-    files: dict[str, bytes] = {}
-    report = BuildReport(out=Path("."))
-    fail_after = int(os.environ.get("FMBENCH_TEST_BUILD_FAIL_AFTER", "0") or 0)
-    renderer = Renderer(mode="static", base_url=base_url)
-    with connect(db, read_only=True) as con:
-        site = site_context(con, renderer, registry)
-        for path, kind, params in everything(site):
-            if fail_after and report.pages + report.data_files >= fail_after:
-                raise BuildError(f"build interrupted after {fail_after} files (test hook)")
-            if report.pages + report.data_files == 3:
-                _test_kill("render")
-            if isinstance(kind, PageKind):
-                content = render_page(site, kind, Filters.none(), **params).encode("utf-8")
-                report.pages += 1
-                if kind.name == "run" and (report.largest_run_page is None or len(content) > report.largest_run_page[1]):
-                    report.largest_run_page = (path, len(content))
-            else:
-                assert isinstance(kind, DataKind)
-                content = kind.produce(site, Filters.none(), **params)
-                report.data_files += 1
-            files[output_file(path)] = content
-    for name, source in asset_files().items():
-        files[f"assets/{name}"] = source.read_bytes()
-        report.assets += 1
-    return files, report
+def _render(site: SiteContext, index: RunIndex, o: Output) -> bytes:
+    if isinstance(o.kind, PageKind):
+        return render_page(site, o.kind, Filters.none(), data_as_of=index.newest_ingest(o.runs), **o.params).encode("utf-8")
+    return o.kind.produce(site, Filters.none(), **o.params)
+
+
+def _sources_in_bulk(site: SiteContext, wanted: list[Output]) -> Iterator[tuple[Output, bytes]]:
+    from fmbench.views.data import source_files
+
+    by_run = {o.params["run_id"]: o for o in wanted}
+    for run_id, _, content in source_files(site, list(by_run)):
+        yield by_run[run_id], content
 
 
 def build_site(
@@ -141,41 +210,140 @@ def build_site(
     base_url: str = "/",
     registry: Registry | None = None,
 ) -> BuildReport:
-    """Build the whole site into ``out``; the previous site stays intact if anything fails."""
+    """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
+
+    The previous site stays intact if anything fails.
+    """
     started = time.perf_counter()
     out_dir = Path(out)
     recover_killed_builds(out_dir)
-    files, report = render_all(db, base_url, registry)
-    report.out = out_dir
-    hashes = {path: hashlib.sha256(content).hexdigest() for path, content in files.items()}
-    report.bytes_total = sum(len(c) for c in files.values())
-    previous = _read_manifest(out_dir) if out_dir.is_dir() else {}
-    report.changed = sorted(p for p, h in hashes.items() if previous.get(p) != h)
-    report.removed = sorted(set(previous) - set(hashes))
-    if out_dir.is_dir() and not report.changed and not report.removed:
-        report.seconds = time.perf_counter() - started
-        return report
-    staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
-    if staging.exists():
-        shutil.rmtree(staging)
-    try:
-        for path, content in files.items():
-            target = staging / path
-            unchanged = out_dir / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if previous.get(path) == hashes[path] and unchanged.is_file():
-                os.link(unchanged, target)  # same bytes: keep the file (and its time) as it is
+    previous = _read_manifest(out_dir) if out_dir.is_dir() else Manifest()
+    report = BuildReport(out=out_dir)
+    renderer = Renderer(mode="static", base_url=base_url)
+    with open_database(db) as con:
+        site = site_context(con, renderer, registry)
+        site.bulk = True
+        index = RunIndex.read(con)
+        settings = settings_fingerprint(base_url, site.registry)
+        if out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint:
+            _count(report, previous)
+            report.seconds = time.perf_counter() - started
+            return report  # nothing it is made from changed: nothing to render, nothing to write
+        outputs = plan(site, index, settings)
+        manifest = Manifest(settings=settings, runs=index.all_fingerprint)
+        staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
+        if staging.exists():
+            shutil.rmtree(staging)
+        try:
+            _stage(site, index, outputs, previous, manifest, out_dir, staging, report)
+            report.removed = sorted(set(previous.files) - set(manifest.files))
+            _count(report, manifest)
+            if out_dir.is_dir() and not report.changed and not report.removed:
+                # Same bytes everywhere: keep the site as it is and remember the new inputs.
+                shutil.rmtree(staging)
+                _write_atomically(out_dir / MANIFEST, manifest.to_json())
             else:
-                target.write_bytes(content)
-        _test_kill("staging")
-        manifest = {"format": MANIFEST_FORMAT, "files": hashes}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True), encoding="utf-8")
-        _swap(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+                _test_kill("staging")
+                (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
+                _swap(staging, out_dir)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stage(
+    site: SiteContext,
+    index: RunIndex,
+    outputs: list[Output],
+    previous: Manifest,
+    manifest: Manifest,
+    out_dir: Path,
+    staging: Path,
+    report: BuildReport,
+) -> None:
+    """Fill the staging folder: outputs whose inputs are unchanged are linked from the previous site, the rest rendered."""
+    fail_after = int(os.environ.get("FMBENCH_TEST_BUILD_FAIL_AFTER", "0") or 0)
+    kinds: dict[str, str] = {}
+
+    def place(file: str, content: bytes | None, inputs: str | None) -> None:
+        target = staging / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        old = out_dir / file
+        if content is None:  # carried over: same inputs, same bytes
+            os.link(old, target)
+            manifest.files[file], manifest.sizes[file] = previous.files[file], previous.sizes[file]
+        else:
+            digest = hashlib.sha256(content).hexdigest()
+            if previous.files.get(file) == digest and old.is_file():
+                os.link(old, target)  # rendered again to the same bytes: keep the file (and its time) as it is
+            else:
+                target.write_bytes(content)
+                report.changed.append(file)
+            manifest.files[file], manifest.sizes[file] = digest, len(content)
+        if inputs is not None:
+            manifest.inputs[file] = inputs
+
+    def before_render() -> None:
+        done = len(report.rendered)
+        if fail_after and done >= fail_after:
+            raise BuildError(f"build interrupted after {fail_after} files (test hook)")
+        if done == 3:
+            _test_kill("render")
+
+    def reusable(o: Output) -> bool:
+        return (
+            previous.inputs.get(o.file) == o.inputs
+            and o.file in previous.files
+            and o.file in previous.sizes
+            and (out_dir / o.file).is_file()
+        )
+
+    sources: list[Output] = []
+    for o in outputs:
+        kinds[o.file] = "page" if isinstance(o.kind, PageKind) else "data"
+        if o.kind.name == "run":
+            kinds[o.file] = "run"
+        if reusable(o):
+            place(o.file, None, o.inputs)
+        elif o.kind.name == "source":
+            sources.append(o)
+        else:
+            before_render()
+            place(o.file, _render(site, index, o), o.inputs)
+            report.rendered.append(o.file)
+    for o, content in _sources_in_bulk(site, sources):
+        before_render()
+        place(o.file, content, o.inputs)
+        report.rendered.append(o.file)
+    for name, source in asset_files().items():
+        kinds[f"assets/{name}"] = "asset"
+        place(f"assets/{name}", source.read_bytes(), None)
+    runs = {f: manifest.sizes[f] for f, k in kinds.items() if k == "run"}
+    largest = max(runs.items(), key=lambda kv: (kv[1], kv[0])) if runs else None
+    manifest.counts = {
+        "pages": sum(1 for k in kinds.values() if k in ("page", "run")),
+        "data_files": sum(1 for k in kinds.values() if k == "data"),
+        "assets": sum(1 for k in kinds.values() if k == "asset"),
+        "largest_run_page": [largest[0].removesuffix("index.html"), largest[1]] if largest else None,
+    }
+
+
+def _count(report: BuildReport, manifest: Manifest) -> None:
+    counts = manifest.counts
+    report.pages = int(counts.get("pages", 0))
+    report.data_files = int(counts.get("data_files", 0))
+    report.assets = int(counts.get("assets", 0))
+    report.bytes_total = sum(manifest.sizes.values())
+    largest = counts.get("largest_run_page")
+    report.largest_run_page = (str(largest[0]), int(largest[1])) if largest else None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def _swap(staging: Path, out_dir: Path) -> None:

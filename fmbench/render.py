@@ -21,6 +21,7 @@ import jinja2
 from fmbench import __version__
 
 PLOTLY_ASSET = "plotly.min.js"
+_TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 
 
 def visible_text(value: Any) -> Any:
@@ -70,7 +71,7 @@ class Renderer:
         self.mode = mode
         self.base_url = normalize_base_url(base_url)
         when = generated_at or datetime.now(UTC)
-        self.site = SiteInfo("fmbench", when.strftime("%Y-%m-%d %H:%M UTC"), __version__, mode)
+        self.site = SiteInfo("fmbench", when.strftime(_TIME_FORMAT), __version__, mode)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
             autoescape=True,
@@ -94,11 +95,19 @@ class Renderer:
         version = self._asset_versions.get(name)
         return self.url(f"assets/{name}") + (f"?v={version}" if version else "")
 
-    def render(self, template: str, context: Any) -> str:
-        """Render a page template with a page context (a dataclass; its fields become names)."""
+    def render(self, template: str, context: Any, *, data_as_of: datetime | bool | None = False) -> str:
+        """Render a page template with a page context (a dataclass; its fields become names).
+
+        ``data_as_of``: when the page's data last changed (the static build passes the
+        newest ingest time of the runs the page reads, ``None`` for a page that reads
+        none), printed in the footer instead of the renderer's own time, so a page
+        rebuilt from the same data is the same bytes.
+        """
         if dataclasses.is_dataclass(context) and not isinstance(context, type):
             names = {f.name: getattr(context, f.name) for f in dataclasses.fields(context)}
         else:
             names = dict(context)
         names.setdefault("page", context)
+        if data_as_of is not False:
+            names["generated_at"] = data_as_of.strftime(_TIME_FORMAT) if isinstance(data_as_of, datetime) else ""
         return self.env.get_template(template).render(**names)

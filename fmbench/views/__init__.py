@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -18,6 +19,7 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
+from fmbench.views import inputs as I
 
 
 @dataclass
@@ -32,11 +34,25 @@ class SiteContext:
     renderer: Renderer
     registry: Registry
     memo: dict[str, Any] = field(default_factory=dict)
+    bulk: bool = False
+    """True in the static build: one run's trial details are kept for all of its pages and data files."""
+    _run_details: tuple[str, Any] | None = None
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
+
+    def run_details(self, run_id: str) -> Any:
+        """In a bulk build, every trial of ``run_id`` in detail by scenario (the last run asked for is kept);
+        otherwise ``None``, and each page reads only its own trials."""
+        if not self.bulk:
+            return None
+        if self._run_details is None or self._run_details[0] != run_id:
+            from fmbench.views.runs import run_trial_details
+
+            self._run_details = (run_id, run_trial_details(self.con, run_id))
+        return self._run_details[1]
 
     @property
     def url(self) -> Callable[[str], str]:
@@ -70,6 +86,8 @@ class PageKind:
     """The path with ``{parameter}`` placeholders, for resolving a request to this kind."""
     options: tuple[str, ...] = ()
     """Query parameters the live page takes besides filters (passed to the view as keywords)."""
+    inputs: Callable[[I.RunIndex, dict[str, Any]], I.Inputs] = I.every_run
+    """The runs one page reads (``None``: every run), for incremental builds (see :mod:`fmbench.views.inputs`)."""
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -84,6 +102,8 @@ class DataKind:
     instances: Callable[[SiteContext], list[dict[str, Any]]]
     content_type: str
     route: str = ""
+    inputs: Callable[[I.RunIndex, dict[str, Any]], I.Inputs] = I.every_run
+    """The runs one file reads (``None``: every run), for incremental builds."""
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -148,7 +168,7 @@ def _run(site: SiteContext, filters: Filters, run_id: str) -> Any:
 def _trials(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> Any:
     from fmbench.views.runs import trials_page
 
-    return trials_page(site.con, site.url, run_id, scenario, page)
+    return trials_page(site.con, site.url, run_id, scenario, page, run_details=site.run_details(run_id))
 
 
 def _lazy(module: str, function: str) -> Callable[..., Any]:
@@ -175,16 +195,17 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("home", "home.html", urls.home, _lazy("home", "home_page"), _single, route=""),
     PageKind(
         "methodology", "methodology.html", urls.methodology, _lazy("home", "methodology_page"), _single,
-        route="methodology/",
+        route="methodology/", inputs=I.no_run,
     ),
     PageKind(
         "revisions", "revisions.html", urls.revisions, _lazy("home", "revisions_page"), _single, route="revisions/"
     ),
     PageKind("data", "data.html", urls.data, _lazy("home", "data_page"), _single, ALL_FILTERS, route="data/"),
     PageKind("runs", "runs.html", urls.runs, _runs, _single, ALL_FILTERS, route="runs/"),
-    PageKind("run", "run.html", urls.run, _run, _run_ids, route="runs/{run_id}/"),
+    PageKind("run", "run.html", urls.run, _run, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", "trials.html", urls.trials, _trials, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/"
+        "trials", "trials.html", urls.trials, _trials, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
+        inputs=I.the_run,
     ),
     PageKind(
         "trials_page",
@@ -193,6 +214,7 @@ PAGES: tuple[PageKind, ...] = (
         _trials,
         _trial_pages_rest,
         route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
+        inputs=I.the_run,
     ),
     PageKind(
         "devices", "devices.html", urls.devices, _lazy("catalog", "devices_page"), _single,
@@ -206,6 +228,7 @@ PAGES: tuple[PageKind, ...] = (
         _lazy_instances("catalog", "device_instances"),
         ("os_build", "route", "suite", "revision", "verdict"),
         route="devices/{device}/",
+        inputs=I.device_runs,
     ),
     PageKind(
         "scenarios", "scenarios.html", urls.scenarios, _lazy("catalog", "scenarios_page"), _single,
@@ -219,10 +242,11 @@ PAGES: tuple[PageKind, ...] = (
         _lazy_instances("catalog", "scenario_instances"),
         ALL_FILTERS,
         route="scenarios/{scenario}/",
+        inputs=I.scenario_runs,
     ),
     PageKind(
         "pcc", "pcc.html", urls.pcc, _lazy("pcc", "pcc_page"), _single,
-        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/",
+        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs,
     ),
     PageKind(
         "compare_index",
@@ -241,6 +265,7 @@ PAGES: tuple[PageKind, ...] = (
         _lazy_instances("comparisons", "comparison_instances"),
         route="compare/{device}/{baseline}..{candidate}/",
         options=("rule", "strict"),
+        inputs=I.comparison_runs,
     ),
     PageKind(
         "regressions",
@@ -256,19 +281,19 @@ PAGES: tuple[PageKind, ...] = (
 DATA: tuple[DataKind, ...] = (
     DataKind(
         "trials_csv", urls.data_trials_csv, _lazy("data", "trials_csv"), _run_ids, "text/csv; charset=utf-8",
-        route="data/runs/{run_id}/trials.csv",
+        route="data/runs/{run_id}/trials.csv", inputs=I.the_run,
     ),
     DataKind(
         "figures_json", urls.data_figures, _lazy("data", "figures_json"), _run_ids, "application/json",
-        route="data/runs/{run_id}/figures.json",
+        route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
     DataKind(
         "trials_json", urls.data_trials_json, _lazy("data", "trials_json"), _run_scenarios, "application/json",
-        route="data/runs/{run_id}/trials/{scenario}.json",
+        route="data/runs/{run_id}/trials/{scenario}.json", inputs=I.the_run,
     ),
     DataKind(
         "source", urls.data_source, _lazy("data", "source_bytes"), _sources, "application/json",
-        route="data/runs/{run_id}/{file_name}",
+        route="data/runs/{run_id}/{file_name}", inputs=I.the_run,
     ),
     DataKind("runs_json", urls.data_runs_index, _lazy("data", "runs_json"), _single, "application/json", route="data/runs.json"),
     DataKind(
@@ -294,9 +319,12 @@ def site_context(con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: R
     return SiteContext(con, renderer, registry or load_registry())
 
 
-def render_page(site: SiteContext, kind: PageKind, filters: Filters, **params: Any) -> str:
+def render_page(
+    site: SiteContext, kind: PageKind, filters: Filters, *, data_as_of: datetime | bool | None = False, **params: Any
+) -> str:
+    """``data_as_of``: see :meth:`fmbench.render.Renderer.render` (the static build passes it)."""
     context = kind.view(site, filters, **params)
-    return site.renderer.render(kind.template, context)
+    return site.renderer.render(kind.template, context, data_as_of=data_as_of)
 
 
 def everything(site: SiteContext) -> Iterator[tuple[str, PageKind | DataKind, dict[str, Any]]]:

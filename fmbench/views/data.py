@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from fmbench import urls
@@ -41,6 +42,21 @@ def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: st
     return bytes(found[0])
 
 
+def source_files(site: SiteContext, run_ids: Sequence[str], chunk: int = 32) -> Iterator[tuple[str, str, bytes]]:
+    """``(run id, file name, original bytes)`` of many runs, in a few reads of the sources table.
+
+    DuckDB reads a stored file by scanning the column that holds them all, so one
+    read per run would cost as much as reading every run, every time.
+    """
+    for i in range(0, len(run_ids), chunk):
+        for run_id, name, content in site.con.execute(
+            "SELECT r.run_id, r.file_name, s.content FROM runs r JOIN sources s ON s.sha256 = r.source_sha256 "
+            "WHERE list_contains(?, r.run_id) ORDER BY r.run_id",
+            [list(run_ids[i : i + chunk])],
+        ).fetchall():
+            yield run_id, name, bytes(content)
+
+
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each; empty cells are values the run did not record."""
     if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
@@ -71,12 +87,17 @@ def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials for on-demand loading on the run page (all text, rendered with textContent)."""
+    """A scenario's trials for on-demand loading on the run page (all text, rendered with textContent).
+
+    Compact JSON: it is read by the page's script, not by people, and it is the site's bulk.
+    """
     from fmbench.views.runs import _scenario_for_slug
 
     scenario_id, _, _ = _scenario_for_slug(site.con, run_id, scenario)
-    details = trial_details(site.con, run_id, scenario_id)
-    return _json_bytes({"run": run_id, "scenario": scenario_id, "trials": [t.to_json() for t in details]})
+    cached = site.run_details(run_id)
+    details = cached.get(scenario_id, []) if cached is not None else trial_details(site.con, run_id, scenario_id)
+    doc = {"run": run_id, "scenario": scenario_id, "trials": [t.to_json() for t in details]}
+    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
 
 
 def runs_json(site: SiteContext, filters: Filters) -> bytes:

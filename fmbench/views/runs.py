@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -514,11 +514,26 @@ class TrialDetail:
     thermal: str | None
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["metrics"] = {label: value for label, value in self.metrics}
-        out["final_state"] = [{"key": k, "value": v} for k, v in self.final_state]
-        out["tool_calls"] = [{"name": t.name, "arguments": dict(t.arguments)} for t in self.tool_calls]
-        return out
+        """The fields in order, as plain JSON values (what ``dataclasses.asdict`` gave, without its deep copies)."""
+        return {
+            "ordinal": self.ordinal,
+            "trial_id": self.trial_id,
+            "iteration": self.iteration,
+            "sample_id": self.sample_id,
+            "prompt": self.prompt,
+            "instructions": self.instructions,
+            "response": self.response,
+            "requested_model": self.requested_model,
+            "executed_model": self.executed_model,
+            "fallback": self.fallback,
+            "safety": self.safety,
+            "verdict": self.verdict,
+            "checks": [{"label": c.label, "passed": c.passed, "detail": c.detail} for c in self.checks],
+            "tool_calls": [{"name": t.name, "arguments": dict(t.arguments)} for t in self.tool_calls],
+            "final_state": [{"key": k, "value": v} for k, v in self.final_state],
+            "metrics": {label: value for label, value in self.metrics},
+            "thermal": self.thermal,
+        }
 
 
 @dataclass(frozen=True)
@@ -560,16 +575,10 @@ def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
     ]
 
 
-def trial_details(
-    con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str, *, offset: int = 0, limit: int | None = None
-) -> list[TrialDetail]:
-    page_sql = " LIMIT ? OFFSET ?" if limit is not None else ""
-    params: list[Any] = [run_id, scenario_id] + ([limit, offset] if limit is not None else [])
-    trials = rows(con, f"SELECT * FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
-    if not trials:
-        return []
-    ordinals = [t["ordinal"] for t in trials]
-    lo, hi = min(ordinals), max(ordinals)
+def _trial_parts(
+    con: duckdb.DuckDBPyConnection, run_id: str, lo: int, hi: int
+) -> tuple[dict[int, list[CheckDetail]], dict[int, list[ToolCallDetail]], dict[int, list[tuple[str, str]]]]:
+    """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi``."""
     checks: dict[int, list[CheckDetail]] = {}
     for o, label, passed, detail in con.execute(
         "SELECT trial_ordinal, label, passed, detail FROM check_results WHERE run_id = ? "
@@ -591,6 +600,14 @@ def trial_details(
         [run_id, lo, hi],
     ).fetchall():
         state.setdefault(o, []).append((key, typed_text(value)))
+    return checks, calls, state
+
+
+def _details(con: duckdb.DuckDBPyConnection, run_id: str, trials: list[dict[str, Any]]) -> list[TrialDetail]:
+    if not trials:
+        return []
+    ordinals = [t["ordinal"] for t in trials]
+    checks, calls, state = _trial_parts(con, run_id, min(ordinals), max(ordinals))
     out = []
     for t in trials:
         safety = None
@@ -631,16 +648,43 @@ def trial_details(
     return out
 
 
+def trial_details(
+    con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str, *, offset: int = 0, limit: int | None = None
+) -> list[TrialDetail]:
+    page_sql = " LIMIT ? OFFSET ?" if limit is not None else ""
+    params: list[Any] = [run_id, scenario_id] + ([limit, offset] if limit is not None else [])
+    trials = rows(con, f"SELECT * FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
+    return _details(con, run_id, trials)
+
+
+def run_trial_details(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[TrialDetail]]:
+    """Every trial of a run in detail, by scenario (each list is what :func:`trial_details` gives for it)."""
+    trials = rows(con, "SELECT * FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+    out: dict[str, list[TrialDetail]] = {}
+    for t, detail in zip(trials, _details(con, run_id, trials), strict=True):
+        out.setdefault(t["scenario_id"], []).append(detail)
+    return out
+
+
 def trials_page(
-    con: duckdb.DuckDBPyConnection, url: Url, run_id: str, scenario_slug: str, page: int = 1
+    con: duckdb.DuckDBPyConnection,
+    url: Url,
+    run_id: str,
+    scenario_slug: str,
+    page: int = 1,
+    run_details: dict[str, list[TrialDetail]] | None = None,
 ) -> TrialsPage:
+    """One page of a scenario's trials (``run_details``: the run's :func:`run_trial_details`, when at hand)."""
     run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
     scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
     offset = (page - 1) * urls.TRIALS_PER_PAGE
-    details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
+    if run_details is not None:
+        details = run_details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
+    else:
+        details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
     failures = rows(
         con,
         "SELECT scenario_id, sample_id, iteration, kind, message FROM failures "

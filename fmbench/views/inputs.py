@@ -1,0 +1,153 @@
+"""What each page and data file is made from: the runs it reads, named without rendering it.
+
+The static build keeps, per output file, a fingerprint of its inputs (the
+fingerprint of every run it reads, and of the site's code, templates and
+settings). A rebuild renders only the files whose fingerprint changed. Each
+kind in :mod:`fmbench.views` names its runs with one of the functions here;
+``None`` means every run (the indexes, and pages that rank or count runs).
+
+A run's fingerprint covers everything a page can show about it: its bytes
+(the run id and source SHA-256), when it was ingested (an updated sidecar
+re-ingests it), its verdict and revision, its sidecar, and the Evaluations
+rows linked to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from fmbench import urls
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    run_id: str
+    fingerprint: str
+    device: str
+    """``coalesce(hardware_model, device_name)``: the device key of device pages and filters."""
+    hardware_model: str | None
+    os_build: str | None
+    route: str
+    verdict: str
+    started_at: datetime
+    ingested_at: datetime
+    scenarios: frozenset[str]
+    """The slugs of the run's scenarios."""
+
+
+class RunIndex:
+    """Every run's facts, read in a few queries, for deciding what a rebuild must render."""
+
+    def __init__(self, runs: Iterable[RunFacts]) -> None:
+        self.runs = {r.run_id: r for r in runs}
+        self.all_fingerprint = _digest(sorted(f"{r.run_id}={r.fingerprint}" for r in self.runs.values()))
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> RunIndex:
+        scenarios: dict[str, set[str]] = {}
+        for run_id, scenario_id in con.execute("SELECT run_id, scenario_id FROM scenario_figures").fetchall():
+            scenarios.setdefault(run_id, set()).add(urls.slug(scenario_id))
+        links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
+        facts = []
+        for (
+            run_id, sha, ingested_at, verdict, revision_id, revision_status, route, os_build, hardware_model,
+            device, started_at, annotation,
+        ) in con.execute(
+            "SELECT r.run_id, r.source_sha256, r.ingested_at, r.verdict, r.revision_id, r.revision_status, r.route, "
+            "r.os_build, r.hardware_model, coalesce(r.hardware_model, r.device_name), r.started_at, a.sha256 "
+            "FROM runs r LEFT JOIN annotations a USING (run_id)"
+        ).fetchall():
+            fingerprint = _digest(
+                [run_id, sha, ingested_at.isoformat(), verdict, revision_id, revision_status, annotation,
+                 links.get(run_id)]
+            )
+            facts.append(
+                RunFacts(
+                    run_id, fingerprint, device, hardware_model, os_build, route, verdict, started_at, ingested_at,
+                    frozenset(scenarios.get(run_id, ())),
+                )
+            )
+        return cls(facts)
+
+    def fingerprint(self, run_ids: Collection[str] | None) -> str:
+        """The fingerprint of a set of runs (``None``: every run)."""
+        if run_ids is None:
+            return self.all_fingerprint
+        return _digest(sorted(f"{r}={self.runs[r].fingerprint}" for r in run_ids if r in self.runs))
+
+    def newest_ingest(self, run_ids: Collection[str] | None) -> datetime | None:
+        """When the newest of these runs was ingested: the time the page's data last changed."""
+        chosen = self.runs.values() if run_ids is None else (self.runs[r] for r in run_ids if r in self.runs)
+        return max((r.ingested_at for r in chosen), default=None)
+
+
+_LINKS = """
+WITH linked AS (SELECT DISTINCT linked_run_id AS run_id, evaluation_key FROM evaluation_rows WHERE linked_run_id IS NOT NULL)
+SELECT l.run_id, md5(string_agg(
+    concat_ws(':', r.evaluation_key, r.row_index, coalesce(r.linked_run_id, '-'), coalesce(r.linked_owner, '-'),
+              coalesce(CAST(r.linked_ordinal AS VARCHAR), '-')),
+    ',' ORDER BY r.evaluation_key, r.row_index))
+FROM linked l JOIN evaluation_rows r USING (evaluation_key)
+GROUP BY l.run_id
+"""
+"""Per run, every row of the Evaluations documents linked to it, with its link (the replay section's input)."""
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    found = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
+    return bool(found and found[0])
+
+
+def _digest(parts: Iterable[Any]) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(repr(p).encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+# --- the runs each kind reads ------------------------------------------------------------------
+
+Inputs = Collection[str] | None
+
+
+def every_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return None
+
+
+def no_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return ()
+
+
+def the_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return (params["run_id"],)
+
+
+def device_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return [r.run_id for r in index.runs.values() if urls.slug(r.device) == params["device"]]
+
+
+def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return [r.run_id for r in index.runs.values() if params["scenario"] in r.scenarios]
+
+
+def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    return [r.run_id for r in index.runs.values() if r.route == "privateCloudCompute"]
+
+
+def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """Every run of the device on either build (each side is chosen from them, invalid ones are named as left
+    out), and the device's first run that is evidence (the page is titled with its device name)."""
+    device = [r for r in index.runs.values() if r.hardware_model and urls.slug(r.hardware_model) == params["device"]]
+    builds = (params["baseline"], params["candidate"])
+    chosen = {r.run_id for r in device if r.os_build in builds}
+    evidence = [r for r in device if r.verdict != "invalid" and r.os_build is not None]
+    if evidence:
+        chosen.add(min(evidence, key=lambda r: (r.started_at, r.run_id)).run_id)
+    return chosen
