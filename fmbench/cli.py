@@ -202,21 +202,40 @@ def runs(db: Path | None, as_json: bool) -> None:
     click.echo(f"{len(rows)} run(s)")
 
 
+PARQUET_OPTION = click.option(
+    "--parquet",
+    "parquet",
+    default=None,
+    metavar="DIR",
+    help="Read a Parquet dataset (a folder, or an s3:// prefix) written by `fmbench export --parquet` "
+    "instead of the DuckDB file.",
+)
+
+
+def _source(db: Path | None, parquet: str | None) -> Path | str | None:
+    """The database to read: ``--parquet`` or ``--db`` (not both)."""
+    if parquet is not None and db is not None:
+        raise click.UsageError("give --db or --parquet, not both")
+    return parquet if parquet is not None else db
+
+
 @main.command()
 @DB_OPTION
+@PARQUET_OPTION
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True,
               help="Folder to write the site into (replaced atomically).")
 @click.option("--base-url", default="/", show_default=True, help="Sub-path (or absolute URL) the site is served under.")
-def build(db: Path | None, out: Path, base_url: str) -> None:
-    """Build the static site from the database."""
+def build(db: Path | None, parquet: str | None, out: Path, base_url: str) -> None:
+    """Build the static site from the database, rendering only the pages whose inputs changed."""
     from fmbench.build import build_site
 
+    source = _source(db, parquet)
     with user_errors():
-        report = build_site(db, out, base_url=base_url)
+        report = build_site(source, out, base_url=base_url)
     click.echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
-        f"({report.bytes_total / 2**20:.1f} MiB, {len(report.changed)} changed, {len(report.removed)} removed, "
-        f"{report.seconds:.1f} s)"
+        f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
+        f"{len(report.removed)} removed, {report.seconds:.1f} s)"
     )
     if report.largest_run_page:
         path, size = report.largest_run_page
@@ -225,16 +244,18 @@ def build(db: Path | None, out: Path, base_url: str) -> None:
 
 @main.command()
 @DB_OPTION
+@PARQUET_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Ingest result files (and sidecars) that appear in this folder.")
-def serve(db: Path | None, host: str, port: int, watch: Path | None) -> None:
-    """Serve the site live from the database (a real WSGI server; never a debugger)."""
+def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None) -> None:
+    """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger)."""
     from fmbench.serve import run_server
 
+    _source(db, parquet)
     with user_errors():
-        run_server(db, host=host, port=port, watch=watch, echo=click.echo)
+        run_server(db, host=host, port=port, watch=watch, echo=click.echo, parquet=parquet)
 
 
 @main.command()
@@ -305,15 +326,28 @@ def verify(db: Path | None, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--originals", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
-def export(db: Path | None, originals: Path | None) -> None:
+@click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the database as a Parquet dataset into this folder (partitioned by device and OS build).")
+def export(db: Path | None, originals: Path | None, parquet: Path | None) -> None:
     """Export what the database holds."""
-    if originals is None:
-        raise click.UsageError("say what to export: --originals DIR")
-    from fmbench.verify import export_originals
+    if originals is None and parquet is None:
+        raise click.UsageError("say what to export: --originals DIR and/or --parquet DIR")
+    if originals is not None:
+        from fmbench.verify import export_originals
 
-    with user_errors():
-        written = export_originals(db, originals)
-    click.echo(f"{len(written)} original file(s) written to {originals}")
+        with user_errors():
+            written = export_originals(db, originals)
+        click.echo(f"{len(written)} original file(s) written to {originals}")
+    if parquet is not None:
+        from fmbench.dataset import export_parquet
+
+        with user_errors():
+            meta = export_parquet(db, parquet)
+        rows = sum(int(t["rows"]) for t in meta["tables"].values())
+        click.echo(
+            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {parquet} as Parquet "
+            f"(schema version {meta['schema_version']})"
+        )
 
 
 def _attach_groups() -> None:

@@ -9,11 +9,14 @@ that meets the database busy gets 503 with ``Retry-After``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import ipaddress
 import os
 import threading
 import traceback
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +26,7 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from fmbench import urls
+from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
     DatabaseBusyError,
@@ -90,15 +94,132 @@ def allowed_hosts(host: str, port: int) -> set[str]:
     return out
 
 
+# --- responses kept while the database is unchanged ------------------------------------------
+
+
+class ResponseCache:
+    """Successful responses by request, while the database stays as it was when they were made.
+
+    A page is a function of the database and the request, and the database only
+    changes when something ingests into it, which changes its file or its log
+    (the *stamp*). So a response is kept under the stamp it was made from, and
+    served again until the stamp changes; then every kept response is dropped.
+    Concurrent requests for the same page wait for one of them to make it.
+    """
+
+    def __init__(self, max_bytes: int = 128 * 2**20, max_item: int = 4 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self.max_item = max_item
+        self._lock = threading.Lock()
+        self._stamp: Hashable = None
+        self._items: OrderedDict[Hashable, tuple[bytes, int, str]] = OrderedDict()
+        self._size = 0
+        self._making: dict[Hashable, threading.Lock] = {}
+        self.memo: dict[str, Any] = {}
+        """Results several pages share (the regression report), for the current stamp."""
+
+    def _at(self, stamp: Hashable) -> None:
+        if stamp != self._stamp:
+            self._stamp, self._items, self._size, self.memo = stamp, OrderedDict(), 0, {}
+
+    def get(self, stamp: Hashable, key: Hashable) -> tuple[bytes, int, str] | None:
+        with self._lock:
+            self._at(stamp)
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, stamp: Hashable, key: Hashable, entry: tuple[bytes, int, str]) -> None:
+        if len(entry[0]) > self.max_item:
+            return
+        with self._lock:
+            self._at(stamp)
+            if key in self._items:
+                return
+            self._items[key] = entry
+            self._size += len(entry[0])
+            while self._size > self.max_bytes and self._items:
+                _, (body, _, _) = self._items.popitem(last=False)
+                self._size -= len(body)
+
+    def shared_memo(self, stamp: Hashable) -> dict[str, Any]:
+        with self._lock:
+            self._at(stamp)
+            return self.memo
+
+    @contextlib.contextmanager
+    def making(self, key: Hashable) -> Iterator[None]:
+        with self._lock:
+            lock = self._making.setdefault(key, threading.Lock())
+        with lock:
+            yield
+        with self._lock:
+            if self._making.get(key) is lock and not lock.locked():
+                del self._making[key]
+
+
+def database_stamp(db: str, dataset: Any) -> Hashable:
+    """What changes whenever the database does: its file's and its log's size and time (a dataset never changes)."""
+    if dataset is not None:
+        return ("dataset", id(dataset))
+    path = Path(db)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    try:
+        log = path.with_name(path.name + ".wal").stat()
+        wal: tuple[int, int] | None = (log.st_mtime_ns, log.st_size)
+    except OSError:
+        wal = None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, wal)
+
+
+def cached(view: Callable[..., Response]) -> Callable[..., Response]:
+    """Serve a view's successful response again while the database is unchanged (see :class:`ResponseCache`)."""
+
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Response:
+        cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
+        stamp = database_stamp(current_app.config["FMBENCH_DB"], current_app.config.get("FMBENCH_DATASET"))
+        if cache is None or stamp is None:
+            return view(*args, **kwargs)
+        key = (request.path, request.query_string)
+        found = cache.get(stamp, key)
+        if found is None:
+            with cache.making(key):
+                found = cache.get(stamp, key)
+                if found is None:
+                    g.fmbench_stamp = stamp
+                    response = view(*args, **kwargs)
+                    if response.status_code != 200 or response.is_streamed:
+                        return response
+                    found = (response.get_data(), response.status_code, response.content_type or "")
+                    cache.put(stamp, key, found)
+        body, status, content_type = found
+        return Response(body, status=status, content_type=content_type)
+
+    return wrapper
+
+
 # --- per-request database ----------------------------------------------------------------
 
 
 def _site() -> Any:
     if "site" not in g:
-        g.db_cm = connect(current_app.config["FMBENCH_DB"], read_only=True, wait=REQUEST_DB_WAIT)
+        dataset = current_app.config.get("FMBENCH_DATASET")
+        if dataset is not None:  # a Parquet dataset: one in-memory DuckDB of views, a cursor per request
+            g.db_cm = contextlib.closing(dataset.cursor())
+        else:
+            g.db_cm = connect(current_app.config["FMBENCH_DB"], read_only=True, wait=REQUEST_DB_WAIT)
         con = g.db_cm.__enter__()
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
         g.site = site_context(con, renderer)
+        cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
+        stamp = g.get("fmbench_stamp")
+        if cache is not None and stamp is not None:
+            g.site.memo = cache.shared_memo(stamp)  # the regression report, made once per database state
     return g.site
 
 
@@ -131,6 +252,7 @@ def _filters_for(kind: PageKind | DataKind) -> tuple[Filters, dict[str, Any]]:
 
 @pages.route("/", defaults={"path": ""})
 @pages.route("/<path:path>")
+@cached
 def page(path: str) -> Response:
     found = resolve(path)
     if found is None:
@@ -169,6 +291,7 @@ def asset(name: str) -> Response:
 
 
 @api.route("/runs")
+@cached
 def api_runs() -> Response:
     from fmbench.views.api import runs_json
 
@@ -177,6 +300,7 @@ def api_runs() -> Response:
 
 
 @api.route("/runs/<run_id>")
+@cached
 def api_run(run_id: str) -> Response:
     from fmbench.views.api import run_json
 
@@ -185,6 +309,7 @@ def api_run(run_id: str) -> Response:
 
 
 @api.route("/runs/<run_id>/scenarios/<scenario>/trials")
+@cached
 def api_trials(run_id: str, scenario: str) -> Response:
     from fmbench.views.api import trials_json
 
@@ -197,6 +322,7 @@ def api_trials(run_id: str, scenario: str) -> Response:
 
 
 @api.route("/compare")
+@cached
 def api_compare() -> Response:
     from fmbench.views.api import compare_json
 
@@ -252,15 +378,24 @@ def create_app(
     port: int = 8000,
     watch: str | os.PathLike[str] | None = None,
     extra_hosts: Iterable[str] = (),
+    parquet: str | os.PathLike[str] | None = None,
+    cache: bool = True,
 ) -> Flask:
-    """The Flask application over one database file."""
+    """The Flask application over one database file, or over a Parquet dataset (``parquet``).
+
+    ``cache``: serve a page again without rendering it while the database is unchanged.
+    """
     app = Flask(__name__, static_folder=None)
+    if parquet is not None and watch is not None:
+        raise FmbenchError("a Parquet dataset is read only: --watch needs the DuckDB file")
     app.config.update(
-        FMBENCH_DB=str(default_db_path(db)),
+        FMBENCH_DB=str(parquet) if parquet is not None else str(default_db_path(db)),
+        FMBENCH_DATASET=dataset_connection(parquet) if parquet is not None else None,
         FMBENCH_RENDERER=Renderer(mode="serve", base_url="/"),
         FMBENCH_ASSETS=asset_files(),
         FMBENCH_HOSTS=allowed_hosts(host, port) | set(extra_hosts),
         FMBENCH_DIAGNOSTICS=Diagnostics(),
+        FMBENCH_CACHE=ResponseCache() if cache else None,
         FMBENCH_WATCH=str(watch) if watch else None,
         MAX_CONTENT_LENGTH=64 * 1024,
         PROPAGATE_EXCEPTIONS=False,
@@ -356,18 +491,26 @@ def run_server(
     watch: str | os.PathLike[str] | None = None,
     threads: int = 8,
     echo: Any = print,
+    parquet: str | os.PathLike[str] | None = None,
 ) -> None:
-    """Serve until interrupted, with waitress (never Flask's development server or debugger)."""
+    """Serve until interrupted, with waitress (never Flask's development server or debugger).
+
+    ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
+    """
     import waitress
 
-    db_path = default_db_path(db)
-    with connect(db_path):  # create or migrate once, before any reader arrives
-        pass
-    app = create_app(db_path, host=host, port=port, watch=watch)
+    if parquet is not None:
+        app = create_app(host=host, port=port, watch=watch, parquet=parquet)
+        db_path: Path | str = str(parquet)
+    else:
+        db_path = default_db_path(db)
+        with connect(db_path):  # create or migrate once, before any reader arrives
+            pass
+        app = create_app(db_path, host=host, port=port, watch=watch)
     if watch:
         from fmbench.watch import start_watcher
 
-        start_watcher(Path(watch), db_path, app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
+        start_watcher(Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)
