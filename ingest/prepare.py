@@ -231,6 +231,8 @@ def prepare(
 
 _worker: dict[str, Any] = {}
 WORKER_NICENESS = 5
+AHEAD = 3
+"""Files prepared ahead of the writer, per worker: enough that a run of big files does not stall it."""
 
 
 def _init_worker(registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None]) -> None:
@@ -321,7 +323,7 @@ class Preparer:
 
     def _fill(self) -> None:
         assert self._pool is not None
-        while self._next < len(self.files) and len(self._pending) < 2 * self.workers:
+        while self._next < len(self.files) and len(self._pending) < AHEAD * self.workers:
             self._pending.append(self._pool.submit(_prepare_in_worker, self.files[self._next]))
             self._next += 1
 

@@ -1,0 +1,648 @@
+"""The performance harness (``make bench``): fmbench at the size a benchmark owner reaches, against floors.
+
+Every figure is a ratio to a floor measured in the same run on the same
+machine, never an absolute time: DuckDB's own ``read_json`` for the ingest,
+a trivial Jinja template for the build, the full build for an incremental
+one. Writes everything it makes under ``benchmarks/out/`` (git-ignored):
+the generated corpus, the databases, the sites, ``results.json`` and
+``results.md`` (the table ``benchmarks/README.md`` shows).
+
+    python benchmarks/run.py [--runs 200] [--trials 1000] [--legacy 10] [--out benchmarks/out]
+
+The corpus is generated once with ``fixtures/generate.py`` (the same
+parameters reuse it). The whole run takes under 15 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.client
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "benchmarks" / "out"
+CLIENTS = 8
+MiB = 2**20
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float | None
+    unit: str
+    goal: str = ""
+    met: bool | None = None
+    detail: str = ""
+
+
+@dataclass
+class Results:
+    started: str
+    command: str
+    machine: dict[str, Any]
+    corpus: dict[str, Any] = field(default_factory=dict)
+    figures: list[Figure] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, figure: Figure) -> Figure:
+        self.figures.append(figure)
+        shown = "" if figure.met is None else (" MET" if figure.met else " NOT MET")
+        value = "-" if figure.value is None else f"{figure.value:,.3g}"
+        print(f"  {figure.name}: {value} {figure.unit}{shown} {('(' + figure.detail + ')') if figure.detail else ''}",
+              flush=True)
+        return figure
+
+
+def log(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = action()
+    return time.perf_counter() - started, result
+
+
+def fresh(path: Path) -> Path:
+    for p in (path, path.with_name(path.name + ".wal"), path.with_name(path.name + ".writer")):
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+    return path
+
+
+# --- the machine -------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    import duckdb
+    import jinja2
+    import pyarrow
+    import pydantic
+
+    import fmbench
+
+    memory = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    memory = round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            check=False).stdout.strip()
+    return {
+        "cores": os.cpu_count(),
+        "memory_gib": memory,
+        "system": f"{platform.system()} {platform.machine()}",
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+        "pydantic": pydantic.VERSION,
+        "pyarrow": pyarrow.__version__,
+        "jinja2": jinja2.__version__,
+        "fmbench": fmbench.__version__,
+        "commit": commit or None,
+    }
+
+
+# --- the corpus ----------------------------------------------------------------------------------
+
+
+def corpus(out: Path, runs: int, trials: int, legacy: int, results: Results) -> list[Path]:
+    from fmbench.fixtures.generate import generate_large_corpus
+
+    folder = out / "corpus"
+    stamp = folder / ".generated.json"
+    wanted = {"runs": runs, "trials_per_run": trials, "legacy_runs": legacy, "seed": 7}
+    if not (stamp.is_file() and json.loads(stamp.read_text()) == wanted):
+        shutil.rmtree(folder, ignore_errors=True)
+        log(f"generating the corpus: {runs} runs of about {trials} trials and {legacy} legacy files")
+        seconds, _ = timed(lambda: generate_large_corpus(folder, runs=runs, trials_per_run=trials,
+                                                         legacy_runs=legacy, seed=7))
+        results.timings["generate corpus (s)"] = round(seconds, 1)
+        stamp.write_text(json.dumps(wanted))
+    files = sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+    sidecars = sorted(folder.glob("*.meta.yaml"))
+    sizes = [p.stat().st_size for p in files]
+    results.corpus = {
+        **wanted,
+        "files": len(files),
+        "sidecars": len(sidecars),
+        "megabytes": round(sum(sizes) / 1e6, 1),
+        "largest_file_megabytes": round(max(sizes) / 1e6, 2),
+    }
+    return files
+
+
+def held_back(files: Sequence[Path]) -> Path:
+    """The run added for the incremental build: the newest on-device run file (by the date in its name)."""
+    dated = [(p.stem[-10:], p.name, p) for p in files if "-on-device-" in p.name and re.search(r"\d{4}-\d\d-\d\d$", p.stem)]
+    return max(dated)[2]
+
+
+# --- ingest -------------------------------------------------------------------------------------------
+
+
+def floor_read_json(files: Sequence[Path], db: Path) -> float:
+    """DuckDB's own read_json loading the same files into one table (documents over 16 MiB need the raised limit)."""
+    import duckdb
+
+    con = duckdb.connect(str(fresh(db)))
+    try:
+        con.execute("SET enable_progress_bar = false")
+        listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
+        started = time.perf_counter()
+        con.execute(f"CREATE TABLE documents AS SELECT * FROM read_json([{listing}], maximum_object_size = 1073741824)")
+        con.execute("CHECKPOINT")
+        return time.perf_counter() - started
+    finally:
+        con.close()
+        fresh(db)
+
+
+def naive_ingest(files: Sequence[Path], db: Path) -> float:
+    """What a first attempt does: json.load each file, then per-row executemany inserts of its rows."""
+    import duckdb
+
+    con = duckdb.connect(str(fresh(db)))
+    con.execute("SET enable_progress_bar = false")
+    con.execute(
+        "CREATE TABLE runs (run VARCHAR, suite VARCHAR, model VARCHAR, device VARCHAR, hardware VARCHAR, "
+        "system_version VARCHAR, build VARCHAR, started VARCHAR, ended VARCHAR, repetitions INTEGER, content VARCHAR)"
+    )
+    metric_keys = (
+        "duration", "timeToFirstToken", "decodeDuration", "inputTokenCount", "outputTokenCount",
+        "firstStreamUpdateTokenCount", "tokenCountSource", "outputTokensPerSecond", "outputCharactersPerSecond",
+        "streamUpdateCount", "maximumStreamUpdateGap", "reasoningTokenCount", "contextSize", "contextUtilization",
+        "startingResidentMemoryBytes", "peakObservedResidentMemoryBytes", "endingResidentMemoryBytes",
+        "startingThermalState", "endingThermalState", "worstObservedThermalState", "startedAt", "endedAt",
+    )
+    trial_columns = 12 + len(metric_keys)
+    con.execute(
+        "CREATE TABLE trials (run VARCHAR, ordinal INTEGER, id VARCHAR, scenario VARCHAR, title VARCHAR, category VARCHAR, "
+        "sample VARCHAR, prompt VARCHAR, checks VARCHAR, requested VARCHAR, executed VARCHAR, response VARCHAR, "
+        + ", ".join(f'"{k}" VARCHAR' for k in metric_keys) + ")"
+    )
+    con.execute("CREATE TABLE checks (run VARCHAR, trial INTEGER, ordinal INTEGER, label VARCHAR, passed BOOLEAN, detail VARCHAR)")
+    con.execute("CREATE TABLE failures (run VARCHAR, ordinal INTEGER, id VARCHAR, scenario VARCHAR, message VARCHAR)")
+    started = time.perf_counter()
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        doc = json.loads(text)
+        env = doc.get("environment", {})
+        con.execute("BEGIN TRANSACTION")
+        con.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [path.name, doc.get("suite"), doc.get("model"), env.get("deviceName"), env.get("hardwareModel"),
+             env.get("systemVersion"), env.get("systemBuild"), doc.get("startedAt"), doc.get("endedAt"),
+             doc.get("repetitions"), text],
+        )
+        trials, checks = [], []
+        for i, t in enumerate(doc.get("trials", [])):
+            sample = t.get("sample") or t.get("scenario") or {}
+            metrics = t.get("metrics", {})
+            trials.append(
+                [path.name, i, t.get("id"), t.get("scenarioID") or sample.get("id"), t.get("scenarioTitle") or sample.get("title"),
+                 t.get("category") or sample.get("category"), sample.get("id"), sample.get("prompt"),
+                 json.dumps(sample.get("checks")), t.get("requestedModel") or t.get("model"),
+                 t.get("executedModel") or t.get("model"), t.get("response")]
+                + [None if metrics.get(k) is None else str(metrics.get(k)) for k in metric_keys]
+            )
+            for j, c in enumerate((t.get("grade") or {}).get("checks", [])):
+                checks.append([path.name, i, j, c.get("label"), c.get("passed"), c.get("detail")])
+        assert all(len(r) == trial_columns for r in trials)
+        if trials:
+            con.executemany(f"INSERT INTO trials VALUES ({', '.join('?' * trial_columns)})", trials)
+        if checks:
+            con.executemany("INSERT INTO checks VALUES (?, ?, ?, ?, ?, ?)", checks)
+        failures = [[path.name, i, f.get("id"), f.get("scenarioID"), f.get("message")] for i, f in enumerate(doc.get("failures", []))]
+        if failures:
+            con.executemany("INSERT INTO failures VALUES (?, ?, ?, ?, ?)", failures)
+        con.execute("COMMIT")
+    con.execute("CHECKPOINT")
+    seconds = time.perf_counter() - started
+    con.close()
+    fresh(db)
+    return seconds
+
+
+def fmbench_ingest(files: Sequence[Path], db: Path) -> tuple[float, Any]:
+    from fmbench.ingest import ingest_paths
+
+    fresh(db)
+    seconds, report = timed(lambda: ingest_paths(list(files), db))
+    errors = [o.message for o in report.outcomes if o.status == "error"]
+    if errors:
+        raise SystemExit(f"ingest errors: {errors[:3]}")
+    return seconds, report
+
+
+_PEAK_SCRIPT = """
+import sys
+from fmbench.db import connect
+from fmbench.ingest import ingest_paths
+if sys.argv[1] == "ingest":
+    report = ingest_paths([sys.argv[2]], sys.argv[3])
+    assert report.ok, report.outcomes
+else:
+    with connect(sys.argv[3]):
+        pass
+with open("/proc/self/status", encoding="ascii") as status:  # this process's own peak (ru_maxrss counts the parent's before exec)
+    print(next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")))
+"""
+
+
+def peak_rss(mode: str, file: Path, db: Path) -> int:
+    """Peak resident memory (bytes) of a fresh Python process that ingests ``file`` (or only opens a database)."""
+    fresh(db)
+    done = subprocess.run([sys.executable, "-P", "-c", _PEAK_SCRIPT, mode, str(file), str(db)], capture_output=True,
+                          text=True, check=True)
+    fresh(db)
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+# --- build --------------------------------------------------------------------------------------------
+
+
+def trivial_pages(count: int, out: Path) -> float:
+    """The floor of a build: ``count`` pages of a trivial Jinja template, no queries, written to files."""
+    import jinja2
+
+    shutil.rmtree(out, ignore_errors=True)
+    env = jinja2.Environment(autoescape=True)
+    template = env.from_string("<!doctype html><title>{{ title }}</title><h1>{{ title }}</h1><p>{{ body }}</p>\n")
+    started = time.perf_counter()
+    for i in range(count):
+        target = out / f"p{i // 1000}" / f"{i}.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(template.render(title=f"Page {i}", body="text " * 20).encode("utf-8"))
+    seconds = time.perf_counter() - started
+    shutil.rmtree(out, ignore_errors=True)
+    return seconds
+
+
+def snapshot_times(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
+    """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
+    its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
+    device that involve its OS build, the PCC page for a PCC run, and every index."""
+    import duckdb
+
+    from fmbench import urls
+    from fmbench.build import output_file
+    from fmbench.views.runs import trial_pages
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        hardware, device_name, os_build, route, file_name = con.execute(
+            "SELECT hardware_model, device_name, os_build, route, file_name FROM runs WHERE run_id = ?", [run_id]
+        ).fetchone()
+        scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
+        pages = trial_pages(con, run_id)
+    finally:
+        con.close()
+    paths = [
+        urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(), urls.regressions(),
+        urls.regressions_feed(), urls.data_runs_index(), urls.revisions(), urls.device(hardware or device_name),
+        urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id), urls.data_source(run_id, file_name),
+    ]
+    paths += [urls.trials(run_id, s, page) for s, page in pages]
+    paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
+    if route == "privateCloudCompute":
+        paths.append(urls.pcc())
+    expected = {output_file(p) for p in paths}
+    compare = site / "compare" / urls.slug(hardware or "")
+    if hardware and compare.is_dir():
+        for page in compare.glob("*/index.html"):
+            baseline, _, candidate = page.parent.name.partition("..")
+            if os_build in (baseline, candidate):
+                expected.add(str(page.relative_to(site)))
+    return expected
+
+
+def gz(data: bytes) -> int:
+    return len(gzip.compress(data, compresslevel=6))
+
+
+# --- serve --------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, db: Path, log_file: Path) -> None:
+        self.port = free_port()
+        self.log = log_file.open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", "-m", "fmbench", "serve", "--db", str(db), "--port", str(self.port)],
+            stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if self.get("/api/runs")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise SystemExit(f"fmbench serve did not start; see {log_file}")
+
+    def get(self, path: str, connection: http.client.HTTPConnection | None = None) -> tuple[int, int]:
+        con = connection or http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        con.request("GET", path, headers={"Host": f"127.0.0.1:{self.port}"})
+        response = con.getresponse()
+        body = response.read()
+        if connection is None:
+            con.close()
+        return response.status, len(body)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+def nearest_rank(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(math.ceil(q * len(ordered)) - 1, 0)]
+
+
+def load(server: Server, path: str, requests: int) -> list[float]:
+    """``requests`` GETs of ``path`` by :data:`CLIENTS` concurrent keep-alive clients; each latency in seconds."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    remaining = [requests]
+    failures: list[int] = []
+
+    def client() -> None:
+        con = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        while True:
+            with lock:
+                if remaining[0] <= 0:
+                    break
+                remaining[0] -= 1
+            started = time.perf_counter()
+            status, _ = server.get(path, con)
+            elapsed = time.perf_counter() - started
+            with lock:
+                latencies.append(elapsed)
+                if status != 200:
+                    failures.append(status)
+        con.close()
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise SystemExit(f"{path}: {len(failures)} responses were not 200: {sorted(set(failures))}")
+    return latencies
+
+
+def serve_figures(results: Results, label: str, db: Path, out: Path, requests: int) -> None:
+    import duckdb
+
+    from fmbench.render import Renderer
+    from fmbench.views import site_context
+    from fmbench.views.comparisons import comparison_instances
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        pairs = comparison_instances(site_context(con, Renderer()))
+        device = con.execute(
+            "SELECT hardware_model FROM runs WHERE hardware_model IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1"
+        ).fetchone()[0]
+    finally:
+        con.close()
+    pair = pairs[0] if pairs else None
+    paths = {
+        "comparison page": f"/compare/{pair['device']}/{pair['baseline']}..{pair['candidate']}/?rule=latest"
+        if pair else f"/compare/?device={device}",
+        "API call": f"/api/runs?device={device}&route=onDevice",
+    }
+    server = Server(db, out / f"serve-{label}.log")
+    try:
+        for what, path in paths.items():
+            cold, _ = timed(lambda path=path: server.get(path))
+            latencies = load(server, path, requests)
+            p50, p99 = nearest_rank(latencies, 0.5), nearest_rank(latencies, 0.99)
+            limit = 0.150 if what == "comparison page" else 0.050
+            results.add(Figure(
+                f"serve {label}: {what} p50", round(p50 * 1000, 2), "ms", detail=f"{path}, {requests} requests, {CLIENTS} clients"))
+            results.add(Figure(
+                f"serve {label}: {what} p99", round(p99 * 1000, 2), "ms", f"< {limit * 1000:.0f} ms", p99 < limit,
+                f"first request (nothing cached) {cold * 1000:.0f} ms; max {max(latencies) * 1000:.1f} ms"))
+    finally:
+        server.stop()
+
+
+# --- the run --------------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> Results:
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    results = Results(
+        started=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        command="make bench  (python benchmarks/run.py"
+        + (f" --runs {args.runs} --trials {args.trials} --legacy {args.legacy}"
+           if (args.runs, args.trials, args.legacy) != (200, 1000, 10) else "") + ")",
+        machine=machine(),
+    )
+    log(f"machine: {results.machine}")
+    files = corpus(out, args.runs, args.trials, args.legacy, results)
+    extra = held_back(files)
+    rest = [p for p in files if p != extra]
+    rest_mb = sum(p.stat().st_size for p in rest) / 1e6
+    results.corpus["held_back_for_incremental_build"] = extra.name
+    log(f"corpus: {results.corpus}")
+
+    # Ingest against DuckDB's own read_json, floors before and after (the machine may be shared).
+    db = out / "large.duckdb"
+    log(f"floor: read_json of {len(rest)} files ({rest_mb:.0f} MB)")
+    floor_a = floor_read_json(rest, out / "floor.duckdb")
+    log(f"fmbench ingest of the same {len(rest)} files")
+    ingest_seconds, _ = fmbench_ingest(rest, db)
+    floor_b = floor_read_json(rest, out / "floor.duckdb")
+    floor = min(floor_a, floor_b)
+    results.timings.update({"read_json floor (s)": round(floor, 2), "read_json floor, again (s)": round(max(floor_a, floor_b), 2),
+                            "fmbench ingest (s)": round(ingest_seconds, 2)})
+    results.add(Figure("ingest vs read_json floor", round(ingest_seconds / floor, 2), "x", "<= 1.5x",
+                       ingest_seconds / floor <= 1.5,
+                       f"{ingest_seconds:.1f} s vs {floor:.1f} s (floors {floor_a:.1f} s, {floor_b:.1f} s) for {rest_mb:.0f} MB"))
+
+    # Against the naive path, on a sample (it is slow).
+    sample = rest[:: max(1, len(rest) // args.naive_files)][: args.naive_files]
+    sample_mb = sum(p.stat().st_size for p in sample) / 1e6
+    log(f"naive path (json.load + executemany) on {len(sample)} files ({sample_mb:.0f} MB)")
+    naive_seconds = naive_ingest(sample, out / "naive.duckdb")
+    ours_sample, _ = fmbench_ingest(sample, out / "sample.duckdb")
+    fresh(out / "sample.duckdb")
+    results.timings.update({"naive path, sample (s)": round(naive_seconds, 2), "fmbench ingest, sample (s)": round(ours_sample, 2)})
+    results.add(Figure("ingest speed-up over the naive path", round(naive_seconds / ours_sample, 1), "x", ">= 10x",
+                       naive_seconds / ours_sample >= 10,
+                       f"{naive_seconds:.1f} s vs {ours_sample:.1f} s on {len(sample)} files, {sample_mb:.0f} MB"))
+
+    # Peak memory of ingesting the largest file, in a fresh process.
+    largest = max(files, key=lambda p: p.stat().st_size)
+    size = largest.stat().st_size
+    log(f"peak memory of ingesting {largest.name} ({size / 1e6:.1f} MB)")
+    peak = peak_rss("ingest", largest, out / "peak.duckdb")
+    baseline = peak_rss("open", largest, out / "peak.duckdb")
+    limit = 5 * size + 200 * MiB
+    results.add(Figure("peak memory, largest file", round(peak / MiB), "MiB", f"<= 5 x size + 200 MiB = {limit / MiB:.0f} MiB",
+                       peak <= limit,
+                       f"{peak / size:.1f}x the file's {size / MiB:.1f} MiB; a process that only opens the database peaks at "
+                       f"{baseline / MiB:.0f} MiB"))
+
+    # The full build against the floor of trivial pages.
+    site = out / "site"
+    shutil.rmtree(site, ignore_errors=True)
+    from fmbench.build import build_site
+
+    log("full build")
+    full_seconds, report = timed(lambda: build_site(db, site))
+    outputs = report.pages + report.data_files
+    trivial = trivial_pages(outputs, out / "trivial")
+    results.timings.update({"full build (s)": round(full_seconds, 1), f"trivial Jinja, {outputs} pages (s)": round(trivial, 2)})
+    results.add(Figure("full build, pages per second", round(outputs / full_seconds, 1), "files/s", detail=(
+        f"{report.pages} pages + {report.data_files} data files, {report.bytes_total / MiB:,.0f} MiB, in {full_seconds:.0f} s")))
+    results.add(Figure("full build vs trivial-template floor", round(full_seconds / trivial, 1), "x slower", "report",
+                       None, f"floor: {outputs} trivial pages in {trivial:.2f} s ({outputs / trivial:,.0f}/s)"))
+
+    # An unchanged rebuild.
+    before = snapshot_times(site)
+    unchanged_seconds, again = timed(lambda: build_site(db, site))
+    touched = [p for p, t in snapshot_times(site).items() if before.get(p) != t]
+    results.add(Figure("unchanged rebuild: files written", len(touched) + len(again.changed), "files", "0",
+                       not touched and not again.changed and not again.rendered,
+                       f"{len(again.rendered)} rendered, {unchanged_seconds:.2f} s"))
+
+    # Adding one run.
+    from fmbench.ingest import ingest_paths
+
+    log(f"adding one run: {extra.name}")
+    add_seconds, added = timed(lambda: ingest_paths([extra], db))
+    (run_id,) = [o.run_id for o in added.outcomes if o.status == "ingested"]
+    incremental_seconds, inc = timed(lambda: build_site(db, site))
+    expected = expected_outputs(db, run_id, site)
+    rendered = set(inc.rendered)
+    results.timings.update({"ingest of the added run (s)": round(add_seconds, 2), "incremental build (s)": round(incremental_seconds, 2)})
+    results.add(Figure("incremental build after adding one run vs full build", round(100 * incremental_seconds / full_seconds, 1),
+                       "% of full", "<= 10%", incremental_seconds <= 0.10 * full_seconds,
+                       f"{incremental_seconds:.1f} s, {len(rendered)} of {outputs} files rendered"))
+    unexpected, missing = sorted(rendered - expected), sorted(expected - rendered)
+    results.add(Figure("incremental build re-renders exactly the pages the run touches", len(rendered), "files",
+                       "its run and trial pages, device, scenarios, comparisons, PCC, indexes, data files",
+                       not unexpected and not missing,
+                       "as expected" if not unexpected and not missing else f"unexpected {unexpected[:5]}, missing {missing[:5]}"))
+
+    # Page weight of the largest run page.
+    sizes = {p: p.stat().st_size for p in (site / "runs").glob("*/index.html")}
+    page = max(sizes, key=lambda p: sizes[p])
+    html = page.read_bytes()
+    assets = sorted(set(re.findall(r'(?:src|href)="/(assets/[^"?]+)', html.decode("utf-8"))))
+    asset_gz = {a: gz((site / a).read_bytes()) for a in assets}
+    first_visit = gz(html) + sum(asset_gz.values())
+    results.add(Figure("largest run page, HTML + embedded data", round(len(html) / 1024, 1), "KiB", "<= 300 KiB",
+                       len(html) <= 300 * 1024, f"{page.parent.name}: {gz(html) / 1024:.1f} KiB gzipped; trials load on demand"))
+    results.add(Figure("first visit of that page, gzip", round(first_visit / 1024, 1), "KiB", "<= 1.5 MiB (1536 KiB)",
+                       first_visit <= 1.5 * MiB, ", ".join(f"{a.removeprefix('assets/')} {n / 1024:.0f} KiB" for a, n in asset_gz.items())))
+
+    # Past one machine: the Parquet export.
+    from fmbench.dataset import export_parquet
+
+    log("Parquet export")
+    export_seconds, meta = timed(lambda: export_parquet(db, out / "parquet"))
+    dataset_mb = sum(p.stat().st_size for p in (out / "parquet").rglob("*") if p.is_file()) / MiB
+    results.timings["Parquet export (s)"] = round(export_seconds, 1)
+    results.add(Figure("Parquet export", round(export_seconds, 1), "s", detail=f"{dataset_mb:,.0f} MiB, {len(meta['tables'])} tables, "
+                       f"schema version {meta['schema_version']}"))
+
+    # Serve: the fixture corpus and the large corpus.
+    fixtures_db = out / "fixtures.duckdb"
+    fresh(fixtures_db)
+    ingest_paths([REPO / "fixtures" / "runs"], fixtures_db)
+    for label, database in (("fixture corpus", fixtures_db), ("large corpus", db)):
+        log(f"serve: {label}")
+        serve_figures(results, label, database, out, args.requests)
+    return results
+
+
+def markdown(results: Results) -> str:
+    m = results.machine
+    lines = [
+        f"Run {results.started} with `{results.command}` on {m['cores']} cores, {m['memory_gib']} GiB, {m['system']}, "
+        f"Python {m['python']}, duckdb {m['duckdb']}, pydantic {m['pydantic']}, pyarrow {m['pyarrow']}, "
+        f"jinja2 {m['jinja2']} (fmbench {m['fmbench']}{', commit ' + m['commit'] if m['commit'] else ''}).",
+        "",
+        f"Corpus: {results.corpus.get('files')} run files ({results.corpus.get('runs')} current-generation runs of about "
+        f"{results.corpus.get('trials_per_run')} trials, {results.corpus.get('legacy_runs')} legacy files), "
+        f"{results.corpus.get('sidecars')} sidecars, {results.corpus.get('megabytes')} MB; the largest file "
+        f"{results.corpus.get('largest_file_megabytes')} MB.",
+        "",
+        "| figure | value | goal | met |",
+        "| --- | --- | --- | --- |",
+    ]
+    for f in results.figures:
+        value = "-" if f.value is None else f"{f.value:,} {f.unit}"
+        met = "" if f.met is None else ("yes" if f.met else "**no**")
+        detail = f" ({f.detail})" if f.detail else ""
+        lines.append(f"| {f.name}{detail} | {value} | {f.goal} | {met} |")
+    lines += ["", "| timing | seconds |", "| --- | --- |"]
+    lines += [f"| {k.removesuffix(' (s)')} | {v} |" for k, v in results.timings.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="working folder (git-ignored)")
+    parser.add_argument("--runs", type=int, default=200, help="current-generation runs in the corpus")
+    parser.add_argument("--trials", type=int, default=1000, help="requests per run")
+    parser.add_argument("--legacy", type=int, default=10, help="legacy-format files in the corpus")
+    parser.add_argument("--naive-files", type=int, default=6, help="files the naive path ingests")
+    parser.add_argument("--requests", type=int, default=400, help="requests per measured URL")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    results = run(args)
+    results.timings["whole harness (s)"] = round(time.perf_counter() - started, 1)
+    (args.out / "results.json").write_text(
+        json.dumps({**asdict(results), "figures": [asdict(f) for f in results.figures]}, indent=2) + "\n")
+    (args.out / "results.md").write_text(markdown(results))
+    print()
+    print(markdown(results))
+    print(f"written to {args.out / 'results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
