@@ -104,7 +104,7 @@ def _read_manifest(out: Path) -> Manifest:
 
 def _code_files() -> Iterator[Path]:
     """Everything besides the data that shapes the bytes of a page: code, templates, site sources and assets."""
-    for package in ("fmbench", "fmbench.templates", "fmbench.site"):
+    for package in ("fmbench", "fmbench.native", "fmbench.templates", "fmbench.site"):
         root = Path(str(resources.files(package)))
         yield from sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".html", ".xml", ".md", ".yaml", ".css", ".js"))
     yield from asset_files().values()

@@ -79,6 +79,7 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates ship with the package; checking their files on every page costs a stat each
         )
         self.env.globals.update(url=self.url, asset=self.asset, site=self.site)
 

@@ -36,23 +36,23 @@ class SiteContext:
     memo: dict[str, Any] = field(default_factory=dict)
     bulk: bool = False
     """True in the static build: one run's trial details are kept for all of its pages and data files."""
-    _run_details: tuple[str, Any] | None = None
+    _run_trials: Any = None
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
 
-    def run_details(self, run_id: str) -> Any:
-        """In a bulk build, every trial of ``run_id`` in detail by scenario (the last run asked for is kept);
-        otherwise ``None``, and each page reads only its own trials."""
+    def run_trials(self, run_id: str) -> Any:
+        """In a bulk build, what all trial pages and files of ``run_id`` read (:class:`fmbench.views.runs.RunTrials`,
+        the last run asked for is kept); otherwise ``None``, and each page reads only its own trials."""
         if not self.bulk:
             return None
-        if self._run_details is None or self._run_details[0] != run_id:
-            from fmbench.views.runs import run_trial_details
+        if self._run_trials is None or self._run_trials.run_id != run_id:
+            from fmbench.views.runs import run_trials
 
-            self._run_details = (run_id, run_trial_details(self.con, run_id))
-        return self._run_details[1]
+            self._run_trials = run_trials(self.con, run_id)
+        return self._run_trials
 
     @property
     def url(self) -> Callable[[str], str]:
@@ -168,7 +168,7 @@ def _run(site: SiteContext, filters: Filters, run_id: str) -> Any:
 def _trials(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> Any:
     from fmbench.views.runs import trials_page
 
-    return trials_page(site.con, site.url, run_id, scenario, page, run_details=site.run_details(run_id))
+    return trials_page(site.con, site.url, run_id, scenario, page, bundle=site.run_trials(run_id))
 
 
 def _lazy(module: str, function: str) -> Callable[..., Any]:

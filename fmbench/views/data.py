@@ -93,9 +93,13 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     """
     from fmbench.views.runs import _scenario_for_slug
 
-    scenario_id, _, _ = _scenario_for_slug(site.con, run_id, scenario)
-    cached = site.run_details(run_id)
-    details = cached.get(scenario_id, []) if cached is not None else trial_details(site.con, run_id, scenario_id)
+    bundle = site.run_trials(run_id)
+    if bundle is not None:
+        scenario_id = bundle.scenario(scenario)[0]
+        details = bundle.details.get(scenario_id, [])
+    else:
+        scenario_id = _scenario_for_slug(site.con, run_id, scenario)[0]
+        details = trial_details(site.con, run_id, scenario_id)
     doc = {"run": run_id, "scenario": scenario_id, "trials": [t.to_json() for t in details]}
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
 

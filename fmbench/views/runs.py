@@ -657,13 +657,45 @@ def trial_details(
     return _details(con, run_id, trials)
 
 
-def run_trial_details(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[TrialDetail]]:
-    """Every trial of a run in detail, by scenario (each list is what :func:`trial_details` gives for it)."""
+@dataclass(frozen=True)
+class RunTrials:
+    """What every trial page and trial file of one run reads, read once (the static build keeps one run's)."""
+
+    run_id: str
+    run: dict[str, Any]
+    scenarios: list[tuple[str, str, int]]
+    """``(scenario id, title, trial count)`` in the run's order."""
+    details: dict[str, list[TrialDetail]]
+    """Each scenario's trials in detail: what :func:`trial_details` gives for it."""
+    failures: dict[str, list[dict[str, Any]]]
+
+    def scenario(self, scenario_slug: str) -> tuple[str, str, int]:
+        for found in self.scenarios:
+            if urls.slug(found[0]) == scenario_slug:
+                return found
+        raise NotFoundError(f"run {self.run_id} has no scenario {scenario_slug!r}")
+
+
+def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
+    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+    scenarios = [
+        (sid, title, n)
+        for sid, title, n in con.execute(
+            "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
+        ).fetchall()
+    ]
     trials = rows(con, "SELECT * FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
-    out: dict[str, list[TrialDetail]] = {}
+    details: dict[str, list[TrialDetail]] = {}
     for t, detail in zip(trials, _details(con, run_id, trials), strict=True):
-        out.setdefault(t["scenario_id"], []).append(detail)
-    return out
+        details.setdefault(t["scenario_id"], []).append(detail)
+    failures: dict[str, list[dict[str, Any]]] = {}
+    for f in rows(
+        con,
+        "SELECT scenario_id, sample_id, iteration, kind, message FROM failures WHERE run_id = ? ORDER BY ordinal",
+        [run_id],
+    ):
+        failures.setdefault(f["scenario_id"], []).append(f)
+    return RunTrials(run_id, run, scenarios, details, failures)
 
 
 def trials_page(
@@ -672,25 +704,30 @@ def trials_page(
     run_id: str,
     scenario_slug: str,
     page: int = 1,
-    run_details: dict[str, list[TrialDetail]] | None = None,
+    bundle: RunTrials | None = None,
 ) -> TrialsPage:
-    """One page of a scenario's trials (``run_details``: the run's :func:`run_trial_details`, when at hand)."""
-    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-    scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
+    """One page of a scenario's trials (``bundle``: the run's :func:`run_trials`, when at hand)."""
+    if bundle is not None:
+        run = bundle.run
+        scenario_id, title, total = bundle.scenario(scenario_slug)
+    else:
+        run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+        scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
     offset = (page - 1) * urls.TRIALS_PER_PAGE
-    if run_details is not None:
-        details = run_details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
+    if bundle is not None:
+        details = bundle.details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
+        failures = bundle.failures.get(scenario_id, [])
     else:
         details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
-    failures = rows(
-        con,
-        "SELECT scenario_id, sample_id, iteration, kind, message FROM failures "
-        "WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal",
-        [run_id, scenario_id],
-    )
+        failures = rows(
+            con,
+            "SELECT scenario_id, sample_id, iteration, kind, message FROM failures "
+            "WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal",
+            [run_id, scenario_id],
+        )
     return TrialsPage(
         title=f"{title}: trials of {run_title(run)}",
         run_id=run_id,
