@@ -306,6 +306,8 @@ def ingest_paths(
             with connect(db) as con:
                 con.execute(f"SET checkpoint_threshold = '{BULK_CHECKPOINT_THRESHOLD}'")
                 con.execute("SET enable_progress_bar = false")
+                if n_workers:
+                    con.execute("SET threads = 1")  # the other cores prepare files; one writes them
                 writer = _Writer(con)
                 if preparer is None:
                     preparer = Preparer(
@@ -325,6 +327,7 @@ def ingest_paths(
                         break  # let `serve`'s readers in between two files, then carry on
                 else:
                     preparer.close()
+                    con.execute("RESET threads")
                     relink(con)
                     con.execute("CHECKPOINT")
                     return report
