@@ -58,6 +58,8 @@ class BuildReport:
     rendered: list[str] = field(default_factory=list)
     """Files rendered because their inputs changed (the others were carried over without rendering)."""
     seconds: float = 0.0
+    seconds_by_kind: dict[str, float] = field(default_factory=dict)
+    """Time spent rendering (and writing) each kind of output (where a build's time goes)."""
     largest_run_page: tuple[str, int] | None = None
 
     @property
@@ -311,12 +313,17 @@ def _stage(
             sources.append(o)
         else:
             before_render()
+            started = time.perf_counter()
             place(o.file, _render(site, index, o), o.inputs)
             report.rendered.append(o.file)
+            report.seconds_by_kind[o.kind.name] = report.seconds_by_kind.get(o.kind.name, 0.0) + time.perf_counter() - started
+    started = time.perf_counter()
     for o, content in _sources_in_bulk(site, sources):
         before_render()
         place(o.file, content, o.inputs)
         report.rendered.append(o.file)
+    if sources:
+        report.seconds_by_kind["source"] = time.perf_counter() - started
     for name, source in asset_files().items():
         kinds[f"assets/{name}"] = "asset"
         place(f"assets/{name}", source.read_bytes(), None)
