@@ -254,4 +254,5 @@ def open_database(source: str | os.PathLike[str] | None, *, wait: float = 10.0) 
             con.close()
     else:
         with connect(source, read_only=True, wait=wait) as con:
+            con.execute("SET enable_progress_bar = false")  # a long scan would print one over the command's output
             yield con

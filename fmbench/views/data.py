@@ -42,19 +42,31 @@ def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: st
     return bytes(found[0])
 
 
-def source_files(site: SiteContext, run_ids: Sequence[str], chunk: int = 32) -> Iterator[tuple[str, str, bytes]]:
-    """``(run id, file name, original bytes)`` of many runs, in a few reads of the sources table.
+def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
+    """``(run id, file name, original bytes)`` of many runs.
 
-    DuckDB reads a stored file by scanning the column that holds them all, so one
-    read per run would cost as much as reading every run, every time.
+    DuckDB reads one stored file by scanning the column that holds them all, so
+    a few files are read one by one and many in one pass over the table.
     """
-    for i in range(0, len(run_ids), chunk):
-        for run_id, name, content in site.con.execute(
-            "SELECT r.run_id, r.file_name, s.content FROM runs r JOIN sources s ON s.sha256 = r.source_sha256 "
-            "WHERE list_contains(?, r.run_id) ORDER BY r.run_id",
-            [list(run_ids[i : i + chunk])],
+    wanted: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(run_ids), 512):
+        for sha, run_id, name in site.con.execute(
+            "SELECT source_sha256, run_id, file_name FROM runs WHERE list_contains(?, run_id)",
+            [list(run_ids[i : i + 512])],
         ).fetchall():
-            yield run_id, name, bytes(content)
+            wanted[sha] = (run_id, name)
+    if len(wanted) <= 8:
+        for sha, (run_id, name) in sorted(wanted.items(), key=lambda kv: kv[1]):
+            found = site.con.execute("SELECT content FROM sources WHERE sha256 = ?", [sha]).fetchone()
+            if found is not None:
+                yield run_id, name, bytes(found[0])
+        return
+    cursor = site.con.execute("SELECT sha256, content FROM sources")
+    while batch := cursor.fetchmany(4):
+        for sha, content in batch:
+            if sha in wanted:
+                run_id, name = wanted[sha]
+                yield run_id, name, bytes(content)
 
 
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
