@@ -37,7 +37,10 @@ zero is not enough). Too few values on a side give no interval at all.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -194,6 +197,30 @@ def bootstrap_quantile_difference(
     if min(len(baseline), len(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
+    key = hashlib.blake2b(
+        struct.pack(f"<{len(baseline)}d{len(candidate)}d2dI", *baseline, *candidate, q, confidence, len(baseline)),
+        digest_size=20,
+    ).digest()
+    found = _BOOTSTRAP_MEMO.get(key)
+    if found is None:
+        found = _bootstrap_quantile_difference(baseline, candidate, q, confidence)
+        with _BOOTSTRAP_LOCK:
+            while len(_BOOTSTRAP_MEMO) >= _BOOTSTRAP_MEMO_SIZE:
+                del _BOOTSTRAP_MEMO[next(iter(_BOOTSTRAP_MEMO))]
+            _BOOTSTRAP_MEMO[key] = found
+    return found
+
+
+_BOOTSTRAP_LOCK = threading.Lock()
+_BOOTSTRAP_MEMO: dict[bytes, Interval] = {}
+_BOOTSTRAP_MEMO_SIZE = 8192
+"""Intervals already computed, by a digest of their exact inputs: a build (or a server) compares the same
+two samples for a regression step and again on its comparison page."""
+
+
+def _bootstrap_quantile_difference(
+    baseline: Sequence[float], candidate: Sequence[float], q: float, confidence: float
+) -> Interval:
     differences = sorted(
         (vc - vb, pc * pb) for vb, pb in _atoms(baseline, q) for vc, pc in _atoms(candidate, q)
     )
