@@ -150,8 +150,9 @@ def detect_generation(data: bytes) -> Generation:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Validation allocates millions of small objects; the cycle collector only slows it."""
+def gc_paused() -> Iterator[None]:
+    """Validation and row building allocate millions of small objects, freed by reference count:
+    the cycle collector only slows them."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -179,7 +180,7 @@ def parse_run(data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     generation = detect_generation(data)
     model = CurrentRun if generation == "current" else LegacyRun
     try:
-        with _gc_paused():
+        with gc_paused():
             document = model.model_validate_json(data)
     except ValidationError as exc:
         raise RunFileError(file, _problems(exc, data)) from None

@@ -10,14 +10,12 @@ rows.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ import pyarrow.compute as pc
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
+from fmbench.reader import gc_paused
 from fmbench.revisions import Registry
 
 from . import rows as R
@@ -88,18 +87,6 @@ def to_arrow(columns: R.Columns, schema: pa.Schema) -> pa.Table:
         for f in schema
     ]
     return pa.Table.from_arrays(arrays, schema=schema)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Preparing allocates millions of small objects and frees them by reference count; the cycle collector only slows it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # --- results --------------------------------------------------------------------------------
