@@ -13,9 +13,20 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views import SiteContext
-from fmbench.views.common import RUN_COLUMNS, device_key, os_label, rows, run_link, verdict_cell
+from fmbench.views.common import (
+    QUALITY_AND_SPEED,
+    RUN_COLUMNS,
+    device_key,
+    figure_cells,
+    figure_columns,
+    os_label,
+    rows,
+    run_link,
+    verdict_cell,
+)
 from fmbench.views.runs import runs_table
 
+_BUILD_FIGURES = ("task", "prompt", "ttft50", "ttft90", "tps50", "tps90", "mem")
 CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
 ATTEMPT_RULE = (
     "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
@@ -178,13 +189,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
                         b,
                         run_link(run, site.url),
                         verdict_cell(run["verdict"], site.url),
-                        d.percent(f["task_success"]),
-                        d.percent(f["prompt_pass_rate"]),
-                        d.seconds(f["ttft_median"]),
-                        d.seconds(f["ttft_p90"]),
-                        d.rate(f["tps_median"]),
-                        d.rate(f["tps_p90"]),
-                        d.mebibytes(f["memory_max"]),
+                        *figure_cells(f, _BUILD_FIGURES),
                     ],
                     run_attrs(run),
                 )
@@ -198,13 +203,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
             Column("build", "OS build"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            Column("task", "Task success", True),
-            Column("prompt", "Prompt pass", True),
-            Column("ttft50", "TTFT median", True),
-            Column("ttft90", "TTFT p90", True),
-            Column("tps50", "tok/s median", True),
-            Column("tps90", "tok/s p90", True),
-            Column("mem", "Peak memory", True),
+            *figure_columns(_BUILD_FIGURES),
         ],
         table_rows,
     )
@@ -365,14 +364,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
             Column("config", "Configuration"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            Column("task", "Task success", True),
-            Column("prompt", "Prompt pass", True),
-            Column("constraint", "Constraint score", True),
-            Column("ttft50", "TTFT median", True),
-            Column("ttft90", "TTFT p90", True),
-            Column("tps50", "tok/s median", True),
-            Column("tps90", "tok/s p90", True),
-            Column("mem", "Peak memory", True),
+            *figure_columns(QUALITY_AND_SPEED),
         ],
         [
             Row(
@@ -382,14 +374,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
                     config_label(r),
                     run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
                     verdict_cell(r["verdict"], site.url),
-                    d.percent(r["task_success"]),
-                    d.percent(r["prompt_pass_rate"]),
-                    d.percent(r["mean_constraint_score"]),
-                    d.seconds(r["ttft_median"]),
-                    d.seconds(r["ttft_p90"]),
-                    d.rate(r["tps_median"]),
-                    d.rate(r["tps_p90"]),
-                    d.mebibytes(r["memory_max"]),
+                    *figure_cells(r, QUALITY_AND_SPEED),
                 ],
                 run_attrs(r),
             )

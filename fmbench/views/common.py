@@ -11,7 +11,7 @@ import duckdb
 from fmbench import display as d
 from fmbench import urls
 from fmbench import vocabulary as vocab
-from fmbench.blocks import Banner, Cell
+from fmbench.blocks import Banner, Cell, Column
 from fmbench.errors import NotFoundError
 from fmbench.revisions import Registry
 
@@ -134,3 +134,39 @@ def tps(v: float | None) -> str | None:
 
 def mib(v: float | None) -> str | None:
     return d.mebibytes(v)
+
+
+# --- a scenario's figures as table columns (one definition for every table that shows them) ---
+
+_FIGURE_COLUMNS: dict[str, Column] = {
+    "task": Column("task", "Task success", True, "Task-passed trials / (trials + failures)"),
+    "prompt": Column("prompt", "Completed prompt pass", True, "Task-passed trials / completed trials"),
+    "failure": Column("failure", "Failure rate", True),
+    "constraint": Column("constraint", "Constraint score", True, "Mean over trials that have checks"),
+    "ttft50": Column("ttft50", "TTFT median", True),
+    "ttft90": Column("ttft90", "TTFT p90", True),
+    "tps50": Column("tps50", "Output tok/s median", True),
+    "tps90": Column("tps90", "Output tok/s p90", True),
+    "mem": Column("mem", "Peak memory", True, "Highest resident memory sampled across trials"),
+}
+QUALITY_AND_SPEED = ("task", "prompt", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
+
+
+def figure_columns(keys: Sequence[str]) -> list[Column]:
+    return [_FIGURE_COLUMNS[k] for k in keys]
+
+
+def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
+    """A ``scenario_figures`` row's values, formatted; an unrecorded value stays ``None`` with its reason."""
+    cells: dict[str, Any] = {
+        "task": d.percent(f["task_success"]),
+        "prompt": Cell(d.percent(f["prompt_pass_rate"]), reason="no completed trial"),
+        "failure": d.percent(f["failure_rate"]),
+        "constraint": Cell(d.percent(f["mean_constraint_score"]), reason="no trial in this scenario has checks"),
+        "ttft50": d.seconds(f["ttft_median"]),
+        "ttft90": d.seconds(f["ttft_p90"]),
+        "tps50": d.rate(f["tps_median"]),
+        "tps90": d.rate(f["tps_p90"]),
+        "mem": d.mebibytes(f["memory_max"]),
+    }
+    return [cells[k] for k in keys]

@@ -31,6 +31,8 @@ from fmbench.views.common import (
     Url,
     arguments_text,
     device_key,
+    figure_cells,
+    figure_columns,
     one,
     os_label,
     revision_banner,
@@ -223,19 +225,14 @@ def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url
     )
 
 
+_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
+
+
 def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios") -> Table:
     columns = [
         Column("scenario", "Scenario"),
         Column("attempts", "Attempts", True, "Measured trials plus measured failures"),
-        Column("task", "Task success", True, "Task-passed trials / (trials + failures)"),
-        Column("prompt", "Completed prompt pass", True, "Task-passed trials / completed trials"),
-        Column("failure", "Failure rate", True),
-        Column("constraint", "Constraint score", True, "Mean over trials that have checks"),
-        Column("ttft50", "TTFT median", True),
-        Column("ttft90", "TTFT p90", True),
-        Column("tps50", "Output tok/s median", True),
-        Column("tps90", "Output tok/s p90", True),
-        Column("mem", "Peak memory", True, "Highest resident memory sampled across trials"),
+        *figure_columns(_RUN_FIGURES),
     ]
     out = []
     for f in figures:
@@ -244,15 +241,7 @@ def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_i
                 [
                     Cell(f["title"], href=url(urls.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
                     d.count(f["trial_count"] + f["failure_count"]),
-                    d.percent(f["task_success"]),
-                    Cell(d.percent(f["prompt_pass_rate"]), reason="no completed trial"),
-                    d.percent(f["failure_rate"]),
-                    Cell(d.percent(f["mean_constraint_score"]), reason="no trial in this scenario has checks"),
-                    d.seconds(f["ttft_median"]),
-                    d.seconds(f["ttft_p90"]),
-                    d.rate(f["tps_median"]),
-                    d.rate(f["tps_p90"]),
-                    d.mebibytes(f["memory_max"]),
+                    *figure_cells(f, _RUN_FIGURES),
                 ]
             )
         )
