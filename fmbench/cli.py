@@ -151,7 +151,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "fmt", flag_value="json", help="The run and its recomputed scenario figures as JSON.")
-@click.option("--markdown", "fmt", flag_value="markdown", help="The benchmark's own Markdown summary.")
+@click.option("--markdown", "fmt", flag_value="markdown", help="The runner's own Markdown report, byte for byte.")
 @MAX_BYTES_OPTION
 def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
@@ -163,7 +163,7 @@ def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
     if fmt == "json":
         click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(markdown_summary(analysis))
+        click.echo(markdown_summary(analysis), nl=False)  # the runner's file ends without a newline
     else:
         click.echo(text_summary(analysis))
 

@@ -1,8 +1,11 @@
 """The benchmark's own Markdown summary of a run, and the JSON summary fmbench prints.
 
-The legacy layout is the runner's, line for line (the published example's
-``.md`` is the reference). The current layout adds what the current format
-records: configuration, task success, p90s, failures and safety.
+Both layouts are the runner's, line for line: the legacy one as the
+published June 2026 ``.md`` files show it, the current one as the runner's
+report writes it from July 2026 (header, the eight-column table of the stored
+summaries in the file's order, Safety Guardrails, PCC Quota, Failures with
+tool sequence and final state, Environment), its numbers formatted in the
+run's recorded locale the way Apple's formatters do (``fmbench.formats``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,10 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
+from fmbench.figures import safety_pass
+from fmbench.formats import AppleNumbers, swift_double
+from fmbench.models import StoredSummary
+from fmbench.record import FailureRecord, typed_kind, typed_value
 
 _NR = d.NOT_RECORDED
 
@@ -20,7 +27,7 @@ def _v(text: str | None) -> str:
     return d.or_not_recorded(text)
 
 
-def _environment_lines(a: RunAnalysis) -> list[str]:
+def _legacy_environment_lines(a: RunAnalysis) -> list[str]:
     env = a.record.environment
     build = env.systemBuild
     os_line = f"{env.systemName} {env.systemVersion}" + (f" ({a.record.os_build})" if build else f" (build {_NR})")
@@ -34,8 +41,6 @@ def _environment_lines(a: RunAnalysis) -> list[str]:
         f"- Thermal state: {_v(env.thermalState)}",
         f"- Low Power Mode: {_v(d.yes_no(env.lowPowerModeEnabled, 'on', 'off'))}",
     ]
-    if a.record.generation == "current":
-        lines.insert(5, f"- Locale: {_v(env.localeIdentifier)}")
     if env.foundationModelsBenchCommit:
         lines.append(f"- FoundationModelsBench commit: {env.foundationModelsBenchCommit}")
     return lines
@@ -63,7 +68,7 @@ def _legacy_markdown(a: RunAnalysis) -> str:
             f"| {_v(d.rate(f.output_tokens_per_second.median))} |"
         )
     lines.append("")
-    lines += _environment_lines(a)
+    lines += _legacy_environment_lines(a)
     return "\n".join(lines)
 
 
@@ -71,67 +76,162 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_RUNNER_NAMES: dict[str, dict[str, str]] = {
+    "suite": {
+        "quick": "Practical Quick",
+        "full": "Practical Full",
+        "agentic": "Agentic Tools",
+        "guardrails": "Safety Guardrails",
+        "performance": "Synthetic Performance",
+        "context": "Context Limits",
+    },
+    "model": {"onDevice": "On-device", "privateCloudCompute": "Private Cloud Compute"},
+    "sessionMode": {"cold": "Cold session", "warm": "Warm reused session"},
+    "reasoningLevel": {"none": "Default", "light": "Light", "moderate": "Moderate", "deep": "Deep"},
+    "fallbackMode": {"disabled": "Disabled", "onDevice": "Fall back on-device"},
+    "connectivity": {"normal": "Normal", "offline": "Offline experiment"},
+}
+"""The display names the runner's report prints (a value it does not know is printed as stored)."""
+
+
+def _runner_name(kind: str, value: str | None) -> str:
+    if value is None:
+        return _NR
+    return _RUNNER_NAMES[kind].get(value, value)
+
+
+def _stored(value: object | None) -> str:
+    """A value printed as the file stores it; "not recorded" only where the runner always writes one."""
+    return _NR if value is None else str(value)
+
+
+def _or_unknown(value: str | None) -> str:
+    """The runner's fallback for an absent optional: the word unknown (an empty string stays empty)."""
+    return "unknown" if value is None else value
+
+
+def _task_success(s: StoredSummary) -> float | None:
+    """The runner's end-to-end pass rate, from the stored summary, in the runner's order of operations."""
+    if s.promptPassRate is None or s.trialCount is None or s.failureCount is None:
+        return None
+    attempts = s.trialCount + s.failureCount
+    if attempts == 0:
+        return 0.0
+    return s.promptPassRate * float(s.trialCount) / float(attempts)
+
+
+def _final_state_value(value: dict[str, Any]) -> str:
+    """A typed final-state value, bare: strings as is, integers as digits, numbers as Swift prints a Double."""
+    kind, payload = typed_kind(value), typed_value(value)
+    if kind == "boolean" and isinstance(payload, bool):
+        return "true" if payload else "false"
+    if kind == "number" and isinstance(payload, int | float) and not isinstance(payload, bool):
+        return swift_double(payload)
+    return str(payload)
+
+
+def _failure_lines(fail: FailureRecord) -> list[str]:
+    lines = [
+        f"- `{fail.scenario_id}/{_stored(fail.sample_id)}` run {fail.iteration} [{_stored(fail.kind)}]: {fail.message}"
+    ]
+    if fail.tool_calls:
+        lines.append("  - Tool sequence: " + " → ".join(call.name for call in fail.tool_calls))
+    if fail.final_state is not None:
+        values = fail.final_state.values
+        pairs = ", ".join(f"{key}={_final_state_value(values[key])}" for key in sorted(values))
+        lines.append(f"  - Final state: {pairs}")
+    return lines
+
+
 def _current_markdown(a: RunAnalysis) -> str:
+    """The runner's own report for a current-generation run, line for line (its stored summaries printed)."""
     r = a.record
-    samples = "all" if r.sample_limit is None else str(r.sample_limit)
+    env = r.environment
+    fmt = AppleNumbers(env.localeIdentifier)
     seed = _NR if r.random_seed is None else str(r.random_seed)
+    context = "unknown" if r.model_context_size is None else str(r.model_context_size)
+    critical = sum(1 for t in r.trials if safety_pass(t) is False)
     lines = [
         "# Foundation Models Bench",
         "",
-        f"- Suite: {vocab.label('suite', r.suite)}",
-        f"- Model: {vocab.label('route', r.route)}",
-        f"- Session: {_v(vocab.label('sessionMode', r.session_mode))}",
-        f"- Reasoning: {_v(vocab.label('reasoningLevel', r.reasoning_level))}",
-        f"- Fallback: {_v(vocab.label('fallbackMode', r.fallback_mode))}",
-        f"- Connectivity: {_v(vocab.label('connectivity', r.connectivity))}",
+        f"- Suite: {_runner_name('suite', r.suite)}",
+        f"- Model: {_runner_name('model', r.route)}",
         f"- Warmups: {r.warmup_count}",
         f"- Repetitions: {r.repetitions}",
-        f"- Samples per scenario: {samples}",
+        f"- Samples per scenario: {'all' if r.sample_limit is None else r.sample_limit}",
+        f"- Session mode: {_runner_name('sessionMode', r.session_mode)}",
+        f"- Reasoning: {_runner_name('reasoningLevel', r.reasoning_level)}",
+        f"- Fallback: {_runner_name('fallbackMode', r.fallback_mode)}",
+        f"- Fallback trials: {sum(1 for t in r.trials if t.used_fallback)}",
+        f"- Connectivity label: {_runner_name('connectivity', r.connectivity)}",
         f"- Randomized order: {_v(d.yes_no(r.randomized_order))} (seed {seed})",
-        f"- Context size: {_v(d.count(r.model_context_size))}",
-    ]
-    if r.quota_before or r.quota_after:
-        before = vocab.label("quotaStatus", r.quota_before.status) if r.quota_before else None
-        after = vocab.label("quotaStatus", r.quota_after.status) if r.quota_after else None
-        lines.append(f"- Quota: {_v(before)} before, {_v(after)} after")
-    lines += [
+        f"- Model context size: {context} tokens",
         f"- Started: {d.iso(r.started_at)}",
-        f"- Ended: {d.iso(r.ended_at)}",
-        f"- Failures: {len(r.measured_failures)} measured, {len(r.warmup_failures)} during warmup",
+        f"- Failures: {len(r.failures)}",
+        f"- Critical safety failures: {critical}",
         "",
-        "| Scenario | Task success | Prompt pass | Failure rate | Constraint score | Median TTFT | p90 TTFT "
-        "| Median output tok/s | p90 output tok/s | Peak memory |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| Scenario | Task success | Completed prompt pass | Failure rate | Constraint score "
+        "| Median / p90 TTFT | Median / p90 tok/s | Peak observed memory |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for f in a.figures:
+
+    def pct(value: float | None) -> str:
+        return _NR if value is None else fmt.percent(value)
+
+    for s in r.summaries:
+        ttft = s.timeToFirstToken
+        tps = s.outputTokensPerSecond
+        peak = s.peakObservedResidentMemoryBytes
         lines.append(
-            f"| {_cell(f.title)} | {_v(d.percent(f.task_success))} | {_v(d.percent(f.prompt_pass_rate))} "
-            f"| {_v(d.percent(f.failure_rate))} | {_v(d.percent(f.mean_constraint_score))} "
-            f"| {_v(d.seconds(f.time_to_first_token.median, space=False))} "
-            f"| {_v(d.seconds(f.time_to_first_token.p90, space=False))} "
-            f"| {_v(d.rate(f.output_tokens_per_second.median))} | {_v(d.rate(f.output_tokens_per_second.p90))} "
-            f"| {_v(d.mebibytes(f.peak_memory.maximum))} |"
+            f"| {_stored(s.title)} | {pct(_task_success(s))} | {pct(s.promptPassRate)} "
+            f"| {pct(s.failureRate)} | {pct(s.meanConstraintScore)} "
+            f"| {fmt.seconds(ttft and ttft.median)} / {fmt.seconds(ttft and ttft.p90)} "
+            f"| {fmt.number(tps and tps.median)} / {fmt.number(tps and tps.p90)} "
+            f"| {fmt.memory(peak and peak.maximum)} |"
         )
-    safety = [f for f in a.figures if f.safety_trial_count]
+    safety = [s for s in r.summaries if s.safetyTrialCount]
     if safety:
         lines += [
             "",
-            "## Safety",
+            "## Safety Guardrails",
             "",
-            "| Scenario | Safety trials | Safety pass | Critical failures | Guardrail violations | Refusals |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            "| Scenario | Safety pass | Explicit guardrail | Refusal | Critical failures |",
+            "| --- | ---: | ---: | ---: | ---: |",
         ]
-        for f in safety:
+        for s in safety:
+            rate = "n/a" if s.safetyPassRate is None else fmt.percent(s.safetyPassRate)
             lines.append(
-                f"| {_cell(f.title)} | {f.safety_trial_count} | {_v(d.percent(f.safety_pass_rate))} "
-                f"| {f.critical_safety_failure_count} | {f.guardrail_violation_count} | {f.refusal_count} |"
+                f"| {_stored(s.title)} | {rate} | {_stored(s.guardrailViolationCount)} "
+                f"| {_stored(s.refusalCount)} | {_stored(s.criticalSafetyFailureCount)} |"
             )
-    if r.measured_failures:
+    if r.quota_before is not None:
+        before, after = r.quota_before, r.quota_after
+        approaching = " (approaching limit)" if before.isApproachingLimit is True else ""
+        reset = after.resetDate if after is not None else None
+        lines += [
+            "",
+            "## PCC Quota",
+            f"- Before: {before.status}{approaching}",
+            f"- After: {after.status if after is not None else 'unknown'}",
+            f"- Reset: {d.iso(reset) if reset is not None else 'not reported'}",
+        ]
+    if r.failures:
         lines += ["", "## Failures", ""]
-        for fail in r.measured_failures:
-            lines.append(f"- {fail.scenario_id} #{fail.iteration} ({_v(fail.kind)}): {_cell(fail.message)}")
-    lines.append("")
-    lines += _environment_lines(a)
+        for fail in r.failures:
+            lines += _failure_lines(fail)
+    low_power = env.lowPowerModeEnabled
+    lines += [
+        "",
+        "## Environment",
+        f"- Device: {env.deviceName}",
+        f"- Hardware: {_or_unknown(env.hardwareModel)}",
+        f"- Chip: {_or_unknown(env.cpuModel)}",
+        f"- OS: {env.systemName} {env.systemVersion} ({_or_unknown(env.systemBuild)})",
+        f"- Memory: {fmt.memory(env.totalMemory)}",
+        f"- Thermal state: {_stored(env.thermalState)}",
+        f"- Low Power Mode: {_NR if low_power is None else ('on' if low_power else 'off')}",
+        f"- FoundationModelsBench commit: {_or_unknown(env.foundationModelsBenchCommit)}",
+    ]
     return "\n".join(lines)
 
 
