@@ -17,7 +17,7 @@ from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
 from fmbench.figures import safety_pass
 from fmbench.formats import AppleNumbers, swift_double
-from fmbench.models import StoredSummary
+from fmbench.models import Distribution, StoredSummary
 from fmbench.record import FailureRecord, typed_kind, typed_value
 
 _NR = d.NOT_RECORDED
@@ -120,6 +120,11 @@ def _task_success(s: StoredSummary) -> float | None:
     return s.promptPassRate * float(s.trialCount) / float(attempts)
 
 
+def _stat(dist: Distribution | None, name: str) -> float | None:
+    """One member of a stored distribution; absent when the distribution or the member is (count 0)."""
+    return None if dist is None else getattr(dist, name)
+
+
 def _final_state_value(value: dict[str, Any]) -> str:
     """A typed final-state value, bare: strings as is, integers as digits, numbers as Swift prints a Double."""
     kind, payload = typed_kind(value), typed_value(value)
@@ -179,15 +184,13 @@ def _current_markdown(a: RunAnalysis) -> str:
         return _NR if value is None else fmt.percent(value)
 
     for s in r.summaries:
-        ttft = s.timeToFirstToken
-        tps = s.outputTokensPerSecond
-        peak = s.peakObservedResidentMemoryBytes
+        ttft, tps = s.timeToFirstToken, s.outputTokensPerSecond
         lines.append(
             f"| {_stored(s.title)} | {pct(_task_success(s))} | {pct(s.promptPassRate)} "
             f"| {pct(s.failureRate)} | {pct(s.meanConstraintScore)} "
-            f"| {fmt.seconds(ttft and ttft.median)} / {fmt.seconds(ttft and ttft.p90)} "
-            f"| {fmt.number(tps and tps.median)} / {fmt.number(tps and tps.p90)} "
-            f"| {fmt.memory(peak and peak.maximum)} |"
+            f"| {fmt.seconds(_stat(ttft, 'median'))} / {fmt.seconds(_stat(ttft, 'p90'))} "
+            f"| {fmt.number(_stat(tps, 'median'))} / {fmt.number(_stat(tps, 'p90'))} "
+            f"| {fmt.memory(_stat(s.peakObservedResidentMemoryBytes, 'maximum'))} |"
         )
     safety = [s for s in r.summaries if s.safetyTrialCount]
     if safety:
