@@ -10,6 +10,7 @@ run's recorded locale the way Apple's formatters do (``fmbench.formats``).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from fmbench import display as d
@@ -110,6 +111,13 @@ def _or_unknown(value: str | None) -> str:
     return "unknown" if value is None else value
 
 
+def _iso_utc(moment: datetime) -> str:
+    """A date as Foundation's ISO-8601 style writes it: UTC, whole seconds, ``Z``."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _task_success(s: StoredSummary) -> float | None:
     """The runner's end-to-end pass rate, from the stored summary, in the runner's order of operations."""
     if s.promptPassRate is None or s.trialCount is None or s.failureCount is None:
@@ -171,7 +179,7 @@ def _current_markdown(a: RunAnalysis) -> str:
         f"- Connectivity label: {_runner_name('connectivity', r.connectivity)}",
         f"- Randomized order: {_v(d.yes_no(r.randomized_order))} (seed {seed})",
         f"- Model context size: {context} tokens",
-        f"- Started: {d.iso(r.started_at)}",
+        f"- Started: {_iso_utc(r.started_at)}",
         f"- Failures: {len(r.failures)}",
         f"- Critical safety failures: {critical}",
         "",
@@ -216,7 +224,7 @@ def _current_markdown(a: RunAnalysis) -> str:
             "## PCC Quota",
             f"- Before: {before.status}{approaching}",
             f"- After: {after.status if after is not None else 'unknown'}",
-            f"- Reset: {d.iso(reset) if reset is not None else 'not reported'}",
+            f"- Reset: {_iso_utc(reset) if reset is not None else 'not reported'}",
         ]
     if r.failures:
         lines += ["", "## Failures", ""]

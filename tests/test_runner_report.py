@@ -252,3 +252,13 @@ def test_peak_memory_switches_units_at_each_binary_multiple() -> None:
 
 def test_the_legacy_report_equals_the_runners_published_file_byte_for_byte(example_run: Path) -> None:
     assert summarize_markdown(example_run) == example_run.with_suffix(".md").read_text(encoding="utf-8")
+
+
+def test_dates_print_in_utc_as_foundations_iso_8601_style_does(tmp_path: Path) -> None:
+    def offset(doc: dict[str, Any]) -> None:
+        doc["startedAt"] = "2026-11-09T10:00:00+02:00"
+        doc["quotaAfter"]["resetDate"] = "2026-11-09T19:00:00-05:00"
+
+    out = summarize_markdown(with_changes(tmp_path, "pcc-quota-fallback", offset))
+    assert "- Started: 2026-11-09T08:00:00Z" in out.split("\n")
+    assert section(out, "PCC Quota")[-1] == "- Reset: 2026-11-10T00:00:00Z"
