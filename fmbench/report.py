@@ -12,6 +12,7 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
+from fmbench.models import QuotaSnapshot
 
 _NR = d.NOT_RECORDED
 
@@ -142,6 +143,18 @@ def markdown_summary(a: RunAnalysis) -> str:
     return _current_markdown(a)
 
 
+def _quota_json(q: QuotaSnapshot | None) -> dict[str, Any] | None:
+    """A PCC quota snapshot with every field the file holds (``null`` where it holds none)."""
+    if q is None:
+        return None
+    return {
+        "status": q.status,
+        "isApproachingLimit": q.isApproachingLimit,
+        "isLimitReached": q.isLimitReached,
+        "resetDate": d.iso(q.resetDate),
+    }
+
+
 def summary_json(a: RunAnalysis) -> dict[str, Any]:
     """``{"run": {...}, "scenarios": [...]}``: the run format's field names, ``null`` for unrecorded."""
     r = a.record
@@ -163,6 +176,8 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
         "randomizedOrder": r.randomized_order,
         "randomSeed": r.random_seed,
         "modelContextSize": r.model_context_size,
+        "quotaBefore": _quota_json(r.quota_before),
+        "quotaAfter": _quota_json(r.quota_after),
         "startedAt": d.iso(r.started_at),
         "endedAt": d.iso(r.ended_at),
         "deviceName": env.deviceName,

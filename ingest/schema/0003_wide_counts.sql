@@ -32,3 +32,8 @@ ALTER TABLE scenario_figures ALTER COLUMN ttft_count TYPE BIGINT;
 ALTER TABLE scenario_figures ALTER COLUMN tps_count TYPE BIGINT;
 ALTER TABLE scenario_figures ALTER COLUMN memory_count TYPE BIGINT;
 ALTER TABLE scenario_figures ALTER COLUMN gap_count TYPE BIGINT;
+
+-- Each trial's own environment snapshot, beside the thermal state already kept: Low Power Mode and
+-- when the snapshot was taken (a run can change either between trials).
+ALTER TABLE trials ADD COLUMN environment_low_power_mode BOOLEAN;
+ALTER TABLE trials ADD COLUMN environment_timestamp TIMESTAMP;
