@@ -341,16 +341,17 @@ def main() -> None:
     (june / "macbook-pro-m5-macos27-26A5353q-pcc-quick-2026-06-12.json").write_text(
         runner_json(legacy_pcc_attempt()), encoding="utf-8"
     )
-    runs = HERE / "runs"
+    reading = HERE / "reading"
+    reading.mkdir(exist_ok=True)
     for name, doc in (
-        ("reading-all-failed-current.json", all_failed_current()),
-        ("reading-empty-scenario.json", empty_scenario()),
-        ("reading-clock-step.json", clock_step()),
-        ("reading-wide-counts.json", wide_counts()),
-        ("reading-scenario-order.json", scenario_order()),
-        ("reading-kept-fields.json", kept_fields()),
+        ("all-failed-current.json", all_failed_current()),
+        ("empty-scenario.json", empty_scenario()),
+        ("clock-step.json", clock_step()),
+        ("wide-counts.json", wide_counts()),
+        ("scenario-order.json", scenario_order()),
+        ("kept-fields.json", kept_fields()),
     ):
-        (runs / name).write_text(runner_json(doc), encoding="utf-8")
+        (reading / name).write_text(runner_json(doc), encoding="utf-8")
 
 
 if __name__ == "__main__":
