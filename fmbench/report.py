@@ -12,6 +12,7 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
+from fmbench.figures import ScenarioFigures
 from fmbench.models import QuotaSnapshot
 
 _NR = d.NOT_RECORDED
@@ -206,6 +207,12 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
     return {"run": run, "scenarios": [f.to_summary() for f in a.figures]}
 
 
+def _no_measured_trial(f: ScenarioFigures) -> tuple[str, ...]:
+    """A scenario whose every request failed: its attempt figures, and no trial figure (never 0)."""
+    none = "no measured trial"
+    return (f.scenario_id, _v(d.percent(f.task_success)), none, _v(d.percent(f.failure_rate)), none, none, none, none, none)
+
+
 def text_summary(a: RunAnalysis) -> str:
     """A terminal-friendly summary: conditions, verdict with reasons, and the scenario table."""
     r = a.record
@@ -221,8 +228,7 @@ def text_summary(a: RunAnalysis) -> str:
     lines += [f"    ! stored summary differs: {m}" for m in a.mismatches]
     lines.append("")
     header = ("scenario", "task", "prompt", "fail", "constraint", "ttft p50", "ttft p90", "tok/s p50", "tok/s p90")
-    rows = [
-        (
+    rows = [_no_measured_trial(f) if not f.trial_count else (
             f.scenario_id,
             _v(d.percent(f.task_success)),
             _v(d.percent(f.prompt_pass_rate)),

@@ -80,6 +80,8 @@ def test_a_june_pcc_attempt_with_no_trial_is_read_as_legacy_and_judged_explorato
     (fig,) = a.figures
     assert (fig.task_success, fig.failure_rate, fig.prompt_pass_rate) == (0.0, 1.0, None)
     assert fig.time_to_first_token.count == 0 and fig.time_to_first_token.median is None
+    row = text_summary(a).splitlines()[-1].split("  ")
+    assert [c for c in row if c] == ["task-capture", "0.0%", "no measured trial", "100.0%", *["no measured trial"] * 5]
 
 
 def test_a_current_run_whose_every_request_failed_is_exploratory_with_its_warmup_failure_outside_the_rates() -> None:
