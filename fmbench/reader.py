@@ -138,6 +138,7 @@ def _json_problem(data: bytes, parser_says: str = "") -> Problem:
 _CURRENT_TOP_LEVEL = (b"sessionMode", b"reasoningLevel", b"fallbackMode", b"connectivity", b"randomSeed")
 """Top-level keys only the current generation writes; a legacy file has none of them."""
 
+_QUOTED = tuple(b'"' + name + b'"' for name in _CURRENT_TOP_LEVEL)
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]')
 """A JSON string (whole, escapes included) or a bracket: enough to know the nesting depth."""
 _KEY_END = re.compile(rb"\s*:")
@@ -148,26 +149,27 @@ def detect_generation(data: bytes) -> Generation:
 
     The trials never decide: a run whose every request failed has ``trials: []``
     in either generation. Only keys at depth 1 count (a tool argument or a
-    final-state key of the same name does not), and the scan stops at the last
-    place such a key could be, which for the runner's sorted keys is before the
-    trials.
+    final-state key of the same name does not). A quoted name outside a string
+    is always a whole token (a quote inside a string is escaped), so the depth
+    is counted only up to each place such a name occurs; for the runner's
+    sorted keys the first is ``connectivity``, near the top.
     """
-    quoted = [b'"' + name + b'"' for name in _CURRENT_TOP_LEVEL]
-    last = max(data.rfind(q) for q in quoted)
-    if last < 0:
-        return "legacy"
-    names = set(quoted)
     depth = 0
-    for token in _TOKEN.finditer(data, 0, last + max(len(q) for q in quoted)):
-        text = token.group()
-        first = text[:1]
-        if first in (b"{", b"["):
-            depth += 1
-        elif first in (b"}", b"]"):
-            depth -= 1
-        elif depth == 1 and text in names and _KEY_END.match(data, token.end()):
+    scanned = 0
+    while True:
+        found = [(at, len(q)) for q in _QUOTED if (at := data.find(q, scanned)) >= 0]
+        if not found:
+            return "legacy"
+        at, length = min(found)
+        for token in _TOKEN.finditer(data, scanned, at):
+            first = token.group()[:1]
+            if first in (b"{", b"["):
+                depth += 1
+            elif first in (b"}", b"]"):
+                depth -= 1
+        if depth == 1 and _KEY_END.match(data, at + length):
             return "current"
-    return "legacy"
+        scanned = at + length
 
 
 @contextmanager
