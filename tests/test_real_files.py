@@ -267,6 +267,7 @@ def test_pages_spanning_runs_use_the_newest_runs_order_with_what_it_lacks_append
 
 def test_offline_success_visual_fixture_and_a_trials_own_environment_are_on_the_trial_page_and_in_its_data(site) -> None:
     rid = run_id(READING / "kept-fields.json")
+    assert "Offline success 1 of 2 trial(s)" in page_text(built(site, f"/runs/{rid}/"))
     page = page_text(built(site, f"/runs/{rid}/trials/visual-recommendation/"))
     assert "Offline success yes" in page and "Visual fixture sunsetRun" in page
     assert "Low Power Mode on Thermal state Fair Snapshot taken (UTC) 2026-11-03T09:04:31Z" in page

@@ -150,7 +150,9 @@ class RunPage:
     uses_charts: bool = True
 
 
-def _conditions(run: dict[str, Any], executed: list[tuple[str, int]], url: Url) -> list[Condition]:
+def _conditions(
+    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0)
+) -> list[Condition]:
     legacy = run["generation"] == "legacy"
 
     def c(label: str, value: Any, reason: str | None = None, *, legacy_field: bool = False) -> Condition:
@@ -179,6 +181,12 @@ def _conditions(run: dict[str, Any], executed: list[tuple[str, int]], url: Url) 
         c("Reasoning level", vocab.label("reasoningLevel", run["reasoning_level"]), legacy_field=True),
         c("Fallback mode", vocab.label("fallbackMode", run["fallback_mode"]), legacy_field=True),
         c("Connectivity", vocab.label("connectivity", run["connectivity"]), legacy_field=True),
+        c(
+            "Offline success",
+            f"{offline[0]:,} of {offline[1]:,} trial(s)" if offline[1] else None,
+            "no trial records it" if run["trial_count"] else "no measured trial",
+            legacy_field=True,
+        ),
         c("Seed and order", seed_text, legacy_field=True),
         c("Context size", d.count(run["model_context_size"]), legacy_field=True),
         c("Device label", run["device_name"]),
@@ -453,6 +461,9 @@ def run_page(
             "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
         ).fetchall()
     ]
+    offline = con.execute(
+        "SELECT count(*) FILTER (WHERE offline_success), count(offline_success) FROM trials WHERE run_id = ?", [run_id]
+    ).fetchone() or (0, 0)
     failures = failure_rows(con, run_id)
     mismatches = rows(
         con, "SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches WHERE run_id = ?", [run_id]
@@ -470,7 +481,7 @@ def run_page(
         verdict=verdict_cell(run["verdict"], url),
         verdict_banner=_verdict_banner(run, reasons, url),
         revision_banner=revision_banner(run, registry, url),
-        conditions=_conditions(run, executed, url),
+        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1]))),
         downloads=[
             Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
             Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
