@@ -258,13 +258,7 @@ def _figures_for(
 
 def scenario_order(summaries: Sequence[Any], seen: Iterable[str]) -> list[str]:
     """Scenario ids in the order of the file's summaries, then the others in the order ``seen`` gives them."""
-    order = list(dict.fromkeys(s.id for s in summaries))
-    known = set(order)
-    for sid in seen:
-        if sid not in known:
-            known.add(sid)
-            order.append(sid)
-    return order
+    return list(dict.fromkeys([*(s.id for s in summaries), *seen]))
 
 
 def scenario_figures(run: RunRecord, per_trial: Sequence[TrialFigures] | None = None) -> list[ScenarioFigures]:

@@ -197,4 +197,3 @@ def quota_text(status: str | None, approaching: bool | None, reached: bool | Non
     parts.append("limit reached: not recorded" if reached is None else f"limit reached: {'yes' if reached else 'no'}")
     parts.append("reset date not recorded" if reset is None else f"resets {d.iso(reset)}")
     return "; ".join(parts)
-

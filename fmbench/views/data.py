@@ -17,7 +17,8 @@ from fmbench.views.runs import failure_json, failure_rows, run_figures, trial_de
 
 _CSV_COLUMNS = (
     "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
-    "used_fallback", "fallback_reason", "offline_success", "visual_fixture", "safety_expectation", "safety_outcome", "check_count", "checks_passed",
+    "used_fallback", "fallback_reason", "offline_success", "visual_fixture", "safety_expectation", "safety_outcome",
+    "check_count", "checks_passed",
     "constraint_score", "prompt_pass", "safety_pass", "task_passed", "duration", "time_to_first_token",
     "decode_duration", "input_token_count", "output_token_count", "first_update_token_count",
     "token_count_source", "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
@@ -117,12 +118,10 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     if bundle is not None:
         scenario_id = bundle.scenario(scenario)[0]
         details = bundle.details.get(scenario_id, [])
+        failures = bundle.failures.get(scenario_id, [])
     else:
         scenario_id = _scenario_for_slug(site.con, run_id, scenario)[0]
         details = trial_details(site.con, run_id, scenario_id)
-    if bundle is not None:
-        failures = bundle.failures.get(scenario_id, [])
-    else:
         failures = failure_rows(site.con, run_id, scenario_id)
     doc = {
         "run": run_id,
