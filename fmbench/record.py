@@ -112,6 +112,8 @@ class RunRecord:
     summaries: list[StoredSummary]
     extra: dict[str, Any]
     flags: list[Problem] = field(default_factory=list)
+    commit_key: str = "foundationModelsBenchCommit"
+    """The key that named the benchmark commit: files written before July 2026 say ``appBenchCommit``."""
 
     @property
     def run_id(self) -> str:
@@ -221,6 +223,8 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes) -> RunRecord:
         assert isinstance(doc, LegacyRun)
         record = _from_legacy(doc, file_name, sha, len(data))
     record.flags = _flags(record)
+    if b'"appBenchCommit"' in data and b'"foundationModelsBenchCommit"' not in data:
+        record.commit_key = "appBenchCommit"
     return record
 
 

@@ -59,6 +59,9 @@ def _legacy_markdown(a: RunAnalysis) -> str:
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for f in a.figures:
+        if not f.trial_count:  # every request failed: the runner printed its stored zeros and n/a
+            lines.append(f"| {_cell(f.title)} | 0.0% | 0.0% | n/a | n/a |")
+            continue
         lines.append(
             f"| {_cell(f.title)} | {_v(d.percent(f.prompt_pass_rate))} | {_v(d.percent(f.mean_constraint_score))} "
             f"| {_v(d.seconds(f.time_to_first_token.median, space=False))} "
@@ -66,6 +69,10 @@ def _legacy_markdown(a: RunAnalysis) -> str:
         )
     lines.append("")
     lines += _environment_lines(a)
+    if r.commit_key == "appBenchCommit":  # written before the benchmark's July 2026 rename
+        lines[0] = "# Foundation Models AppBench"
+        old, new = "- FoundationModelsBench commit: ", "- AppBench commit: "
+        lines = [new + line.removeprefix(old) if line.startswith(old) else line for line in lines]
     return "\n".join(lines)
 
 

@@ -92,6 +92,32 @@ def legacy_pcc_attempt() -> dict[str, Any]:
     }
 
 
+LEGACY_PCC_ATTEMPT_MARKDOWN = """# Foundation Models AppBench
+
+- Suite: Practical Quick
+- Model: Private Cloud Compute
+- Warmups: 0
+- Repetitions: 1
+- Started: 2026-06-12T08:39:03Z
+- Failures: 1
+
+| Scenario | Prompt pass | Constraint score | Median TTFT | Median output tok/s |
+| --- | ---: | ---: | ---: | ---: |
+| Natural-language task capture | 0.0% | 0.0% | n/a | n/a |
+
+## Environment
+- Device: MacBook Pro M5
+- Hardware: Mac17,2
+- Chip: Apple M5
+- OS: macOS 27.0.0 (26A5353q)
+- Memory: 32 GB
+- Thermal state: nominal
+- Low Power Mode: off
+- AppBench commit: 1d8d492"""
+"""The runner's Markdown for that attempt: its stored zeros as 0.0%, no TTFT or rate (n/a), and the
+pre-July names (the benchmark was renamed from AppBench in July 2026)."""
+
+
 # --- the current generation ------------------------------------------------------------------
 
 
@@ -340,6 +366,9 @@ def main() -> None:
     june.mkdir(exist_ok=True)
     (june / "macbook-pro-m5-macos27-26A5353q-pcc-quick-2026-06-12.json").write_text(
         runner_json(legacy_pcc_attempt()), encoding="utf-8"
+    )
+    (june / "macbook-pro-m5-macos27-26A5353q-pcc-quick-2026-06-12.md").write_text(
+        LEGACY_PCC_ATTEMPT_MARKDOWN, encoding="utf-8"
     )
     reading = HERE / "reading"
     reading.mkdir(exist_ok=True)
