@@ -147,7 +147,7 @@ def test_ingest_of_the_published_example_and_the_june_pcc_attempt_exits_zero(tmp
 # --- edge cases the runner can write ----------------------------------------------------------
 
 
-def test_a_summary_of_a_scenario_with_no_trials_and_no_failures_is_not_a_mismatch() -> None:
+def test_a_summary_of_a_scenario_with_no_trials_and_no_failures_is_not_a_mismatch(site) -> None:
     path = READING / "empty-scenario.json"
     a = analyze_file(path)
     assert [s.id for s in a.record.summaries] == ["task-capture", "journal-summary", "habit-classification"]
@@ -156,6 +156,8 @@ def test_a_summary_of_a_scenario_with_no_trials_and_no_failures_is_not_a_mismatc
     assert a.verdict.level == "exploratory"
     edited = path.read_bytes().replace(b'"trialCount" : 0', b'"trialCount" : 2', 1)
     assert [m.field for m in analyze_bytes(edited, "edited.json").mismatches] == ["(scenario)"]
+    page = page_text(built(site, f"/runs/{run_id(path)}/"))
+    assert "Configured but not run (the file's summaries hold them with no trial and no failure): journal-summary , habit-classification ." in page
 
 
 def test_a_negative_gap_duration_and_ttft_are_kept_flagged_and_shown(site) -> None:

@@ -146,6 +146,8 @@ class RunPage:
     charts: list[Chart]
     trial_sections: list[ScenarioTrials]
     replay: Any = None
+    not_run: list[str] = field(default_factory=list)
+    """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
     nav_active: str = "runs"
     uses_charts: bool = True
 
@@ -461,6 +463,14 @@ def run_page(
             "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
         ).fetchall()
     ]
+    not_run = [
+        sid
+        for (sid,) in con.execute(
+            "SELECT scenario_id FROM stored_summaries WHERE run_id = ? AND scenario_id NOT IN "
+            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?) ORDER BY ordinal",
+            [run_id, run_id],
+        ).fetchall()
+    ]
     offline = con.execute(
         "SELECT count(*) FILTER (WHERE offline_success), count(offline_success) FROM trials WHERE run_id = ?", [run_id]
     ).fetchone() or (0, 0)
@@ -520,6 +530,7 @@ def run_page(
             for f in figures
         ],
         replay=replay_section,
+        not_run=not_run,
     )
 
 
