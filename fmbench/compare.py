@@ -63,6 +63,7 @@ from fmbench import vocabulary as vocab
 from fmbench.db import connect
 from fmbench.errors import FmbenchError
 from fmbench.figures import distribution
+from fmbench.queries import ordered_scenarios
 from fmbench.selection import (
     RULE_DESCRIPTIONS,
     AttemptRule,
@@ -734,7 +735,8 @@ def compare_selected(
 
     data_b, titles_b = _load(con, baseline)
     data_c, titles_c = _load(con, candidate)
-    order = list(titles_b) + [sid for sid in titles_c if sid not in titles_b]
+    # The newest run's scenario order (its file's summaries order), then what it lacks.
+    order = list(dict.fromkeys([*ordered_scenarios(con, [*baseline.run_ids, *candidate.run_ids]), *titles_b, *titles_c]))
     titles = {**titles_c, **titles_b}
     dropped: list[DroppedScenario] = []
     kept: list[str] = []

@@ -256,8 +256,15 @@ def _figures_for(
     )
 
 
+def scenario_order(summaries: Sequence[Any], seen: Iterable[str]) -> list[str]:
+    """Scenario ids in the order of the file's summaries, then the others in the order ``seen`` gives them."""
+    return list(dict.fromkeys([*(s.id for s in summaries), *seen]))
+
+
 def scenario_figures(run: RunRecord, per_trial: Sequence[TrialFigures] | None = None) -> list[ScenarioFigures]:
-    """Per-scenario figures in the order scenarios first appear; warmup failures excluded.
+    """Per-scenario figures in the file's ``summaries`` order (the runner's catalog order), then any
+    scenario the summaries lack in the order it first appears; warmup failures excluded. A scenario
+    with neither trials nor failures has no figures.
 
     ``per_trial`` are the trials' own figures (``trial_figures`` of each trial, in
     order) when the caller has them already.
@@ -274,10 +281,11 @@ def scenario_figures(run: RunRecord, per_trial: Sequence[TrialFigures] | None = 
     for f in run.measured_failures:
         failures_by.setdefault(f.scenario_id, []).append(f)
     stored = {s.id: s for s in run.summaries}
-    order = list(trials_by)
-    order += [sid for sid in failures_by if sid not in trials_by]
+    order = scenario_order(run.summaries, [*trials_by, *failures_by])
     result = []
     for sid in order:
+        if sid not in trials_by and sid not in failures_by:
+            continue
         title, category = titles.get(sid) or (
             (stored[sid].title or sid, stored[sid].category) if sid in stored else (sid, None)
         )
@@ -323,6 +331,13 @@ def _same(stored: Any, recomputed: Any) -> bool:
     return math.isclose(float(stored), float(recomputed), rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _empty_summary(stored: Any) -> bool:
+    """The honest summary of a scenario with no trials and no failures: every count and rate 0."""
+    counts = [getattr(stored, name) for name in _SCALARS]
+    counts += [getattr(stored, name).count for name in _DISTRIBUTIONS if getattr(stored, name) is not None]
+    return all(not c for c in counts)
+
+
 def compare_with_stored(run: RunRecord, figures: list[ScenarioFigures]) -> list[SummaryMismatch]:
     """Every field where the runner's stored summary differs from the recomputation.
 
@@ -335,6 +350,8 @@ def compare_with_stored(run: RunRecord, figures: list[ScenarioFigures]) -> list[
     for stored in run.summaries:
         fig = recomputed.get(stored.id)
         if fig is None:
+            if _empty_summary(stored):
+                continue  # a configured scenario none of whose samples ran (a run limited to some ids)
             mismatches.append(SummaryMismatch(stored.id, "(scenario)", "present", "no trials or failures"))
             continue
         mine = fig.to_summary()

@@ -13,15 +13,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 UINT64_MAX = 2**64 - 1
-COUNT_MAX = 2**31 - 1
-"""Counts, iterations and sizes are stored as 32-bit integers: far beyond any real run."""
+COUNT_MAX = 2**63 - 1
+"""Counts and iterations are Swift ``Int``: signed 64-bit, stored exactly (BIGINT)."""
 MEASUREMENT_MAX = 1e15
 """No duration (31 million years in seconds) or rate is this large; below it every figure stays finite."""
 
 Seconds = Annotated[float, Field(ge=0, le=MEASUREMENT_MAX)]
+ClockSeconds = Annotated[float, Field(ge=-MEASUREMENT_MAX, le=MEASUREMENT_MAX)]
+"""A difference of two wall-clock readings: a clock step can make it negative (kept, and flagged)."""
 Rate = Annotated[float, Field(ge=0, le=MEASUREMENT_MAX)]
 Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]
 UInt64 = Annotated[int, Field(ge=0, le=UINT64_MAX)]
@@ -60,7 +62,10 @@ class Environment(_Model):
     totalMemory: UInt64 | None = None
     thermalState: str | None = None
     lowPowerModeEnabled: bool | None = None
-    foundationModelsBenchCommit: str | None = None
+    foundationModelsBenchCommit: str | None = Field(
+        default=None, validation_alias=AliasChoices("foundationModelsBenchCommit", "appBenchCommit")
+    )
+    """Files written before July 2026 name it ``appBenchCommit``: the same field."""
     timestamp: datetime | None = None
 
 
@@ -93,8 +98,8 @@ class FinalState(_Model):
 class Metrics(_Model):
     startedAt: datetime | None = None
     endedAt: datetime | None = None
-    duration: Seconds
-    timeToFirstToken: Seconds | None = None
+    duration: ClockSeconds
+    timeToFirstToken: ClockSeconds | None = None
     decodeDuration: Seconds | None = None
     inputTokenCount: Count | None = None
     outputTokenCount: Count | None = None
@@ -103,7 +108,7 @@ class Metrics(_Model):
     outputTokensPerSecond: Rate | None = None
     outputCharactersPerSecond: Rate | None = None
     streamUpdateCount: Count | None = None
-    maximumStreamUpdateGap: Seconds | None = None
+    maximumStreamUpdateGap: ClockSeconds | None = None
     reasoningTokenCount: Count | None = None
     contextSize: Count | None = None
     contextUtilization: Rate | None = None

@@ -117,6 +117,12 @@ def assess(
         )
 
     # --- short of the publishing bar -------------------------------------------
+    if not run.trials:
+        exploratory(
+            "no-measured-trial",
+            "No measured trial: every measured request failed, so the run has failures to show but no "
+            "latency, throughput or quality figure.",
+        )
     if run.warmup_count < MIN_WARMUPS:
         exploratory("few-warmups", f"{run.warmup_count} warmup request(s); a publishable run has at least {MIN_WARMUPS}.")
     if run.repetitions < MIN_REPETITIONS:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
+
+import duckdb
 
 from fmbench.db import connect
 
@@ -42,3 +45,16 @@ def list_runs(db: str | os.PathLike[str] | None = None) -> list[RunListing]:
             "FROM runs ORDER BY started_at, run_id"
         ).fetchall()
     return [RunListing(*row) for row in rows]
+
+
+def ordered_scenarios(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> list[str]:
+    """Scenario ids of several runs: the newest run's order (its file's summaries order), then the
+    scenarios it lacks from the next newest run, and so on."""
+    if not run_ids:
+        return []
+    found = con.execute(
+        "SELECT f.scenario_id FROM scenario_figures f JOIN runs r ON r.run_id = f.run_id "
+        "WHERE list_contains(?, f.run_id) ORDER BY r.started_at DESC, r.run_id, f.ordinal",
+        [list(run_ids)],
+    ).fetchall()
+    return list(dict.fromkeys(sid for (sid,) in found))

@@ -79,7 +79,7 @@ def _clean_loc(loc: Sequence[int | str]) -> list[int | str]:
 
 _LIMITS = {
     UINT64_MAX: " (an unsigned 64-bit value)",
-    COUNT_MAX: " (a count fmbench stores in 32 bits)",
+    COUNT_MAX: " (a signed 64-bit count)",
     MEASUREMENT_MAX: " (no real duration or rate is that large)",
 }
 
@@ -135,18 +135,41 @@ def _json_problem(data: bytes, parser_says: str = "") -> Problem:
     return Problem("(top level)", "invalid JSON")
 
 
-def detect_generation(data: bytes) -> Generation:
-    """Current files carry ``sessionMode`` at the top and ``scenarioID`` on trials.
+_CURRENT_TOP_LEVEL = (b"sessionMode", b"reasoningLevel", b"fallbackMode", b"connectivity", b"randomSeed")
+"""Top-level keys only the current generation writes; a legacy file has none of them."""
 
-    A raw key match cannot be faked by text inside a string: an embedded quote
-    is written ``\\"`` by every JSON encoder, so ``"sessionMode"`` with bare
-    quotes only occurs as a key.
+_QUOTED = tuple(b'"' + name + b'"' for name in _CURRENT_TOP_LEVEL)
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]')
+"""A JSON string (whole, escapes included) or a bracket: enough to know the nesting depth."""
+_KEY_END = re.compile(rb"\s*:")
+
+
+def detect_generation(data: bytes) -> Generation:
+    """Legacy unless the top-level object holds one of the keys only the current generation writes.
+
+    The trials never decide: a run whose every request failed has ``trials: []``
+    in either generation. Only keys at depth 1 count (a tool argument or a
+    final-state key of the same name does not). A quoted name outside a string
+    is always a whole token (a quote inside a string is escaped), so the depth
+    is counted only up to each place such a name occurs; for the runner's
+    sorted keys the first is ``connectivity``, near the top.
     """
-    if b'"sessionMode"' in data or (b'"scenarioID"' in data and b'"scenario"' not in data):
-        return "current"
-    if b'"scenario"' in data:
-        return "legacy"
-    return "current"
+    depth = 0
+    scanned = 0
+    while True:
+        found = [(at, len(q)) for q in _QUOTED if (at := data.find(q, scanned)) >= 0]
+        if not found:
+            return "legacy"
+        at, length = min(found)
+        for token in _TOKEN.finditer(data, scanned, at):
+            first = token.group()[:1]
+            if first in (b"{", b"["):
+                depth += 1
+            elif first in (b"}", b"]"):
+                depth -= 1
+        if depth == 1 and _KEY_END.match(data, at + length):
+            return "current"
+        scanned = at + length
 
 
 @contextmanager

@@ -112,6 +112,8 @@ class RunRecord:
     summaries: list[StoredSummary]
     extra: dict[str, Any]
     flags: list[Problem] = field(default_factory=list)
+    commit_key: str = "foundationModelsBenchCommit"
+    """The key that named the benchmark commit: files written before July 2026 say ``appBenchCommit``."""
 
     @property
     def run_id(self) -> str:
@@ -221,6 +223,8 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes) -> RunRecord:
         assert isinstance(doc, LegacyRun)
         record = _from_legacy(doc, file_name, sha, len(data))
     record.flags = _flags(record)
+    if b'"appBenchCommit"' in data and b'"foundationModelsBenchCommit"' not in data:
+        record.commit_key = "appBenchCommit"
     return record
 
 
@@ -380,6 +384,26 @@ def _extra_keys(where: str, model: Any) -> list[Problem]:
     return [Problem(f"{where}.{k}" if where else k, "unknown key kept") for k in sorted(extra)]
 
 
+_CLOCK_READINGS = (
+    ("duration", "duration"),
+    ("timeToFirstToken", "time to first token"),
+    ("maximumStreamUpdateGap", "stream update gap"),
+)
+CLOCK_STEP_NOTE = "negative: a wall-clock step during the trial; kept as recorded and flagged"
+
+
+def clock_step_flags(run: RunRecord) -> list[Problem]:
+    """Every negative duration, TTFT or stream update gap: differences of wall-clock readings that a
+    clock step turned negative. They are kept (and enter the figures) as the runner wrote them."""
+    out = []
+    for t in run.trials:
+        for name, what in _CLOCK_READINGS:
+            value = getattr(t.metrics, name)
+            if value is not None and value < 0:
+                out.append(Problem(f"trials[{t.ordinal}].metrics.{name}", f"{what} {value:g} s is {CLOCK_STEP_NOTE}"))
+    return out
+
+
 def _flags(run: RunRecord) -> list[Problem]:
     """Everything the reader kept without understanding it: unknown keys and values."""
     flags: list[Problem] = []
@@ -412,6 +436,7 @@ def _flags(run: RunRecord) -> list[Problem]:
             if not vocab.is_known(vocabulary, value) and (vocabulary, str(value)) not in seen:
                 seen.add((vocabulary, str(value)))
                 flags.append(Problem(f"{base}.{where}", f"unknown {vocabulary} {value!r} kept as data"))
+    flags += clock_step_flags(run)
     for f in run.failures:
         if f.kind is not None and not vocab.is_known("failureKind", f.kind) and ("failureKind", f.kind) not in seen:
             seen.add(("failureKind", f.kind))

@@ -16,9 +16,9 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
-from fmbench.figures import safety_pass
+from fmbench.figures import ScenarioFigures, safety_pass
 from fmbench.formats import AppleNumbers, swift_double
-from fmbench.models import Distribution, StoredSummary
+from fmbench.models import Distribution, QuotaSnapshot, StoredSummary
 from fmbench.record import FailureRecord, typed_kind, typed_value
 
 _NR = d.NOT_RECORDED
@@ -63,6 +63,9 @@ def _legacy_markdown(a: RunAnalysis) -> str:
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for f in a.figures:
+        if not f.trial_count:  # every request failed: the runner printed its stored zeros and n/a
+            lines.append(f"| {_cell(f.title)} | 0.0% | 0.0% | n/a | n/a |")
+            continue
         lines.append(
             f"| {_cell(f.title)} | {_v(d.percent(f.prompt_pass_rate))} | {_v(d.percent(f.mean_constraint_score))} "
             f"| {_v(d.seconds(f.time_to_first_token.median, space=False))} "
@@ -70,6 +73,10 @@ def _legacy_markdown(a: RunAnalysis) -> str:
         )
     lines.append("")
     lines += _legacy_environment_lines(a)
+    if r.commit_key == "appBenchCommit":  # written before the benchmark's July 2026 rename
+        lines[0] = "# Foundation Models AppBench"
+        old, new = "- FoundationModelsBench commit: ", "- AppBench commit: "
+        lines = [new + line.removeprefix(old) if line.startswith(old) else line for line in lines]
     return "\n".join(lines)
 
 
@@ -253,6 +260,18 @@ def markdown_summary(a: RunAnalysis) -> str:
     return _current_markdown(a)
 
 
+def _quota_json(q: QuotaSnapshot | None) -> dict[str, Any] | None:
+    """A PCC quota snapshot with every field the file holds (``null`` where it holds none)."""
+    if q is None:
+        return None
+    return {
+        "status": q.status,
+        "isApproachingLimit": q.isApproachingLimit,
+        "isLimitReached": q.isLimitReached,
+        "resetDate": d.iso(q.resetDate),
+    }
+
+
 def summary_json(a: RunAnalysis) -> dict[str, Any]:
     """``{"run": {...}, "scenarios": [...]}``: the run format's field names, ``null`` for unrecorded."""
     r = a.record
@@ -274,6 +293,8 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
         "randomizedOrder": r.randomized_order,
         "randomSeed": r.random_seed,
         "modelContextSize": r.model_context_size,
+        "quotaBefore": _quota_json(r.quota_before),
+        "quotaAfter": _quota_json(r.quota_after),
         "startedAt": d.iso(r.started_at),
         "endedAt": d.iso(r.ended_at),
         "deviceName": env.deviceName,
@@ -302,6 +323,12 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
     return {"run": run, "scenarios": [f.to_summary() for f in a.figures]}
 
 
+def _no_measured_trial(f: ScenarioFigures) -> tuple[str, ...]:
+    """A scenario whose every request failed: its attempt figures, and no trial figure (never 0)."""
+    none = "no measured trial"
+    return (f.scenario_id, _v(d.percent(f.task_success)), none, _v(d.percent(f.failure_rate)), none, none, none, none, none)
+
+
 def text_summary(a: RunAnalysis) -> str:
     """A terminal-friendly summary: conditions, verdict with reasons, and the scenario table."""
     r = a.record
@@ -317,8 +344,7 @@ def text_summary(a: RunAnalysis) -> str:
     lines += [f"    ! stored summary differs: {m}" for m in a.mismatches]
     lines.append("")
     header = ("scenario", "task", "prompt", "fail", "constraint", "ttft p50", "ttft p90", "tok/s p50", "tok/s p90")
-    rows = [
-        (
+    rows = [_no_measured_trial(f) if not f.trial_count else (
             f.scenario_id,
             _v(d.percent(f.task_success)),
             _v(d.percent(f.prompt_pass_rate)),

@@ -229,6 +229,8 @@ class RunInfo:
         out = {name: getattr(self, name) for name in _RUN_COLUMNS}
         out["started_at"] = self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
         out["ended_at"] = self.ended_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        # An unsigned 64-bit seed as text: a JSON reader that uses doubles would round it above 2^53.
+        out["random_seed"] = None if self.random_seed is None else str(self.random_seed)
         out["reasons"] = [{"level": lv, "code": c, "message": m} for lv, c, m in self.reasons]
         return out
 

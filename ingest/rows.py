@@ -224,6 +224,8 @@ def trial_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Colu
         "ending_thermal_state": [m.endingThermalState for m in metrics],
         "worst_thermal_state": [m.worstObservedThermalState for m in metrics],
         "environment_thermal_state": [t.environment.thermalState if t.environment else None for t in trials],
+        "environment_low_power_mode": [t.environment.lowPowerModeEnabled if t.environment else None for t in trials],
+        "environment_timestamp": [t.environment.timestamp if t.environment else None for t in trials],
         "check_count": [len(t.checks) for t in trials],
         "checks_passed": [f.checks_passed for f in figs],
         "constraint_score": [f.constraint_score for f in figs],

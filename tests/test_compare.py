@@ -261,8 +261,9 @@ def test_strict_os_mode_keeps_only_shared_workloads_and_says_which_were_dropped(
     lab.add("os26", os26).add("os27", os27).ingest()
 
     loose = lab.compare("os26", "os27")
+    # The newest run's scenario order, then the scenario it lacks.
     assert [s.scenario_id for s in loose.scenarios] == [
-        "synthetic-throughput", "task-capture", "journal-summary", "visual-recommendation"
+        "synthetic-throughput", "task-capture", "visual-recommendation", "journal-summary"
     ]
     visual = loose.scenario("visual-recommendation")
     assert visual.note == "not run on the baseline"

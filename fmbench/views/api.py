@@ -21,8 +21,14 @@ from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.views import SiteContext
-from fmbench.views.data import figures_document
-from fmbench.views.runs import _scenario_for_slug, filtered_runs, trial_details
+from fmbench.views.data import figures_document, seed_as_text
+from fmbench.views.runs import (
+    _scenario_for_slug,
+    failure_json,
+    failure_rows,
+    filtered_runs,
+    trial_details,
+)
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
@@ -30,7 +36,7 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def runs_json(site: SiteContext, filters: Filters) -> dict[str, Any]:
-    found = [_plain(r) for r in filtered_runs(site.con, filters)]
+    found = [_plain(seed_as_text(r)) for r in filtered_runs(site.con, filters)]
     for r in found:
         r["url"] = site.url(urls.run(r["run_id"]))
     return {"filters": dict(filters.values), "count": len(found), "runs": found}
@@ -59,6 +65,7 @@ def trials_json(site: SiteContext, run_id: str, scenario: str, page: int, per_pa
         "pages": pages,
         "total": total,
         "trials": [t.to_json() for t in details],
+        "failures": [failure_json(f) for f in failure_rows(site.con, run_id, scenario_id)],
     }
 
 

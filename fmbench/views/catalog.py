@@ -12,6 +12,7 @@ from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.queries import ordered_scenarios
 from fmbench.views import SiteContext
 from fmbench.views.common import (
     QUALITY_AND_SPEED,
@@ -169,12 +170,12 @@ def _figure_rows(site: SiteContext, run_ids: list[str]) -> dict[str, list[dict[s
 
 def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
     figures = _figure_rows(site, [r["run_id"] for r in latest.values()])
-    scenario_order: list[tuple[str, str]] = []
+    by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
+    titles: dict[str, str] = {}
     for b in builds:
         for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
-            if (f["scenario_id"], f["title"]) not in scenario_order:
-                scenario_order.append((f["scenario_id"], f["title"]))
-    by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
+            titles.setdefault(f["scenario_id"], f["title"])
+    scenario_order = [(sid, titles[sid]) for sid in ordered_scenarios(site.con, [r["run_id"] for r in latest.values()])]
     table_rows = []
     for sid, title in scenario_order:
         for b in builds:
@@ -303,6 +304,9 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
         "count(DISTINCT r.os_build) AS builds, sum(f.trial_count) AS trials "
         "FROM scenario_figures f JOIN runs r USING (run_id) GROUP BY 1 ORDER BY 1",
     )
+    order = ordered_scenarios(site.con, [run_id for (run_id,) in site.con.execute("SELECT run_id FROM runs").fetchall()])
+    place = {sid: i for i, sid in enumerate(order)}
+    found.sort(key=lambda r: place.get(r["scenario_id"], len(place)))
     return ScenariosPage(
         "Scenarios",
         Table(

@@ -156,8 +156,18 @@ def figure_columns(keys: Sequence[str]) -> list[Column]:
     return [_FIGURE_COLUMNS[k] for k in keys]
 
 
+NO_MEASURED_TRIAL = "no measured trial"
+_ATTEMPT_FIGURES = frozenset({"task", "failure"})
+"""Figures over attempts (trials and failures): they exist when every request failed."""
+
+
 def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
-    """A ``scenario_figures`` row's values, formatted; an unrecorded value stays ``None`` with its reason."""
+    """A ``scenario_figures`` row's values, formatted; an unrecorded value stays ``None`` with its reason.
+
+    A scenario whose every measured request failed has task success and failure
+    rate (they count attempts) and says "no measured trial" for every figure a
+    trial gives, never 0 s or 0 tok/s.
+    """
     cells: dict[str, Any] = {
         "task": d.percent(f["task_success"]),
         "prompt": Cell(d.percent(f["prompt_pass_rate"]), reason="no completed trial"),
@@ -169,4 +179,21 @@ def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
         "tps90": d.rate(f["tps_p90"]),
         "mem": d.mebibytes(f["memory_max"]),
     }
+    if not f["trial_count"]:
+        none = Cell(NO_MEASURED_TRIAL, title="every measured request of this scenario failed")
+        return [cells[k] if k in _ATTEMPT_FIGURES else none for k in keys]
     return [cells[k] for k in keys]
+
+
+def quota_text(status: str | None, approaching: bool | None, reached: bool | None, reset: Any) -> str | None:
+    """A PCC quota snapshot in words: status, whether the limit is near or reached, and when it resets."""
+    if status is None:
+        return None
+    parts = [vocab.label("quotaStatus", status) or status]
+    parts.append(
+        "approaching the limit: not recorded" if approaching is None
+        else f"approaching the limit: {'yes' if approaching else 'no'}"
+    )
+    parts.append("limit reached: not recorded" if reached is None else f"limit reached: {'yes' if reached else 'no'}")
+    parts.append("reset date not recorded" if reset is None else f"resets {d.iso(reset)}")
+    return "; ".join(parts)

@@ -13,17 +13,19 @@ from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.views import SiteContext
 from fmbench.views.common import rows
-from fmbench.views.runs import run_figures, trial_details
+from fmbench.views.runs import failure_json, failure_rows, run_figures, trial_details
 
 _CSV_COLUMNS = (
     "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
-    "used_fallback", "fallback_reason", "safety_expectation", "safety_outcome", "check_count", "checks_passed",
+    "used_fallback", "fallback_reason", "offline_success", "visual_fixture", "safety_expectation", "safety_outcome",
+    "check_count", "checks_passed",
     "constraint_score", "prompt_pass", "safety_pass", "task_passed", "duration", "time_to_first_token",
     "decode_duration", "input_token_count", "output_token_count", "first_update_token_count",
     "token_count_source", "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
     "maximum_stream_update_gap", "reasoning_token_count", "context_size", "context_utilization",
     "starting_memory_bytes", "peak_memory_bytes", "ending_memory_bytes", "starting_thermal_state",
-    "ending_thermal_state", "worst_thermal_state", "started_at", "ended_at", "response",
+    "ending_thermal_state", "worst_thermal_state", "environment_thermal_state", "environment_low_power_mode",
+    "environment_timestamp", "started_at", "ended_at", "response",
 )
 
 
@@ -95,7 +97,14 @@ def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
         raise NotFoundError(f"no run {run_id!r}")
     reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
     figures = [{k: v for k, v in f.items() if k != "run_id"} for f in run_figures(site.con, run_id)]
-    return {"run": run[0], "verdictReasons": reasons, "scenarios": figures}
+    return {"run": seed_as_text(run[0]), "verdictReasons": reasons, "scenarios": figures}
+
+
+def seed_as_text(run: dict[str, Any]) -> dict[str, Any]:
+    """The random seed as a string: it is an unsigned 64-bit value, and a browser reads JSON numbers as
+    doubles, which hold integers exactly only up to 2^53."""
+    seed = run.get("random_seed")
+    return {**run, "random_seed": None if seed is None else str(seed)}
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
@@ -109,10 +118,17 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     if bundle is not None:
         scenario_id = bundle.scenario(scenario)[0]
         details = bundle.details.get(scenario_id, [])
+        failures = bundle.failures.get(scenario_id, [])
     else:
         scenario_id = _scenario_for_slug(site.con, run_id, scenario)[0]
         details = trial_details(site.con, run_id, scenario_id)
-    doc = {"run": run_id, "scenario": scenario_id, "trials": [t.to_json() for t in details]}
+        failures = failure_rows(site.con, run_id, scenario_id)
+    doc = {
+        "run": run_id,
+        "scenario": scenario_id,
+        "trials": [t.to_json() for t in details],
+        "failures": [failure_json(f) for f in failures],
+    }
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
 
 

@@ -12,7 +12,7 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views import SiteContext
-from fmbench.views.common import RUN_COLUMNS, os_label, rows, run_link, verdict_cell
+from fmbench.views.common import RUN_COLUMNS, os_label, quota_text, rows, run_link, verdict_cell
 
 
 @dataclass(frozen=True)
@@ -36,18 +36,13 @@ def _configuration(r: dict[str, Any]) -> str:
     return f"{fallback} · reasoning {reasoning}"
 
 
-def _quota_text(status: str | None, reached: bool | None) -> str | None:
-    if status is None:
-        return None
-    return (vocab.label("quotaStatus", status) or status) + (" (limit reached)" if reached and status != "limitReached" else "")
-
-
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
     con = site.con
     where, params = filters.where()
     found = rows(
         con,
-        f"SELECT {RUN_COLUMNS}, r.quota_before_reached, r.quota_after_reached, r.quota_after_reset, "
+        f"SELECT {RUN_COLUMNS}, r.quota_before_approaching, r.quota_before_reached, r.quota_before_reset, "
+        "r.quota_after_approaching, r.quota_after_reached, r.quota_after_reset, "
         "a.connection, a.location, a.entitlement, a.note "
         f"FROM runs r LEFT JOIN annotations a USING (run_id) WHERE r.route = 'privateCloudCompute' AND {where} "
         "ORDER BY r.started_at, r.run_id",
@@ -85,8 +80,14 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                     d.count(attempts),
                     Cell(d.percent(success), reason="no measured request"),
                     ", ".join(f"{vocab.label('failureKind', k)} {n}" for k, n in kinds.get(r["run_id"], {}).items()) or "none",
-                    Cell(_quota_text(r["quota_before_status"], r["quota_before_reached"]), reason="no quota snapshot"),
-                    Cell(_quota_text(r["quota_after_status"], r["quota_after_reached"]), reason="no quota snapshot"),
+                    *(
+                        Cell(
+                            quota_text(r[f"quota_{when}_status"], r[f"quota_{when}_approaching"],
+                                       r[f"quota_{when}_reached"], r[f"quota_{when}_reset"]),
+                            reason="no quota snapshot",
+                        )
+                        for when in ("before", "after")
+                    ),
                     d.count(fallbacks.get(r["run_id"], 0)),
                     verdict_cell(r["verdict"], site.url),
                 ],

@@ -35,6 +35,7 @@ from fmbench.views.common import (
     figure_columns,
     one,
     os_label,
+    quota_text,
     revision_banner,
     revision_cell,
     route_cell,
@@ -145,11 +146,15 @@ class RunPage:
     charts: list[Chart]
     trial_sections: list[ScenarioTrials]
     replay: Any = None
+    not_run: list[str] = field(default_factory=list)
+    """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
     nav_active: str = "runs"
     uses_charts: bool = True
 
 
-def _conditions(run: dict[str, Any], executed: list[tuple[str, int]], url: Url) -> list[Condition]:
+def _conditions(
+    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0)
+) -> list[Condition]:
     legacy = run["generation"] == "legacy"
 
     def c(label: str, value: Any, reason: str | None = None, *, legacy_field: bool = False) -> Condition:
@@ -178,6 +183,12 @@ def _conditions(run: dict[str, Any], executed: list[tuple[str, int]], url: Url) 
         c("Reasoning level", vocab.label("reasoningLevel", run["reasoning_level"]), legacy_field=True),
         c("Fallback mode", vocab.label("fallbackMode", run["fallback_mode"]), legacy_field=True),
         c("Connectivity", vocab.label("connectivity", run["connectivity"]), legacy_field=True),
+        c(
+            "Offline success",
+            f"{offline[0]:,} of {offline[1]:,} trial(s)" if offline[1] else None,
+            "no trial records it" if run["trial_count"] else "no measured trial",
+            legacy_field=True,
+        ),
         c("Seed and order", seed_text, legacy_field=True),
         c("Context size", d.count(run["model_context_size"]), legacy_field=True),
         c("Device label", run["device_name"]),
@@ -280,6 +291,59 @@ def _safety_table(figures: list[dict[str, Any]]) -> Table | None:
     )
 
 
+def failure_rows(con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str | None = None) -> list[dict[str, Any]]:
+    """A run's failures (of one scenario, when given) in file order, each with the tool calls it made
+    and the final state it left (``tool_calls``, ``final_state``; empty when the file records none)."""
+    where = " AND scenario_id = ?" if scenario_id is not None else ""
+    params = [run_id] if scenario_id is None else [run_id, scenario_id]
+    found = rows(
+        con,
+        "SELECT ordinal, failure_id, scenario_id, sample_id, iteration, kind, message, is_warmup FROM failures "
+        f"WHERE run_id = ?{where} ORDER BY ordinal",
+        params,
+    )
+    if not found:
+        return found
+    calls: dict[int, list[ToolCallDetail]] = {}
+    for o, name, args in con.execute(
+        "SELECT owner_ordinal, name, arguments_json FROM tool_calls WHERE run_id = ? AND owner = 'failure' "
+        "ORDER BY owner_ordinal, ordinal",
+        [run_id],
+    ).fetchall():
+        calls.setdefault(o, []).append(ToolCallDetail(name, arguments_text(args)))
+    state: dict[int, list[tuple[str, str]]] = {}
+    for o, key, value in con.execute(
+        "SELECT owner_ordinal, key, value_json FROM final_state WHERE run_id = ? AND owner = 'failure' "
+        "ORDER BY owner_ordinal, key",
+        [run_id],
+    ).fetchall():
+        state.setdefault(o, []).append((key, typed_text(value)))
+    for f in found:
+        f["tool_calls"] = calls.get(f["ordinal"], [])
+        f["final_state"] = state.get(f["ordinal"], [])
+    return found
+
+
+def failure_json(f: dict[str, Any]) -> dict[str, Any]:
+    """A failure for a data file: where, what, and the tool calls and final state it left."""
+    return {
+        "ordinal": f["ordinal"],
+        "failure_id": f["failure_id"],
+        "scenario_id": f["scenario_id"],
+        "sample_id": f["sample_id"],
+        "iteration": f["iteration"],
+        "kind": f["kind"],
+        "message": f["message"],
+        "is_warmup": f["is_warmup"],
+        "tool_calls": [{"name": t.name, "arguments": dict(t.arguments)} for t in f.get("tool_calls", [])],
+        "final_state": [{"key": k, "value": v} for k, v in f.get("final_state", [])],
+    }
+
+
+def _calls_text(calls: list[ToolCallDetail]) -> str:
+    return " → ".join(f"{c.name}({', '.join(f'{k}: {v}' for k, v in c.arguments)})" for c in calls)
+
+
 def _failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
@@ -288,24 +352,26 @@ def _failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, 
         Column("kind", "Kind"),
         Column("message", "Message"),
     ]
-    return Table(
-        table_id,
-        caption,
-        columns,
-        [
-            Row(
-                [
-                    f["scenario_id"],
-                    Cell(f["sample_id"], reason="the legacy format records no sample for a failure"),
-                    str(f["iteration"]),
-                    Cell(vocab.label("failureKind", f["kind"]), reason="the legacy format records no failure kind"),
-                    f["message"],
-                ]
-            )
-            for f in failures
-        ],
-        empty,
-    )
+    agentic = any(f.get("tool_calls") or f.get("final_state") for f in failures)
+    if agentic:
+        columns += [Column("tools", "Tool calls"), Column("state", "Final state")]
+
+    def cells(f: dict[str, Any]) -> list[Any]:
+        out = [
+            f["scenario_id"],
+            Cell(f["sample_id"], reason="the legacy format records no sample for a failure"),
+            str(f["iteration"]),
+            Cell(vocab.label("failureKind", f["kind"]), reason="the legacy format records no failure kind"),
+            f["message"],
+        ]
+        if agentic:
+            out += [
+                Cell(_calls_text(f.get("tool_calls", [])) or None, reason="no tool call recorded"),
+                Cell("; ".join(f"{k} = {v}" for k, v in f.get("final_state", [])) or None, reason="no final state recorded"),
+            ]
+        return out
+
+    return Table(table_id, caption, columns, [Row(cells(f)) for f in failures], empty)
 
 
 def _quota(run: dict[str, Any]) -> list[Condition]:
@@ -313,18 +379,13 @@ def _quota(run: dict[str, Any]) -> list[Condition]:
         return []
     out = []
     for when in ("before", "after"):
-        status = run[f"quota_{when}_status"]
-        if status is None:
-            out.append(Condition(f"Quota {when}", None, "no quota snapshot in the run file"))
-            continue
-        parts = [vocab.label("quotaStatus", status) or status]
-        if run[f"quota_{when}_approaching"]:
-            parts.append("approaching the limit")
-        if run[f"quota_{when}_reached"]:
-            parts.append("limit reached")
-        if run[f"quota_{when}_reset"] is not None:
-            parts.append(f"resets {d.iso(run[f'quota_{when}_reset'])}")
-        out.append(Condition(f"Quota {when}", "; ".join(parts)))
+        text = quota_text(
+            run[f"quota_{when}_status"],
+            run[f"quota_{when}_approaching"],
+            run[f"quota_{when}_reached"],
+            run[f"quota_{when}_reset"],
+        )
+        out.append(Condition(f"Quota {when}", text, None if text else "no quota snapshot in the run file"))
     out.append(Condition("Quota consumption", None, "the service exposes no numeric consumption; fmbench never invents one"))
     return out
 
@@ -402,12 +463,18 @@ def run_page(
             "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
         ).fetchall()
     ]
-    failures = rows(
-        con,
-        "SELECT scenario_id, sample_id, iteration, kind, message, is_warmup FROM failures "
-        "WHERE run_id = ? ORDER BY ordinal",
-        [run_id],
-    )
+    not_run = [
+        sid
+        for (sid,) in con.execute(
+            "SELECT scenario_id FROM stored_summaries WHERE run_id = ? AND scenario_id NOT IN "
+            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?) ORDER BY ordinal",
+            [run_id, run_id],
+        ).fetchall()
+    ]
+    offline = con.execute(
+        "SELECT count(*) FILTER (WHERE offline_success), count(offline_success) FROM trials WHERE run_id = ?", [run_id]
+    ).fetchone() or (0, 0)
+    failures = failure_rows(con, run_id)
     mismatches = rows(
         con, "SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches WHERE run_id = ?", [run_id]
     )
@@ -424,7 +491,7 @@ def run_page(
         verdict=verdict_cell(run["verdict"], url),
         verdict_banner=_verdict_banner(run, reasons, url),
         revision_banner=revision_banner(run, registry, url),
-        conditions=_conditions(run, executed, url),
+        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1]))),
         downloads=[
             Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
             Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
@@ -450,7 +517,7 @@ def run_page(
         )
         if warmups
         else None,
-        charts=run_charts(figures, run_id, run["route"]) if figures else [],
+        charts=run_charts(figures, run_id, run["route"]) if any(f["trial_count"] for f in figures) else [],
         trial_sections=[
             ScenarioTrials(
                 f["scenario_id"],
@@ -463,6 +530,7 @@ def run_page(
             for f in figures
         ],
         replay=replay_section,
+        not_run=not_run,
     )
 
 
@@ -501,6 +569,11 @@ class TrialDetail:
     final_state: list[tuple[str, str]]
     metrics: list[tuple[str, str | None]]
     thermal: str | None
+    offline_success: str | None = None
+    """yes / no; ``None`` where the file does not record it (the legacy generation)."""
+    visual_fixture: str | None = None
+    environment: list[tuple[str, str | None]] = field(default_factory=list)
+    """The trial's own environment snapshot: Low Power Mode, thermal state, when it was taken."""
 
     def to_json(self) -> dict[str, Any]:
         """The fields in order, as plain JSON values (what ``dataclasses.asdict`` gave, without its deep copies)."""
@@ -522,6 +595,9 @@ class TrialDetail:
             "final_state": [{"key": k, "value": v} for k, v in self.final_state],
             "metrics": {label: value for label, value in self.metrics},
             "thermal": self.thermal,
+            "offline_success": self.offline_success,
+            "visual_fixture": self.visual_fixture,
+            "environment": {label: value for label, value in self.environment},
         }
 
 
@@ -542,10 +618,16 @@ class TrialsPage:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _clock(value: float | None) -> str | None:
+    """Seconds between two wall-clock readings; a negative one says it is a clock step (kept as recorded)."""
+    text = d.seconds(value)
+    return f"{text} (negative: a wall-clock step, kept as recorded)" if value is not None and value < 0 else text
+
+
 def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
     return [
-        ("Duration", d.seconds(t["duration"])),
-        ("Time to first token", d.seconds(t["time_to_first_token"])),
+        ("Duration", _clock(t["duration"])),
+        ("Time to first token", _clock(t["time_to_first_token"])),
         ("Decode duration", d.seconds(t["decode_duration"])),
         ("Output tokens per second", d.rate(t["output_tokens_per_second"])),
         ("Output characters per second", d.rate(t["output_chars_per_second"])),
@@ -554,7 +636,7 @@ def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
         ("Tokens in first snapshot", d.count(t["first_update_token_count"])),
         ("Token count source", vocab.label("tokenCountSource", t["token_count_source"])),
         ("Stream updates", d.count(t["stream_update_count"])),
-        ("Largest stream update gap", d.seconds(t["maximum_stream_update_gap"])),
+        ("Largest stream update gap", _clock(t["maximum_stream_update_gap"])),
         ("Reasoning tokens", d.count(t["reasoning_token_count"])),
         ("Context size", d.count(t["context_size"])),
         ("Context utilization", d.percent(t["context_utilization"])),
@@ -632,6 +714,13 @@ def _details(con: duckdb.DuckDBPyConnection, run_id: str, trials: list[dict[str,
                 final_state=state.get(t["ordinal"], []),
                 metrics=_metric_rows(t),
                 thermal=thermal,
+                offline_success=d.yes_no(t["offline_success"]),
+                visual_fixture=t["visual_fixture"],
+                environment=[
+                    ("Low Power Mode", d.yes_no(t["environment_low_power_mode"], "on", "off")),
+                    ("Thermal state", vocab.label("thermalState", t["environment_thermal_state"])),
+                    ("Snapshot taken (UTC)", d.iso(t["environment_timestamp"])),
+                ],
             )
         )
     return out
@@ -678,11 +767,7 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
     for t, detail in zip(trials, _details(con, run_id, trials), strict=True):
         details.setdefault(t["scenario_id"], []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
-    for f in rows(
-        con,
-        "SELECT scenario_id, sample_id, iteration, kind, message FROM failures WHERE run_id = ? ORDER BY ordinal",
-        [run_id],
-    ):
+    for f in failure_rows(con, run_id):
         failures.setdefault(f["scenario_id"], []).append(f)
     return RunTrials(run_id, run, scenarios, details, failures)
 
@@ -711,12 +796,7 @@ def trials_page(
         failures = bundle.failures.get(scenario_id, [])
     else:
         details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
-        failures = rows(
-            con,
-            "SELECT scenario_id, sample_id, iteration, kind, message FROM failures "
-            "WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal",
-            [run_id, scenario_id],
-        )
+        failures = failure_rows(con, run_id, scenario_id)
     return TrialsPage(
         title=f"{title}: trials of {run_title(run)}",
         run_id=run_id,

@@ -407,6 +407,37 @@
     thermal.appendChild(textOrNr(t.thermal));
     body.appendChild(thermal);
 
+    var facts = [["Offline success", t.offline_success]];
+    if (!isMissing(t.visual_fixture)) {
+      facts.push(["Visual fixture", t.visual_fixture]);
+    }
+    body.appendChild(definitionList(facts));
+    if (!isMissing(t.environment)) {
+      section(body, hTag, "Environment at this trial");
+      body.appendChild(definitionList(pairsOf(t.environment, "label", "value")));
+    }
+
+    details.appendChild(body);
+    return details;
+  }
+
+  /* A measured or warmup failure: where, its message, and the tool calls and final state it left. */
+  function renderFailure(f, hTag) {
+    f = f || {};
+    var details = el("details", "failure");
+    var where = [f.scenario_id, f.sample_id, isMissing(f.iteration) ? null : "iteration " + f.iteration]
+      .filter(function (x) {
+        return !isMissing(x);
+      })
+      .join(" · ");
+    details.appendChild(el("summary", null, "Failure · " + where));
+    var body = el("div", "trial-body");
+    body.appendChild(definitionList([["Kind", f.kind], ["Message", f.message]]));
+    section(body, hTag, "Tool calls");
+    body.appendChild(renderToolCalls(f.tool_calls));
+    section(body, hTag, "Final state");
+    var state = pairsOf(f.final_state, "key", "value");
+    body.appendChild(state.length ? definitionList(state) : el("p", "muted", "None recorded."));
     details.appendChild(body);
     return details;
   }
@@ -453,6 +484,11 @@
         trials.forEach(function (t) {
           list.appendChild(renderTrial(t, hTag));
         });
+        if (data && Array.isArray(data.failures)) {
+          data.failures.forEach(function (f) {
+            list.appendChild(renderFailure(f, hTag));
+          });
+        }
         target.appendChild(list);
         status.textContent = trials.length === 1 ? "1 trial loaded." : trials.length + " trials loaded.";
         trigger.hidden = true;
