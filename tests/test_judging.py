@@ -17,13 +17,13 @@ from fmbench.models import Environment
 from fmbench.rulesets import rule_book
 from fmbench.simulator import hardware_models, judge_simulator
 
-from testdata import DATA, FIXTURES, RUNS
+from testdata import FIXTURES, JUDGING, RUNS
 
-SIMULATOR = RUNS / "purpose-simulator.json"
-DECLARED_DEVICE = RUNS / "purpose-simulator-declared-device.json"
-RULES_A = RUNS / "purpose-rules-a.json"
-RULES_B = RUNS / "purpose-rules-b-no-commit.json"
-RULES_C_COMMIT_OF_B = RUNS / "purpose-rules-c-commit-of-b.json"
+SIMULATOR = JUDGING / "purpose-simulator.json"
+DECLARED_DEVICE = JUDGING / "purpose-simulator-declared-device.json"
+RULES_A = JUDGING / "purpose-rules-a.json"
+RULES_B = JUDGING / "purpose-rules-b-no-commit.json"
+RULES_C_COMMIT_OF_B = JUDGING / "purpose-rules-c-commit-of-b.json"
 HAND_EDITED = RUNS / "purpose-hand-edited.json"
 
 
@@ -69,7 +69,7 @@ def test_memory_alone_above_the_installed_ram_is_evidence_and_reported_memory_be
 
 
 def test_a_model_not_in_the_table_is_a_note_not_a_verdict() -> None:
-    analysis = analyze_file(RUNS / "purpose-unknown-model.json")
+    analysis = analyze_file(JUDGING / "purpose-unknown-model.json")
     assert analysis.verdict.level != "invalid"
     assert "simulator" not in [r.code for r in analysis.verdict.reasons]
     notes = [str(p) for p in analysis.flags if p.where == "environment.hardwareModel"]
@@ -107,7 +107,7 @@ def test_a_sidecar_saying_simulator_true_makes_a_device_shaped_run_invalid(tmp_p
 def test_a_sidecar_stating_simulator_without_evidence_is_a_one_line_error(tmp_path: Path) -> None:
     run = tmp_path / "device.json"
     shutil.copyfile(SIMULATOR, run)
-    shutil.copyfile(DATA / "sidecars" / "simulator-without-evidence.meta.yaml", tmp_path / "device.meta.yaml")
+    shutil.copyfile(JUDGING / "simulator-without-evidence.meta.yaml", tmp_path / "device.meta.yaml")
     with pytest.raises(AnnotationError, match=r"^device\.meta\.yaml: simulator: true needs evidence: beside it"):
         analyze_file(run)
     result = CliRunner().invoke(main, ["summarize", str(run)])

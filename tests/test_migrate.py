@@ -16,10 +16,10 @@ from fmbench.cli import main
 from fmbench.db import migrations, schema_version
 from fmbench.ingest import _Writer, ingest_paths, write_run
 
-from testdata import RUNS
+from testdata import JUDGING, RUNS
 
-RULES_B = RUNS / "purpose-rules-b-no-commit.json"
-SIMULATOR = RUNS / "purpose-simulator.json"
+RULES_B = JUDGING / "purpose-rules-b-no-commit.json"
+SIMULATOR = JUDGING / "purpose-simulator.json"
 CURRENT = RUNS / "purpose-current.json"
 FILES = (RULES_B, SIMULATOR, CURRENT)
 
@@ -191,8 +191,8 @@ def test_a_sidecar_stored_before_is_reread_when_its_run_is_rederived(tmp_path: P
     folder = tmp_path / "runs"
     folder.mkdir()
     run = folder / "declared.json"
-    shutil.copyfile(RUNS / "purpose-simulator-declared-device.json", run)
-    shutil.copyfile(RUNS / "purpose-simulator-declared-device.meta.yaml", folder / "declared.meta.yaml")
+    shutil.copyfile(JUDGING / "purpose-simulator-declared-device.json", run)
+    shutil.copyfile(JUDGING / "purpose-simulator-declared-device.meta.yaml", folder / "declared.meta.yaml")
     db = tmp_path / "sidecar.duckdb"
     assert ingest_paths([folder], db).ok
     con = duckdb.connect(str(db))

@@ -333,7 +333,9 @@ def simulated(doc: dict, device_name: str) -> dict:
 
 
 def write_judging_files(runs: Path) -> None:
-    """Runs stored under the benchmark's older scoring rules, and Simulator runs with their evidence."""
+    """Runs stored under the benchmark's older scoring rules, and Simulator runs with their evidence
+    (in a folder of their own: the tests that ingest ``runs/`` count its files)."""
+    runs.mkdir(exist_ok=True)
     doc = purpose_run()
     rules_a = with_commit(doc, "cf13743")
     rules_a["summaries"] = summaries(rules_a, "A")
@@ -358,9 +360,7 @@ def write_judging_files(runs: Path) -> None:
     for e in [unknown["environment"], *(t["environment"] for t in unknown["trials"])]:
         e["hardwareModel"] = "iPhone99,9"
     (runs / "purpose-unknown-model.json").write_text(swift_json(unknown), encoding="utf-8")
-    sidecars = HERE / "sidecars"
-    sidecars.mkdir(exist_ok=True)
-    (sidecars / "simulator-without-evidence.meta.yaml").write_text("simulator: true\n", encoding="utf-8")
+    (runs / "simulator-without-evidence.meta.yaml").write_text("simulator: true\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -376,7 +376,7 @@ def main() -> None:
     short["summaries"] = summaries(short)
     (runs / "purpose-declares-more-repetitions.json").write_text(swift_json(short), encoding="utf-8")
 
-    write_judging_files(runs)
+    write_judging_files(HERE / "judging")
 
     (runs / "hostile-text.json").write_text(swift_json(hostile_run()), encoding="utf-8")
     (runs / "hostile-text.meta.yaml").write_text(hostile_sidecar(), encoding="utf-8")
