@@ -41,7 +41,8 @@ class RuleSet:
 
     @property
     def label(self) -> str:
-        return f"rules {self.name}"
+        """``rules B``; the rules before the first public commit are ``the legacy rules (AppBench era)``."""
+        return f"the {self.name} rules ({self.title})" if self.name == "legacy" else f"rules {self.name}"
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class StoredCheck:
     def statement(self) -> str | None:
         """``stored under rules B, before 60b596e``; ``None`` when no rule set explains the run."""
         r = self.explained_by
-        return f"stored under rules {r.name}, {r.period}" if r else None
+        return f"stored under {r.label}, {r.period}" if r else None
 
     @property
     def commit_flag(self) -> str | None:
@@ -47,8 +47,8 @@ class StoredCheck:
         if own is None or found is None or own is found:
             return None
         return (
-            f"the recorded commit scores under rules {own.name} ({own.period}), but the stored summaries "
-            f"match rules {found.name} ({found.period}) and not rules {own.name}"
+            f"the recorded commit scores under {own.label} ({own.period}), but the stored summaries "
+            f"match {found.label} ({found.period}) and not {own.label}"
         )
 
 

@@ -17,7 +17,7 @@ from fmbench.models import Environment
 from fmbench.rulesets import rule_book
 from fmbench.simulator import hardware_models, judge_simulator
 
-from testdata import FIXTURES, JUDGING, RUNS
+from testdata import EXAMPLE_NAME, FIXTURES, JUDGING, RUNS, SHARED_EXAMPLES
 
 SIMULATOR = JUDGING / "purpose-simulator.json"
 DECLARED_DEVICE = JUDGING / "purpose-simulator-declared-device.json"
@@ -197,3 +197,13 @@ def test_a_hand_edit_that_no_rule_set_explains_is_still_invalid() -> None:
     assert "under every scoring rule set" in _reason(HAND_EDITED, "summary-mismatch")
     code, out = invoke("summarize", str(HAND_EDITED), "--json")
     assert code == 0 and json.loads(out)["run"]["scoringRules"] is None
+
+
+def test_the_published_june_file_names_the_legacy_rules_of_its_commit() -> None:
+    path = SHARED_EXAMPLES / f"{EXAMPLE_NAME}.json"
+    if not path.exists():
+        pytest.skip("the shared examples folder is not beside the repository")
+    analysis = analyze_file(path)
+    assert analysis.verdict.level != "invalid"
+    assert analysis.scoring is not None
+    assert analysis.scoring.statement == "stored under the legacy rules (AppBench era), before cf13743"
