@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmbench.annotations import Annotations, parse_annotations, sidecar_for
+from fmbench.errors import Problem
 from fmbench.figures import (
     ScenarioFigures,
     SummaryMismatch,
     TrialFigures,
-    compare_with_stored,
     scenario_figures,
     trial_figures,
 )
@@ -23,6 +23,18 @@ from fmbench.policy import Verdict, assess
 from fmbench.reader import DEFAULT_MAX_BYTES, parse_run
 from fmbench.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.revisions import Assignment, Registry, load_registry
+from fmbench.scoring import StoredCheck, check_stored
+from fmbench.simulator import SimulatorJudgement, judge_simulator
+
+ANALYSIS_VERSION = 2
+"""The version of the rules that derive a run's figures, verdict and rule set from its file.
+
+Stored with each run. When it changes, opening an older database re-derives
+every run analysed by an older version from its stored original bytes (a data
+migration), so stored verdicts always follow the current rules.
+Version 1: the first rules. Version 2: Simulator evidence from the hardware
+table and the sidecar; stored summaries checked against every scoring rule set.
+"""
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,17 @@ class RunAnalysis:
     annotations: Annotations | None
     trial_figures: tuple[TrialFigures, ...] = ()
     """Each trial's own figures, in trial order (computed once for the scenario figures and the rows)."""
+    scoring: StoredCheck | None = None
+    """Which scoring rule set explains the stored summaries."""
+    simulator: SimulatorJudgement | None = None
+    """Whether the run was measured in a Simulator, and on what evidence."""
+    notes: tuple[Problem, ...] = ()
+    """What judging found worth saying that decides nothing (shown with the reader's flags)."""
+
+    @property
+    def flags(self) -> list[Problem]:
+        """The reader's flags and the judgement's notes."""
+        return [*self.record.flags, *self.notes]
 
 
 def analyze(
@@ -46,17 +69,26 @@ def analyze(
     registry = registry or load_registry()
     per_trial = tuple(trial_figures(t) for t in record.trials)
     figures = scenario_figures(record, per_trial)
-    mismatches = compare_with_stored(record, figures)
+    scoring = check_stored(record, figures)
+    simulator = judge_simulator(record.environment, annotations)
+    notes: list[Problem] = []
+    if simulator.basis == "unchecked":
+        notes.append(Problem("environment.hardwareModel", simulator.evidence))
+    if scoring.commit_flag:
+        notes.append(Problem("environment.foundationModelsBenchCommit", scoring.commit_flag))
     fingerprint = fixture_fingerprint(record.trials)
     return RunAnalysis(
         record=record,
         figures=figures,
-        mismatches=mismatches,
-        verdict=assess(record, mismatches, annotations),
+        mismatches=scoring.mismatches,
+        verdict=assess(record, scoring.mismatches, annotations, simulator),
         fingerprint=fingerprint,
         revision=registry.assign(record.environment.foundationModelsBenchCommit, fingerprint),
         annotations=annotations,
         trial_figures=per_trial,
+        scoring=scoring,
+        simulator=simulator,
+        notes=tuple(notes),
     )
 
 

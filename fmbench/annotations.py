@@ -16,7 +16,7 @@ import yaml
 from fmbench.errors import AnnotationError
 
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
-_KNOWN = ("connection", "location", "entitlement", "note", "corrections")
+_KNOWN = ("connection", "location", "entitlement", "note", "corrections", "simulator", "evidence")
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,10 @@ class Annotations:
     entitlement: str | None = None
     note: str | None = None
     corrections: tuple[Correction, ...] = ()
+    simulator: bool | None = None
+    """``simulator: true|false``: the operator's word on where the run was measured; it decides."""
+    simulator_evidence: str | None = None
+    """``evidence:``, required beside ``simulator:``: how the operator knows."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -66,6 +70,22 @@ def _optional_text(doc: dict[str, Any], key: str, file_name: str) -> str | None:
     return str(value)
 
 
+def _simulator(doc: dict[str, Any], file_name: str) -> tuple[bool | None, str | None]:
+    """``simulator: true|false`` and the ``evidence:`` it must come with."""
+    if "simulator" not in doc:
+        return None, _optional_text(doc, "evidence", file_name)
+    value = doc["simulator"]
+    if not isinstance(value, bool):
+        raise AnnotationError(f"{file_name}: simulator: expected true or false, found {value!r}")
+    evidence = _optional_text(doc, "evidence", file_name)
+    if evidence is None or not evidence.strip():
+        raise AnnotationError(
+            f"{file_name}: simulator: {str(value).lower()} needs evidence: beside it "
+            "(how you know, e.g. evidence: run in Xcode's iPhone 17 Pro simulator)"
+        )
+    return value, " ".join(evidence.split())
+
+
 def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
     try:
         doc = yaml.safe_load(data.decode("utf-8")) if data.strip() else {}
@@ -87,6 +107,7 @@ def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
         corrections.append(
             Correction(str(item["field"]), str(item.get("value", "")), str(item.get("reason", "")))
         )
+    simulator, evidence = _simulator(doc, file_name)
     return Annotations(
         file_name=file_name,
         sha256=sha256,
@@ -95,5 +116,7 @@ def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
         entitlement=_optional_text(doc, "entitlement", file_name),
         note=_optional_text(doc, "note", file_name),
         corrections=tuple(corrections),
+        simulator=simulator,
+        simulator_evidence=evidence,
         extra={k: v for k, v in doc.items() if k not in _KNOWN},
     )

@@ -324,6 +324,34 @@ def verify(db: Path | None, as_json: bool) -> None:
 
 @main.command()
 @DB_OPTION
+@click.option("--list", "list_only", is_flag=True, help="List applied and pending migrations; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="The migrations as JSON.")
+def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
+    """Bring an older database up to this fmbench: schema migrations, then re-deriving runs
+    judged by older rules from their stored originals, each in one transaction.
+    """
+    from fmbench.migrate import migrate_database, migration_status
+
+    with user_errors():
+        report = migration_status(db) if list_only else migrate_database(db)
+    if as_json:
+        click.echo(json.dumps(
+            {"applied": report.applied_now, "migrations": [e.to_json() for e in report.entries]},
+            indent=2, ensure_ascii=False,
+        ))
+        return
+    if list_only:
+        click.echo(report.describe())
+        pending = len(report.pending)
+        click.echo(f"{pending} pending: run `fmbench migrate` to apply them" if pending else "nothing pending")
+        return
+    for line in report.applied_now:
+        click.echo(f"applied {line}")
+    click.echo("the database is up to date" if report.applied_now else "nothing to migrate: the database is up to date")
+
+
+@main.command()
+@DB_OPTION
 @click.option("--originals", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
 @click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,

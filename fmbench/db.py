@@ -2,13 +2,18 @@
 
 The schema lives in ``ingest/schema/NNNN_name.sql``. Each migration is applied
 once, in order, inside a transaction, and recorded in ``fmbench_migrations``.
-An older database is migrated on open; a database written by a newer fmbench
-is refused with a message that says to upgrade.
+After the schema, a data migration re-derives, from the stored original bytes,
+every run whose figures and verdict an older analysis version derived
+(:mod:`fmbench.ingest.rederive`). Commands that write migrate as they open;
+read-only ones refuse an older database and say to run ``fmbench migrate``.
+A database written by a newer fmbench is refused with a message that says to
+upgrade.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import time
@@ -17,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -56,9 +62,13 @@ def migrations() -> list[Migration]:
         if match:
             found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
     found.sort(key=lambda m: m.version)
-    for expected, m in enumerate(found, start=1):
-        if m.version != expected:
-            raise DatabaseError(f"schema migrations are not numbered 1, 2, 3…: found {m.version:04d}_{m.name}.sql")
+    for before, m in itertools.pairwise(found):
+        if m.version == before.version:
+            raise DatabaseError(
+                f"two schema migrations share number {m.version:04d}: {before.name}.sql and {m.name}.sql"
+            )
+    if found and found[0].version != 1:
+        raise DatabaseError(f"schema migrations start at 0001: found {found[0].version:04d}_{found[0].name}.sql")
     return found
 
 
@@ -180,63 +190,89 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             ) from None
 
 
-def applied_version(con: duckdb.DuckDBPyConnection) -> int:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'fmbench_migrations'"
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [name]
     ).fetchone()
-    if not exists or not exists[0]:
+    return bool(row and row[0])
+
+
+def applied_versions(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, Any]]:
+    """The schema migrations the database records: version -> (name, applied at)."""
+    if not _has_table(con, "fmbench_migrations"):
         tables = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
         if tables and tables[0]:
             raise DatabaseError("this DuckDB file holds tables but is not an fmbench database; use another --db")
-        return 0
-    row = con.execute("SELECT coalesce(max(version), 0) FROM fmbench_migrations").fetchone()
-    return int(row[0]) if row else 0
+        return {}
+    rows = con.execute("SELECT version, name, applied_at FROM fmbench_migrations ORDER BY version").fetchall()
+    return {int(v): (str(n), at) for v, n, at in rows}
 
 
-def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Apply every migration newer than the database; return the version reached."""
-    known = migrations()
-    current = applied_version(con)
+def applied_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The newest schema migration the database records (0 for a new file)."""
+    return max(applied_versions(con), default=0)
+
+
+def _refuse_newer(applied: dict[int, tuple[str, Any]], known: list[Migration], path: Path) -> None:
     latest = known[-1].version
-    if current > latest:
+    newest = max(applied, default=0)
+    if newest > latest:
         raise DatabaseError(
-            f"{path}: this database has schema version {current}, newer than this fmbench knows "
+            f"{path}: this database has schema version {newest}, newer than this fmbench knows "
             f"({latest}); upgrade fmbench (pip install --upgrade fmbench) to read it"
         )
-    if current == latest:
-        return current
+
+
+def pending_migrations(con: duckdb.DuckDBPyConnection, path: Path) -> list[Migration]:
+    """The schema migrations the database has not had, in order; refuses a newer database."""
+    known = migrations()
+    applied = applied_versions(con)
+    _refuse_newer(applied, known, path)
+    return [m for m in known if m.version not in applied]
+
+
+def apply_migration(con: duckdb.DuckDBPyConnection, m: Migration) -> None:
+    """One schema migration, and its record, in one transaction."""
     con.execute(
         "CREATE TABLE IF NOT EXISTS fmbench_migrations ("
         " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
     )
-    for m in known:
-        if m.version <= current:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(m.sql)
-            con.execute(
-                "INSERT INTO fmbench_migrations VALUES (?, ?, now()::TIMESTAMP)", [m.version, m.name]
-            )
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-    return latest
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(m.sql)
+        con.execute("INSERT INTO fmbench_migrations VALUES (?, ?, now()::TIMESTAMP)", [m.version, m.name])
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Apply every pending schema migration, then the data migration; return the schema version reached."""
+    for m in pending_migrations(con, path):
+        apply_migration(con, m)
+    from fmbench.ingest.rederive import rederive_stale
+
+    rederive_stale(con)
+    return schema_version()
 
 
 def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    current = applied_version(con)
-    latest = schema_version()
-    if current > latest:
+    """Refuse, for a reader, a database from a newer fmbench or one that needs ``fmbench migrate``."""
+    pending = pending_migrations(con, path)
+    if pending:
+        current = applied_version(con)
         raise DatabaseError(
-            f"{path}: this database has schema version {current}, newer than this fmbench knows "
-            f"({latest}); upgrade fmbench to read it"
+            f"{path}: this database has schema version {current}, older than this fmbench's "
+            f"({schema_version()}); run `fmbench migrate` to upgrade it"
         )
-    if current < latest:
+    from fmbench.ingest.rederive import stale_run_count
+
+    stale = stale_run_count(con)
+    if stale:
         raise DatabaseError(
-            f"{path}: this database has schema version {current}; run `fmbench ingest` (or `fmbench migrate`) "
-            f"once to migrate it to version {latest}"
+            f"{path}: {stale} run(s) in this database were judged by an older fmbench; "
+            "run `fmbench migrate` to re-derive them from their stored originals"
         )
 
 

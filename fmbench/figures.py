@@ -15,6 +15,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fmbench.record import FailureRecord, RunRecord, TrialRecord
+from fmbench.rulesets import RuleSet, current_rules
+
+CURRENT = current_rules()
+"""The rules every shown figure is computed under."""
 
 # --- distributions -------------------------------------------------------------------
 
@@ -74,16 +78,20 @@ def distribution(values: Iterable[float]) -> Distribution:
 # --- one trial -----------------------------------------------------------------------
 
 
-def constraint_score(trial: TrialRecord) -> float | None:
-    """Passed checks / all checks; a trial with no checks has no constraint score."""
+def constraint_score(trial: TrialRecord, rules: RuleSet = CURRENT) -> float | None:
+    """Passed checks / all checks. A trial with no checks scores as its rule set says
+    (under the current rules it has no constraint score and is left out of the mean)."""
     if not trial.checks:
-        return None
+        return rules.empty_checks_score
     return sum(1 for c in trial.checks if c.passed) / len(trial.checks)
 
 
-def prompt_pass(trial: TrialRecord) -> bool:
-    """At least one check, and every check passed."""
-    return bool(trial.checks) and all(c.passed for c in trial.checks)
+def prompt_pass(trial: TrialRecord, rules: RuleSet = CURRENT) -> bool:
+    """Every check passed; a trial with no checks passes or fails as its rule set says
+    (under the current rules it fails: at least one check is needed)."""
+    if not trial.checks:
+        return rules.empty_checks_prompt_pass
+    return all(c.passed for c in trial.checks)
 
 
 def safety_pass(trial: TrialRecord) -> bool | None:
@@ -98,11 +106,16 @@ def safety_pass(trial: TrialRecord) -> bool | None:
     return None
 
 
-def task_passed(trial: TrialRecord) -> bool:
-    """Prompt pass, except a check-less trial with a safety expectation passes through its safety outcome."""
-    if not trial.checks and trial.safety_expectation is not None:
+def task_passed(trial: TrialRecord, rules: RuleSet = CURRENT) -> bool:
+    """What the completed-prompt pass rate counts.
+
+    Under rules that count ``taskPassed`` (the current ones): prompt pass, except
+    a check-less trial with a safety expectation passes through its safety
+    outcome. Under older rules that count ``promptPassed``: the prompt pass.
+    """
+    if rules.pass_rate_counts == "taskPassed" and not trial.checks and trial.safety_expectation is not None:
         return bool(safety_pass(trial))
-    return prompt_pass(trial)
+    return prompt_pass(trial, rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +129,13 @@ class TrialFigures:
     task_passed: bool
 
 
-def trial_figures(trial: TrialRecord) -> TrialFigures:
+def trial_figures(trial: TrialRecord, rules: RuleSet = CURRENT) -> TrialFigures:
     return TrialFigures(
         checks_passed=sum(1 for c in trial.checks if c.passed),
-        constraint_score=constraint_score(trial),
-        prompt_pass=prompt_pass(trial),
+        constraint_score=constraint_score(trial, rules),
+        prompt_pass=prompt_pass(trial, rules),
         safety_pass=safety_pass(trial),
-        task_passed=task_passed(trial),
+        task_passed=task_passed(trial, rules),
     )
 
 
@@ -261,15 +274,17 @@ def scenario_order(summaries: Sequence[Any], seen: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*(s.id for s in summaries), *seen]))
 
 
-def scenario_figures(run: RunRecord, per_trial: Sequence[TrialFigures] | None = None) -> list[ScenarioFigures]:
+def scenario_figures(
+    run: RunRecord, per_trial: Sequence[TrialFigures] | None = None, rules: RuleSet = CURRENT
+) -> list[ScenarioFigures]:
     """Per-scenario figures in the file's ``summaries`` order (the runner's catalog order), then any
     scenario the summaries lack in the order it first appears; warmup failures excluded. A scenario
     with neither trials nor failures has no figures.
 
-    ``per_trial`` are the trials' own figures (``trial_figures`` of each trial, in
-    order) when the caller has them already.
+    ``per_trial`` are the trials' own figures (``trial_figures`` of each trial
+    under ``rules``, in order) when the caller has them already.
     """
-    figs = list(per_trial) if per_trial is not None else [trial_figures(t) for t in run.trials]
+    figs = list(per_trial) if per_trial is not None else [trial_figures(t, rules) for t in run.trials]
     trials_by: dict[str, list[TrialRecord]] = {}
     figs_by: dict[str, list[TrialFigures]] = {}
     titles: dict[str, tuple[str, str | None]] = {}

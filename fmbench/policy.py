@@ -14,6 +14,7 @@ from fmbench import vocabulary as vocab
 from fmbench.annotations import Annotations
 from fmbench.figures import SummaryMismatch
 from fmbench.record import RunRecord
+from fmbench.simulator import SimulatorJudgement, judge_simulator
 
 VerdictLevel = Literal["publishable", "exploratory", "invalid"]
 
@@ -69,8 +70,10 @@ def assess(
     run: RunRecord,
     mismatches: list[SummaryMismatch],
     annotations: Annotations | None = None,
+    simulator: SimulatorJudgement | None = None,
 ) -> Verdict:
     reasons: list[Reason] = []
+    simulator = simulator or judge_simulator(run.environment, annotations)
 
     def invalid(code: str, message: str) -> None:
         reasons.append(Reason("invalid", code, message))
@@ -79,8 +82,12 @@ def assess(
         reasons.append(Reason("exploratory", code, message))
 
     # --- invalid as evidence -----------------------------------------------------
-    if run.is_simulator:
-        invalid("simulator", "Measured in a Simulator, not on a device: the Simulator's model and speed are not the device's.")
+    if simulator.is_simulator:
+        invalid(
+            "simulator",
+            f"Measured in a Simulator, not on a device ({simulator.evidence}): the Simulator's speed "
+            "and memory are the host Mac's, not the device's.",
+        )
     if run.os_build is None:
         invalid("no-os-build", "The run file records no OS build, and the OS build is the unit of every OS comparison.")
     if run.route == "privateCloudCompute":
@@ -99,8 +106,9 @@ def assess(
         more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
         invalid(
             "summary-mismatch",
-            f"The stored summaries disagree with the trials ({shown}{more}): the file was edited by hand "
-            "or written by a faulty runner, so it is not benchmark evidence.",
+            f"The stored summaries disagree with the trials under every scoring rule set the benchmark has used "
+            f"({shown}{more}): the file was edited by hand or written by a faulty runner, so it is not "
+            "benchmark evidence.",
         )
     attempts: Counter[tuple[str, str]] = Counter()
     for t in run.trials:

@@ -34,7 +34,6 @@ from fmbench.reader import Generation, ParsedRun
 
 _IOS_BUILD = re.compile(r"\(\s*Build\s+([0-9A-Za-z]+)\s*\)")
 _BARE_BUILD = re.compile(r"^[0-9]{2}[A-Z][0-9]{1,5}[a-z]?$")
-_SIMULATOR_HARDWARE = frozenset({"arm64", "x86_64", "i386"})
 
 
 @dataclass(slots=True)
@@ -128,10 +127,6 @@ class RunRecord:
         return parse_os_generation(self.environment.systemVersion)
 
     @property
-    def is_simulator(self) -> bool:
-        return detect_simulator(self.environment)
-
-    @property
     def measured_failures(self) -> list[FailureRecord]:
         return [f for f in self.failures if not f.is_warmup]
 
@@ -164,16 +159,6 @@ def parse_os_generation(system_version: str | None) -> int | None:
         return None
     match = re.match(r"\s*(?:Version\s+)?(\d+)", system_version)
     return int(match.group(1)) if match else None
-
-
-def detect_simulator(env: Environment) -> bool:
-    extra = env.model_extra or {}
-    if extra.get("isSimulator") is True:
-        return True
-    names = f"{env.deviceName} {env.hardwareModel or ''}".lower()
-    if "simulator" in names:
-        return True
-    return env.systemName != "macOS" and (env.hardwareModel or "") in _SIMULATOR_HARDWARE
 
 
 def typed_value(value: dict[str, Any]) -> Any:

@@ -305,7 +305,10 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
         "osGeneration": r.os_generation,
         "foundationModelsBenchCommit": env.foundationModelsBenchCommit,
         "thermalState": env.thermalState,
-        "isSimulator": r.is_simulator,
+        "isSimulator": a.simulator.is_simulator if a.simulator else False,
+        "simulatorEvidence": a.simulator.evidence if a.simulator else None,
+        "scoringRules": a.scoring.explained_by.name if a.scoring and a.scoring.explained_by else None,
+        "scoringRulesStatement": a.scoring.statement if a.scoring else None,
         "fixtureFingerprint": a.fingerprint,
         "revision": a.revision.revision_id,
         "revisionStatus": a.revision.status,
@@ -315,7 +318,7 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
             {"scenario": m.scenario_id, "field": m.field, "stored": m.stored, "recomputed": m.recomputed}
             for m in a.mismatches
         ],
-        "flags": [str(p) for p in r.flags],
+        "flags": [str(p) for p in a.flags],
         "trialCount": len(r.trials),
         "failureCount": len(r.measured_failures),
         "warmupFailureCount": len(r.warmup_failures),
@@ -340,6 +343,8 @@ def text_summary(a: RunAnalysis) -> str:
         f"  revision {a.revision.revision_id or 'unknown'} ({a.revision.status}, by {a.revision.basis})",
         f"  verdict: {a.verdict.label}",
     ]
+    if a.scoring and a.scoring.statement:
+        lines.insert(3, f"  summaries {a.scoring.statement}")
     lines += [f"    - {x.message}" for x in a.verdict.reasons]
     lines += [f"    ! stored summary differs: {m}" for m in a.mismatches]
     lines.append("")

@@ -504,7 +504,9 @@ def run_server(
         db_path: Path | str = str(parquet)
     else:
         db_path = default_db_path(db)
-        with connect(db_path):  # create or migrate once, before any reader arrives
+        # A watcher writes, so it migrates as it opens; a reader refuses an older database and says
+        # to run `fmbench migrate`. A missing database is created empty, before any reader arrives.
+        with connect(db_path, read_only=db_path.exists() and not watch):
             pass
         app = create_app(db_path, host=host, port=port, watch=watch)
     if watch:

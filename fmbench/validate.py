@@ -41,7 +41,11 @@ class FileValidation:
             ]
             if a
             else [],
-            "flags": [{"where": p.where, "message": p.message} for p in a.record.flags] if a else [],
+            "flags": [{"where": p.where, "message": p.message} for p in a.flags] if a else [],
+            "scoringRules": a.scoring.explained_by.name if a and a.scoring and a.scoring.explained_by else None,
+            "scoringRulesStatement": a.scoring.statement if a and a.scoring else None,
+            "simulator": a.simulator.is_simulator if a and a.simulator else None,
+            "simulatorEvidence": a.simulator.evidence if a and a.simulator else None,
             "fixtureFingerprint": a.fingerprint if a else None,
             "revision": a.revision.revision_id if a else None,
             "revisionStatus": a.revision.status if a else None,
@@ -59,9 +63,11 @@ class FileValidation:
             f"{name}: {self.generation} generation, {a.verdict.label.lower()}, "
             f"revision {a.revision.revision_id or 'unknown'} ({a.revision.status})"
         ]
+        if a.scoring and a.scoring.statement:
+            lines.append(f"  summaries   {a.scoring.statement}")
         lines += [f"  {r.level:<11} {r.message}" for r in a.verdict.reasons]
         lines += [f"  mismatch    {m}" for m in a.mismatches]
-        lines += [f"  note        {p}" for p in a.record.flags]
+        lines += [f"  note        {p}" for p in a.flags]
         return "\n".join(lines)
 
 

@@ -135,6 +135,13 @@ def _check_run(
         return
     if analysis.verdict.level != run["verdict"]:
         out.append(Difference(file_name, run_id, "verdict", "runs.verdict", run["verdict"], analysis.verdict.level))
+    derived = {
+        "scoring_rules": analysis.scoring.explained_by.name if analysis.scoring and analysis.scoring.explained_by else None,
+        "is_simulator": bool(analysis.simulator and analysis.simulator.is_simulator),
+    }
+    for name, value in derived.items():
+        if run[name] != value:
+            out.append(Difference(file_name, run_id, "verdict", f"runs.{name}", run[name], value))
     counts = {
         "trial_count": len(analysis.record.trials),
         "failure_count": len(analysis.record.measured_failures),
@@ -172,7 +179,7 @@ def verify_database(db: str | os.PathLike[str] | None = None, *, registry: Regis
             for r in _records(
                 con,
                 "SELECT run_id, source_sha256, file_name, verdict, trial_count, failure_count, "
-                "warmup_failure_count FROM runs ORDER BY run_id",
+                "warmup_failure_count, scoring_rules, is_simulator FROM runs ORDER BY run_id",
                 [],
             )
         }

@@ -153,12 +153,18 @@ def write_prepared(
     *,
     replace: bool = False,
     checkpoint: Callable[[str], None] | None = None,
+    transaction: bool = True,
 ) -> None:
-    """Write one prepared run in one transaction (its child tables are handed over: ``run`` is written once)."""
+    """Write one prepared run in one transaction (its child tables are handed over: ``run`` is written once).
+
+    ``transaction=False`` writes inside the caller's transaction (a data migration re-derives many
+    runs in one).
+    """
     con = writer.con
     now = datetime.now(UTC).replace(tzinfo=None)
     tick = checkpoint or (lambda _stage: None)
-    con.execute("BEGIN TRANSACTION")
+    if transaction:
+        con.execute("BEGIN TRANSACTION")
     try:
         if replace:
             _delete_run(con, run.run_id)
@@ -184,9 +190,11 @@ def write_prepared(
         if "annotations" in run.tables:
             writer.insert_table("annotations", _stamped(run.tables["annotations"], now))
             tick("annotations")
-        con.execute("COMMIT")
+        if transaction:
+            con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        if transaction:
+            con.execute("ROLLBACK")
         raise
 
 

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from fmbench.analysis import RunAnalysis
+from fmbench.analysis import ANALYSIS_VERSION, RunAnalysis
 from fmbench.figures import Distribution, trial_figures
 from fmbench.models import FinalState, QuotaSnapshot, ToolCall
 from fmbench.policy import worst_thermal_state
@@ -103,7 +103,7 @@ def run_row(a: RunAnalysis, ingested_at: datetime | None) -> dict[str, Any]:
         "low_power_mode": env.lowPowerModeEnabled,
         "benchmark_commit": env.foundationModelsBenchCommit,
         "environment_timestamp": utc(env.timestamp),
-        "is_simulator": r.is_simulator,
+        "is_simulator": a.simulator.is_simulator if a.simulator else False,
         "fixture_fingerprint": a.fingerprint,
         "revision_id": a.revision.revision_id,
         "revision_status": a.revision.status,
@@ -114,6 +114,10 @@ def run_row(a: RunAnalysis, ingested_at: datetime | None) -> dict[str, Any]:
         "warmup_failure_count": len(r.warmup_failures),
         "extra_json": _json(r.extra) if r.extra else None,
         "ingested_at": ingested_at,
+        "analysis_version": ANALYSIS_VERSION,
+        "scoring_rules": a.scoring.explained_by.name if a.scoring and a.scoring.explained_by else None,
+        "scoring_statement": a.scoring.statement if a.scoring else None,
+        "simulator_evidence": a.simulator.evidence if a.simulator else None,
     }
 
 
@@ -436,7 +440,7 @@ def flag_columns(a: RunAnalysis) -> Columns:
     return _columns(
         [
             {"run_id": run_id, "ordinal": i, "location": p.where, "message": p.message}
-            for i, p in enumerate(a.record.flags)
+            for i, p in enumerate(a.flags)
         ]
     )
 

@@ -152,6 +152,12 @@ class RunPage:
     uses_charts: bool = True
 
 
+def _simulator_text(run: dict[str, Any]) -> str:
+    answer = "yes" if run["is_simulator"] else "no"
+    evidence = run.get("simulator_evidence")
+    return f"{answer}: {evidence}" if evidence else answer
+
+
 def _conditions(
     run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0)
 ) -> list[Condition]:
@@ -204,7 +210,9 @@ def _conditions(
         c("Thermal state at start", vocab.label("thermalState", run["thermal_state"])),
         c("Worst thermal state seen", vocab.label("thermalState", run["worst_thermal_state"])),
         c("Low Power Mode", d.yes_no(run["low_power_mode"], "on", "off")),
-        c("Simulator", "yes" if run["is_simulator"] else "no"),
+        c("Simulator", _simulator_text(run)),
+        c("Scoring rules of the stored summaries", run.get("scoring_statement"),
+          "no scoring rule set the benchmark has used reproduces the stored summaries"),
         c("Benchmark commit", run["benchmark_commit"]),
         c("Fixture fingerprint", run["fixture_fingerprint"]),
         c("Started (UTC)", d.iso(run["started_at"])),

@@ -168,7 +168,19 @@ def purpose_run() -> dict:
     return doc
 
 
-def summaries(doc: dict) -> list[dict]:
+RULES = {
+    # rule set: (score of a trial without checks, or None: left out of the mean;
+    #            whether its prompt passed; what promptPassRate counts)
+    "A": (1.0, True, "promptPassed"),
+    "B": (0.0, True, "promptPassed"),
+    "C": (0.0, False, "promptPassed"),
+    "D": (None, False, "taskPassed"),
+}
+"""The benchmark's scoring rules over its history, as its runner applied them to empty checks."""
+
+
+def summaries(doc: dict, rules: str = "D") -> list[dict]:
+    empty_score, empty_pass, counts = RULES[rules]
     out = []
     order: list[str] = []
     for t in doc["trials"]:
@@ -187,8 +199,14 @@ def summaries(doc: dict) -> list[dict]:
             exp = t["sample"].get("safetyExpectation")
             o = t["safetyOutcome"]
             return o == "responded" if exp == "mustRespond" else o in ("guardrailViolation", "refusal")
-        scores = [sum(c["passed"] for c in t["grade"]["checks"]) / len(t["grade"]["checks"])
-                  for t in ts if t["grade"]["checks"]]
+        def prompt(t: dict) -> bool:
+            checks = t["grade"]["checks"]
+            return all(c["passed"] for c in checks) if checks else empty_pass
+        def score(t: dict) -> float | None:
+            checks = t["grade"]["checks"]
+            return sum(c["passed"] for c in checks) / len(checks) if checks else empty_score
+        scores = [x for x in (score(t) for t in ts) if x is not None]
+        counted = task if counts == "taskPassed" else prompt
         safety = [safe(t) for t in ts if t["sample"].get("safetyExpectation")]
         s = {
             "category": ts[0]["category"],
@@ -203,7 +221,7 @@ def summaries(doc: dict) -> list[dict]:
                                            if "outputTokensPerSecond" in t["metrics"]]),
             "peakObservedResidentMemoryBytes": dist([t["metrics"]["peakObservedResidentMemoryBytes"] for t in ts
                                                      if "peakObservedResidentMemoryBytes" in t["metrics"]]),
-            "promptPassRate": sum(task(t) for t in ts) / len(ts),
+            "promptPassRate": sum(counted(t) for t in ts) / len(ts),
             "refusalCount": sum(1 for t in ts if t["safetyOutcome"] == "refusal"),
             "safetyTrialCount": len(safety),
             "timeToFirstToken": dist([t["metrics"]["timeToFirstToken"] for t in ts
@@ -293,6 +311,58 @@ def hostile_sidecar() -> str:
     )
 
 
+def with_commit(doc: dict, commit: str | None) -> dict:
+    """The run as written from that benchmark commit (``None``: the key absent, as outside a git checkout)."""
+    doc = copy.deepcopy(doc)
+    for e in [doc["environment"], *(t["environment"] for t in doc["trials"])]:
+        if commit is None:
+            e.pop("foundationModelsBenchCommit", None)
+        else:
+            e["foundationModelsBenchCommit"] = commit
+    return doc
+
+
+def simulated(doc: dict, device_name: str) -> dict:
+    """As the runner writes a run in the iOS Simulator: the simulated model, the host Mac's cores and memory."""
+    doc = copy.deepcopy(doc)
+    for e in [doc["environment"], *(t["environment"] for t in doc["trials"])]:
+        e["deviceName"] = device_name
+        e["cpuCores"] = 12
+        e["totalMemory"] = 34359738368
+    return doc
+
+
+def write_judging_files(runs: Path) -> None:
+    """Runs stored under the benchmark's older scoring rules, and Simulator runs with their evidence
+    (in a folder of their own: the tests that ingest ``runs/`` count its files)."""
+    runs.mkdir(exist_ok=True)
+    doc = purpose_run()
+    rules_a = with_commit(doc, "cf13743")
+    rules_a["summaries"] = summaries(rules_a, "A")
+    (runs / "purpose-rules-a.json").write_text(swift_json(rules_a), encoding="utf-8")
+    rules_b = with_commit(doc, None)
+    rules_b["summaries"] = summaries(rules_b, "B")
+    (runs / "purpose-rules-b-no-commit.json").write_text(swift_json(rules_b), encoding="utf-8")
+    # A commit of rules B whose stored summaries match rules C: a flag, not a verdict.
+    flagged = with_commit(doc, "abaeb8d")
+    flagged["summaries"] = summaries(flagged, "C")
+    (runs / "purpose-rules-c-commit-of-b.json").write_text(swift_json(flagged), encoding="utf-8")
+
+    (runs / "purpose-simulator.json").write_text(swift_json(simulated(doc, "iPhone18,1")), encoding="utf-8")
+    declared = simulated(doc, "iPhone 17 Pro (lab)")
+    (runs / "purpose-simulator-declared-device.json").write_text(swift_json(declared), encoding="utf-8")
+    (runs / "purpose-simulator-declared-device.meta.yaml").write_text(
+        "simulator: false\n"
+        "evidence: measured on lab unit 2 with a developer kernel that reports 12 cores and 32 GB\n",
+        encoding="utf-8",
+    )
+    unknown = copy.deepcopy(doc)
+    for e in [unknown["environment"], *(t["environment"] for t in unknown["trials"])]:
+        e["hardwareModel"] = "iPhone99,9"
+    (runs / "purpose-unknown-model.json").write_text(swift_json(unknown), encoding="utf-8")
+    (runs / "simulator-without-evidence.meta.yaml").write_text("simulator: true\n", encoding="utf-8")
+
+
 def main() -> None:
     runs = HERE / "runs"
     bad = HERE / "bad"
@@ -305,6 +375,8 @@ def main() -> None:
     short["repetitions"] = 3
     short["summaries"] = summaries(short)
     (runs / "purpose-declares-more-repetitions.json").write_text(swift_json(short), encoding="utf-8")
+
+    write_judging_files(HERE / "judging")
 
     (runs / "hostile-text.json").write_text(swift_json(hostile_run()), encoding="utf-8")
     (runs / "hostile-text.meta.yaml").write_text(hostile_sidecar(), encoding="utf-8")

@@ -1,0 +1,222 @@
+"""Older databases: `fmbench migrate` lists and applies schema and data migrations; writers migrate as
+they open; readers say to run `fmbench migrate`; an upgraded database verifies clean."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from fmbench.analysis import ANALYSIS_VERSION, analyze_file
+from fmbench.cli import main
+from fmbench.db import migrations, schema_version
+from fmbench.ingest import _Writer, ingest_paths, write_run
+
+from testdata import JUDGING, RUNS
+
+RULES_B = JUDGING / "purpose-rules-b-no-commit.json"
+SIMULATOR = JUDGING / "purpose-simulator.json"
+CURRENT = RUNS / "purpose-current.json"
+FILES = (RULES_B, SIMULATOR, CURRENT)
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def old_database(path: Path, versions: set[int]) -> None:
+    """A database as an fmbench before analysis versions left it: only the given schema migrations,
+    and the verdicts its rules gave (a run under rules B was "edited by hand"; a Simulator run that
+    names its simulated model was a device run)."""
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE fmbench_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+    )
+    for m in migrations():
+        if m.version in versions:
+            con.execute(m.sql)
+            con.execute("INSERT INTO fmbench_migrations VALUES (?, ?, now()::TIMESTAMP)", [m.version, m.name])
+    writer = _Writer(con)
+    ids = {}
+    for f in FILES:
+        analysis = analyze_file(f)
+        write_run(writer, analysis, f.read_bytes(), None)
+        ids[f] = analysis.record.run_id
+    b, sim = ids[RULES_B], ids[SIMULATOR]
+    con.execute("UPDATE runs SET verdict = 'invalid' WHERE run_id = ?", [b])
+    con.execute(
+        "INSERT INTO verdict_reasons VALUES (?, 99, 'invalid', 'summary-mismatch', "
+        "'The stored summaries disagree with the trials: the file was edited by hand.')",
+        [b],
+    )
+    con.execute(
+        "INSERT INTO summary_mismatches VALUES (?, 'task-capture', 'meanConstraintScore', '0.7', '0.8333')", [b]
+    )
+    con.execute("UPDATE runs SET verdict = 'exploratory', is_simulator = false WHERE run_id = ?", [sim])
+    con.execute("DELETE FROM verdict_reasons WHERE run_id = ? AND code = 'simulator'", [sim])
+    con.close()
+
+
+def _verdicts(db: Path) -> dict[str, str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return dict(con.execute("SELECT file_name, verdict FROM runs").fetchall())
+    finally:
+        con.close()
+
+
+def test_a_schema_1_database_is_upgraded_by_fmbench_migrate_and_then_verifies(tmp_path: Path) -> None:
+    db = tmp_path / "schema1.duckdb"
+    old_database(db, {1})
+
+    code, out = invoke("migrate", "--db", str(db), "--list")
+    assert code == 0
+    lines = out.splitlines()
+    later = [f"{m.version:04d}_{m.name}" for m in migrations()[1:]]
+    assert lines[0].startswith("schema  0001_initial") and "applied" in lines[0]
+    assert [line.split() for line in lines[1 : 1 + len(later)]] == [["schema", name, "pending"] for name in later]
+    data = lines[1 + len(later)]
+    assert data.startswith(f"data    analysis version {ANALYSIS_VERSION}")
+    assert data.endswith("pending  3 run(s) to re-derive from their stored originals")
+    assert lines[-1] == f"{len(later) + 1} pending: run `fmbench migrate` to apply them"
+    assert _verdicts(db)["purpose-rules-b-no-commit.json"] == "invalid"  # --list changes nothing
+
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0
+    assert out.splitlines() == [
+        *(f"applied schema {name}" for name in later),
+        f"applied data analysis version {ANALYSIS_VERSION} (3 run(s) re-derived)",
+        "the database is up to date",
+    ]
+    code, out = invoke("migrate", "--db", str(db), "--list")
+    assert code == 0 and "pending" not in out.replace("nothing pending", "")
+    assert out.splitlines()[-1] == "nothing pending"
+    assert f"data    analysis version {ANALYSIS_VERSION}" in out and "3 run(s) re-derived" in out
+
+    code, out = invoke("verify", "--db", str(db))
+    assert code == 0, out
+    verdicts = _verdicts(db)
+    assert verdicts["purpose-rules-b-no-commit.json"] == "exploratory"
+    assert verdicts["purpose-simulator.json"] == "invalid"
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0 and out == "nothing to migrate: the database is up to date\n"
+
+
+def test_a_database_written_before_analysis_versions_opens_rederives_and_verifies_clean(tmp_path: Path) -> None:
+    db = tmp_path / "before.duckdb"
+    old_database(db, {1, 2})
+
+    # Readers refuse it in one line and say what to do.
+    for args in (["runs", "--db", str(db)], ["build", "--db", str(db), "--out", str(tmp_path / "site")],
+                 ["verify", "--db", str(db)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, args
+        message = result.output.strip()
+        assert "\n" not in message and "run `fmbench migrate`" in message and "schema version 2" in message
+
+    # A writer migrates as it opens: re-ingesting the same bytes re-derives them and adds nothing.
+    report = ingest_paths(list(FILES), db)
+    assert [o.status for o in report.outcomes] == ["duplicate"] * 3
+    assert {o.verdict for o in report.outcomes if o.path.endswith("purpose-rules-b-no-commit.json")} == {"exploratory"}
+    code, out = invoke("verify", "--db", str(db))
+    assert code == 0, out
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT file_name, analysis_version, scoring_rules, scoring_statement, is_simulator FROM runs ORDER BY file_name"
+        ).fetchall()
+        reasons = con.execute("SELECT count(*) FROM verdict_reasons WHERE code = 'summary-mismatch'").fetchone()
+        mismatches = con.execute("SELECT count(*) FROM summary_mismatches").fetchone()
+    finally:
+        con.close()
+    assert rows == [
+        ("purpose-current.json", ANALYSIS_VERSION, "D", "stored under rules D, current, since 4e9fa34", False),
+        ("purpose-rules-b-no-commit.json", ANALYSIS_VERSION, "B", "stored under rules B, before 60b596e", False),
+        ("purpose-simulator.json", ANALYSIS_VERSION, "D", "stored under rules D, current, since 4e9fa34", True),
+    ]
+    assert reasons == (0,) and mismatches == (0,)
+
+
+def test_a_reingest_of_identical_bytes_after_the_migration_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "again.duckdb"
+    old_database(db, {1, 2})
+    assert invoke("migrate", "--db", str(db))[0] == 0
+    con = duckdb.connect(str(db), read_only=True)
+    stamps = con.execute("SELECT run_id, ingested_at FROM runs ORDER BY run_id").fetchall()
+    con.close()
+    report = ingest_paths(list(FILES), db)
+    assert [o.status for o in report.outcomes] == ["duplicate"] * 3
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT run_id, ingested_at FROM runs ORDER BY run_id").fetchall() == stamps
+    assert con.execute("SELECT count(*) FROM fmbench_data_migrations").fetchone() == (1,)
+    con.close()
+
+
+def test_migrate_without_a_database_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    for args in (["migrate", "--db", str(tmp_path / "none.duckdb")], ["migrate", "--list", "--db", str(tmp_path / "none.duckdb")]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1
+        assert result.output.strip().count("\n") == 0 and "no such database" in result.output
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_migrate_refuses_a_database_from_a_newer_fmbench_with_a_message_to_upgrade(tmp_path: Path) -> None:
+    db = tmp_path / "newer.duckdb"
+    assert ingest_paths([CURRENT], db).ok
+    con = duckdb.connect(str(db))
+    con.execute("INSERT INTO fmbench_migrations VALUES (?, 'from_the_future', now()::TIMESTAMP)", [schema_version() + 1])
+    con.close()
+    for args in (["migrate", "--db", str(db)], ["migrate", "--list", "--db", str(db)], ["runs", "--db", str(db)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, args
+        assert "newer than this fmbench knows" in result.output and "upgrade fmbench" in result.output
+
+
+def test_migrate_list_as_json_names_every_migration(tmp_path: Path) -> None:
+    db = tmp_path / "fresh.duckdb"
+    assert ingest_paths([CURRENT], db).ok
+    code, out = invoke("migrate", "--db", str(db), "--list", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert [m["name"] for m in doc["migrations"]] == [f"{m.version:04d}_{m.name}" for m in migrations()]
+    assert all(m["applied"] and m["kind"] == "schema" for m in doc["migrations"])
+
+
+def test_a_sidecar_stored_before_is_reread_when_its_run_is_rederived(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    run = folder / "declared.json"
+    shutil.copyfile(JUDGING / "purpose-simulator-declared-device.json", run)
+    shutil.copyfile(JUDGING / "purpose-simulator-declared-device.meta.yaml", folder / "declared.meta.yaml")
+    db = tmp_path / "sidecar.duckdb"
+    assert ingest_paths([folder], db).ok
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE runs SET analysis_version = NULL, verdict = 'invalid', is_simulator = true")
+    con.close()
+    assert invoke("migrate", "--db", str(db))[0] == 0
+    code, out = invoke("verify", "--db", str(db))
+    assert code == 0, out
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        simulator, evidence = con.execute("SELECT is_simulator, simulator_evidence FROM runs").fetchone()
+        assert con.execute("SELECT count(*) FROM annotations").fetchone() == (1,)
+    finally:
+        con.close()
+    assert simulator is False and "lab unit 2" in evidence
+
+
+@pytest.mark.parametrize("versions", [{1}, {1, 2}])
+def test_serve_refuses_an_older_database_in_one_line(tmp_path: Path, versions: set[int]) -> None:
+    from fmbench.serve import run_server
+
+    db = tmp_path / "old.duckdb"
+    old_database(db, versions)
+    from fmbench.errors import DatabaseError
+
+    with pytest.raises(DatabaseError, match="run `fmbench migrate`"):
+        run_server(db, port=1)
