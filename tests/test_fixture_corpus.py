@@ -38,8 +38,8 @@ PLANTED = {
     # Limited to four sample ids: its empty summaries are honest, not a mismatch.
     SAMPLE_IDS: ("exploratory", "sample-limit"),
     # Every request failed: no measured trial, which makes a run exploratory, not invalid.
-    ALL_FAILED: ("exploratory", None),
-    LEGACY_ALL_FAILED: ("exploratory", None),
+    ALL_FAILED: ("exploratory", "no-measured-trial"),
+    LEGACY_ALL_FAILED: ("exploratory", "no-measured-trial"),
 }
 
 

@@ -87,7 +87,7 @@ def test_a_june_pcc_attempt_with_no_trial_is_read_as_legacy_and_judged_explorato
 def test_the_june_pcc_attempts_markdown_is_the_runners_own() -> None:
     result = CliRunner().invoke(main, ["summarize", "--markdown", str(JUNE_PCC)])
     assert result.exit_code == 0
-    assert result.output == JUNE_PCC.with_suffix(".md").read_text(encoding="utf-8") + "\n"
+    assert result.output == JUNE_PCC.with_suffix(".md").read_text(encoding="utf-8")
 
 
 def test_a_current_run_whose_every_request_failed_is_exploratory_with_its_warmup_failure_outside_the_rates() -> None:
