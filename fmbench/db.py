@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from fmbench import DISTRIBUTION
 from fmbench.errors import DatabaseBusyError, DatabaseError
 
 try:
@@ -201,7 +202,7 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     if current > latest:
         raise DatabaseError(
             f"{path}: this database has schema version {current}, newer than this fmbench knows "
-            f"({latest}); upgrade fmbench (pip install --upgrade fmbench) to read it"
+            f"({latest}); upgrade fmbench (pip install --upgrade {DISTRIBUTION}) to read it"
         )
     if current == latest:
         return current
@@ -231,7 +232,7 @@ def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if current > latest:
         raise DatabaseError(
             f"{path}: this database has schema version {current}, newer than this fmbench knows "
-            f"({latest}); upgrade fmbench to read it"
+            f"({latest}); upgrade fmbench (pip install --upgrade {DISTRIBUTION}) to read it"
         )
     if current < latest:
         raise DatabaseError(
