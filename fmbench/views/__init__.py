@@ -34,6 +34,8 @@ class SiteContext:
     renderer: Renderer
     registry: Registry
     memo: dict[str, Any] = field(default_factory=dict)
+    methodology: str = ""
+    """The publisher's methodology notes (Markdown), merged into fmbench's on the methodology page."""
     bulk: bool = False
     """True in the static build: one run's trial details are kept for all of its pages and data files."""
     _run_trials: Any = None
@@ -315,8 +317,10 @@ def resolve(path: str) -> tuple[PageKind | DataKind, dict[str, Any]] | None:
     return None
 
 
-def site_context(con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: Registry | None = None) -> SiteContext:
-    return SiteContext(con, renderer, registry or load_registry())
+def site_context(
+    con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: Registry | None = None, methodology: str = ""
+) -> SiteContext:
+    return SiteContext(con, renderer, registry or load_registry(), methodology=methodology)
 
 
 def render_page(
