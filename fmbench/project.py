@@ -257,9 +257,16 @@ class Project:
             description=site.description,
             site_url=site.site_url,
             footer_links=tuple((link.label, link.url) for link in site.footer_links),
-            repository_url=self.config.repository.url,
+            repository_url=self.runs_url(),
             favicon=favicon,
         )
+
+    def runs_url(self) -> str:
+        """Where the run files can be browsed in the repository (``…/tree/main/runs``), or empty."""
+        repo = self.config.repository
+        if not repo.url:
+            return ""
+        return f"{repo.url}/tree/{repo.branch}/{repo.runs_path.strip('/')}"
 
     def base_url(self) -> str:
         """The path of ``site_url`` (``/repo/`` for ``https://owner.github.io/repo/``), or ``/``."""

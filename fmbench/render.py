@@ -64,6 +64,7 @@ class SiteIdentity:
     """The absolute URL the site is published at (empty: not known, as in a local preview)."""
     footer_links: tuple[tuple[str, str], ...] = ()
     repository_url: str = ""
+    """Where the run files can be browsed (a repository's runs folder), or empty."""
     favicon: Path | None = None
     """The publisher's icon file; ``None``: fmbench's own ``favicon.svg``."""
 

@@ -48,6 +48,15 @@ def github_urls(remote: str) -> tuple[str, str]:
     return f"https://{owner.lower()}.github.io/{repo}/", repository
 
 
+def repository_for_pages(site_url: str) -> str:
+    """``https://github.com/owner/repo`` for a GitHub Pages address ``https://owner.github.io/repo/``, else empty."""
+    match = re.fullmatch(r"https://(?P<owner>[A-Za-z0-9-]+)\.github\.io/(?P<repo>[A-Za-z0-9_.-]+)/?", site_url.strip())
+    if match:
+        return f"https://github.com/{match['owner']}/{match['repo']}"
+    match = re.fullmatch(r"https://(?P<owner>[A-Za-z0-9-]+)\.github\.io/?", site_url.strip())
+    return f"https://github.com/{match['owner']}/{match['owner']}.github.io" if match else ""
+
+
 def _origin(folder: Path) -> str:
     try:
         found = subprocess.run(
@@ -325,8 +334,9 @@ def init_project(folder: str | os.PathLike[str], *, title: str | None = None, si
             f"{existing / PROJECT_FILE}: {root} already belongs to this fmbench project; "
             "edit it, or init a folder outside it"
         )
-    remote_site, repository = github_urls(_origin(_nearest(root)))
+    remote_site, repository = github_urls(_origin(root)) if (root / ".git").exists() else ("", "")
     url = site_url if site_url is not None else remote_site
+    repository = repository or repository_for_pages(url)
     name = title if title is not None else "FoundationModelsBench results"
     config_text = project_toml(name, url, repository)
     config = parse_config(config_text, f"{root / PROJECT_FILE} (--title or --site-url)")

@@ -392,3 +392,195 @@ def test_load_project_errors_are_project_errors(tmp_path: Path) -> None:
     (tmp_path / PROJECT_FILE).write_bytes(b"\xff\xfe")
     with pytest.raises(ProjectError, match="cannot be read"):
         load_project(tmp_path)
+
+
+# --- methodology notes ----------------------------------------------------------------------
+
+
+def test_publisher_sections_are_added_replace_fmbench_ones_and_only_add_to_the_verdict_and_comparison_rules() -> None:
+    from fmbench.methodology import fmbench_methodology, merge_methodology, split_sections
+
+    notes = (
+        "# Our notes\n\nRead this first.\n\n"
+        "## Known limitations\n\nOur lab is at 30 °C.\n\n"
+        "## Publishable, exploratory, invalid\n\nWe also re-run a run that was exploratory.\n\n"
+        "## Comparison rules {#comparisons}\n\nWe compare only betas.\n\n"
+        "## Our devices\n\nThree iPhones.\n\n```\n## not a heading\n```\n"
+    )
+    merged = merge_methodology(fmbench_methodology(), notes)
+    sections = {s.anchor or s.key: s.text() for s in split_sections(merged)[1:]}
+    assert "Our lab is at 30 °C." in sections["limitations"]
+    assert "Memory is sampled" not in sections["limitations"]  # replaced
+    assert "its OS build is recorded" in sections["verdicts"]  # kept, and added to
+    assert sections["verdicts"].index("its OS build is recorded") < sections["verdicts"].index("We also re-run")
+    assert "When several runs match one side" in sections["comparisons"]
+    assert sections["comparisons"].endswith("We compare only betas.")
+    assert sections["our devices"].startswith("## Our devices") and "## not a heading" in sections["our devices"]
+    assert merged.index("Read this first.") < merged.index("## What is measured")
+    assert "# Our notes" not in merged
+    own_sections = len(split_sections(fmbench_methodology())) - 1
+    assert len(sections) == own_sections + 1  # one section added; the others replaced or added to
+
+
+def test_the_publishers_methodology_is_sanitized(project: Path) -> None:
+    from fmbench.project import load_project
+    from fmbench.render import Renderer
+    from fmbench.views import site_context
+    from fmbench.views.home import methodology_page
+
+    (project / "methodology.md").write_text(
+        "## Our devices\n\n<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)> kept\n",
+        encoding="utf-8",
+    )
+    loaded = load_project(project)
+    con = duckdb.connect()
+    site = site_context(con, Renderer(), loaded.registry(), loaded.methodology())
+    html = str(methodology_page(site, None).markdown_html)  # type: ignore[arg-type]
+    assert "kept" in html and "<script" not in html and "javascript:" not in html and "onerror" not in html
+
+
+# --- serve -----------------------------------------------------------------------------------
+
+
+def test_serve_shows_the_project_and_picks_up_edits_to_its_notes_and_registry(project: Path) -> None:
+    from fmbench.mirror import mirror_runs
+    from fmbench.serve import create_app
+
+    loaded = load_project(project)
+    mirror_runs(loaded.require_runs_dir(), loaded.database, loaded.registry())
+    client = create_app(loaded.database, host="127.0.0.1", port=8000, project=loaded).test_client()
+
+    def page(path: str) -> str:
+        response = client.get(path, headers={"Host": "127.0.0.1:8000"})
+        assert response.status_code == 200, path
+        return response.get_data(as_text=True)
+
+    home = page("/")
+    assert "· Ada&#39;s Foundation Models Lab</title>" in home and "assets/favicon.svg" in home
+    assert client.get("/assets/favicon.svg", headers={"Host": "127.0.0.1:8000"}).content_type.startswith("image/svg+xml")
+    assert "Three Macs." not in page("/methodology/")
+    notes = project / "methodology.md"
+    notes.write_text(notes.read_text(encoding="utf-8") + "\n## Our devices\n\nThree Macs.\n", encoding="utf-8")
+    assert "Three Macs." in page("/methodology/")
+
+    candidate = next(r for r, n in stored_runs(loaded.database).items() if n == CANDIDATE)
+    assert "2026.07 (current)" in page(f"/runs/{candidate}/")
+    registry = project / "revisions.yaml"
+    registry.write_text(registry.read_text(encoding="utf-8").replace('      - "a70b856"\n', ""), encoding="utf-8")
+    assert "Suite revision unknown" in page(f"/runs/{candidate}/")
+    assert "a70b856" not in page("/revisions/").split("Revision unknown")[0]
+
+
+# --- identity -----------------------------------------------------------------------------
+
+
+def test_footer_links_repository_and_icon_come_from_the_project(project: Path) -> None:
+    toml = project / PROJECT_FILE
+    (project / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace('favicon = ""', 'favicon = "icon.png"')
+    text += '\n[[site.footer_links]]\nlabel = "About & contact"\nurl = "https://ada.example/about"\n'
+    toml.write_text(text, encoding="utf-8")
+    assert load_project(project).config.site.footer_links[0].label == "About & contact"
+    assert fmbench(project, "build").returncode == 0
+    html = (project / "_site" / "index.html").read_text(encoding="utf-8")
+    assert '<li><a href="https://ada.example/about">About &amp; contact</a></li>' in html
+    assert '<li><a href="https://github.com/ada/results/tree/main/runs">The run files</a></li>' in html
+    assert re.search(r'<link rel="icon" href="/results/assets/favicon\.png\?v=\w+">', html)
+    assert (project / "_site" / "assets" / "favicon.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
+    assert not (project / "_site" / "assets" / "favicon.svg").exists()
+
+
+def test_a_footer_link_that_is_not_a_web_link_is_refused(tmp_path: Path) -> None:
+    from fmbench.project import parse_config
+
+    with pytest.raises(ProjectError, match=r"^fmbench.toml: site.footer_links\[0\].url: expected an http\(s\) or mailto: link"):
+        parse_config('[[site.footer_links]]\nlabel = "x"\nurl = "javascript:alert(1)"\n', "fmbench.toml")
+
+
+# --- the README's steps -------------------------------------------------------------------
+
+
+def _readme_steps() -> list[str]:
+    from testdata import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Publish your results", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_readme_steps_publish_a_site(tmp_path: Path) -> None:
+    """Each line of "Publish your results", run as written (the run files copied from the test data, the
+    server started and asked for its home page, the push checked but not made)."""
+    import shlex
+    import time
+    import tomllib
+    import urllib.request
+
+    from testdata import REPO
+
+    steps = _readme_steps()
+    cwd = tmp_path
+    git_env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
+               "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org"}
+    seen = []
+    for step in steps:
+        words = shlex.split(step)
+        if words[:2] == ["pip", "install"]:
+            assert words[2] == DISTRIBUTION
+            assert tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"] == DISTRIBUTION
+        elif words[0] == "cd":
+            cwd = cwd / words[1]
+        elif words[0] == "cp":
+            assert words[-1] == "runs/"
+            for name in (BASELINE, CANDIDATE):
+                copy_run(name, cwd / "runs")
+        elif words[:2] == ["fmbench", "serve"]:
+            port = _free_port()
+            server = subprocess.Popen(
+                [sys.executable, "-P", "-m", "fmbench", *words[1:], "--port", str(port)], cwd=cwd,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            try:
+                deadline = time.monotonic() + 30
+                while True:
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                            assert "· My Foundation Models results</title>" in response.read().decode("utf-8")
+                            break
+                    except OSError:
+                        assert time.monotonic() < deadline, "fmbench serve did not answer"
+                        time.sleep(0.2)
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+        elif words[0] == "fmbench":
+            done = fmbench(cwd, *words[1:])
+            assert done.returncode == 0, f"{step}: {done.stdout}{done.stderr}"
+        elif "git push" in step:
+            remote = words[words.index("origin") + 1]
+            owner, repo = re.fullmatch(r"git@github\.com:(\w+)/([\w-]+)\.git", remote).groups()  # type: ignore[union-attr]
+            site_url = load_project(cwd).config.site.site_url
+            assert site_url == f"https://{owner}.github.io/{repo}/"
+            assert repo == cwd.name
+        elif words[0] == "git":
+            done = subprocess.run(["bash", "-c", step], cwd=cwd, env=git_env, capture_output=True, text=True, check=False)
+            assert done.returncode == 0, done.stderr
+            tracked = subprocess.run(["git", "ls-files"], cwd=cwd, env=git_env, capture_output=True, text=True, check=True).stdout.split()
+            assert ".github/workflows/publish.yml" in tracked and f"runs/{CANDIDATE}" in tracked
+            assert not any(t.startswith(("_site/", "fmbench.duckdb")) for t in tracked)
+        else:
+            raise AssertionError(f"the README has a step this test does not follow: {step}")
+        seen.append(words[0] if words[0] != "fmbench" else f"fmbench {words[1]}")
+    assert seen == ["pip", "fmbench init", "cd", "cp", "fmbench build", "fmbench serve", "git", "git"]
+    html = (cwd / "_site" / "index.html").read_text(encoding="utf-8")
+    assert 'class="site-title" href="/my-results/"' in html
