@@ -144,8 +144,11 @@ def plan(site: SiteContext, index: RunIndex, settings: str) -> list[Output]:
     outputs = []
     for path, kind, params in everything(site):
         runs = kind.inputs(index, params)
+        link = site.source_links.get(params["run_id"]) if kind.name == "run" else None
         digest = hashlib.sha256(
-            json.dumps([settings, kind.name, params, index.fingerprint(runs)], sort_keys=True, default=str).encode()
+            json.dumps(
+                [settings, kind.name, params, index.fingerprint(runs), *([link] if link else [])], sort_keys=True, default=str
+            ).encode()
         ).hexdigest()
         outputs.append(Output(output_file(path), kind, params, runs, digest))
     order = {id(o): i for i, o in enumerate(outputs)}
@@ -214,10 +217,12 @@ def build_site(
     registry: Registry | None = None,
     identity: SiteIdentity | None = None,
     methodology: str = "",
+    source_links: dict[str, str] | None = None,
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
-    ``identity`` and ``methodology``: the publisher's site identity and methodology notes (a project's).
+    ``identity``, ``methodology`` and ``source_links``: the publisher's site identity, methodology notes and
+    links to the run files in their repository (a project's).
     The previous site stays intact if anything fails.
     """
     started = time.perf_counter()
@@ -228,10 +233,18 @@ def build_site(
     renderer = Renderer(mode="static", base_url=base_url, identity=identity)
     with open_database(db) as con:
         site = site_context(con, renderer, registry, methodology)
+        site.source_links = dict(source_links or {})
         site.bulk = True
         index = RunIndex.read(con)
         settings = settings_fingerprint(base_url, site.registry, renderer.identity.fingerprint() + "\x00" + methodology)
-        if out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint:
+        if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
+            settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
+        else:
+            settings_links = ""
+        if (
+            out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint
+            and previous.counts.get("links", "") == settings_links
+        ):
             _count(report, previous)
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
@@ -242,6 +255,7 @@ def build_site(
             shutil.rmtree(staging)
         try:
             _stage(site, index, outputs, previous, manifest, out_dir, staging, report)
+            manifest.counts["links"] = settings_links
             report.removed = sorted(set(previous.files) - set(manifest.files))
             _count(report, manifest)
             if out_dir.is_dir() and not report.changed and not report.removed:

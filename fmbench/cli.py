@@ -65,6 +65,8 @@ def _registry(project: Project | None) -> Any:
         return None
     with user_errors():
         return project.registry()
+
+
 MAX_BYTES_OPTION = click.option(
     "--max-bytes",
     type=click.IntRange(min=1),
@@ -223,13 +225,15 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
 @click.option("--json", "fmt", flag_value="json", help="The run and its recomputed scenario figures as JSON.")
 @click.option("--markdown", "fmt", flag_value="markdown", help="The benchmark's own Markdown summary.")
 @MAX_BYTES_OPTION
+@PROJECT_OPTION
 def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
     from fmbench.analysis import analyze_file
     from fmbench.report import markdown_summary, summary_json, text_summary
 
+    registry = _registry(_project())
     with user_errors():
-        analysis = analyze_file(file, max_bytes=max_bytes)
+        analysis = analyze_file(file, registry=registry, max_bytes=max_bytes)
     if fmt == "json":
         click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":

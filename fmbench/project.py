@@ -15,6 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -268,6 +269,25 @@ class Project:
             return ""
         return f"{repo.url}/tree/{repo.branch}/{repo.runs_path.strip('/')}"
 
+    def source_links(self) -> dict[str, str]:
+        """Run id -> the run file's page in the repository, for every run file of the runs folder (none without
+        ``repository.url``)."""
+        import hashlib
+
+        from fmbench.ingest import collect_run_files
+        from fmbench.record import run_id_for
+
+        repo = self.config.repository
+        if not repo.url or not self.runs_dir.is_dir():
+            return {}
+        files, _ = collect_run_files([self.runs_dir])
+        links = {}
+        for path in files:
+            run_id = run_id_for(hashlib.sha256(path.read_bytes()).hexdigest())
+            relative = path.relative_to(self.runs_dir).as_posix()
+            links.setdefault(run_id, f"{repo.url}/blob/{repo.branch}/{repo.runs_path.strip('/')}/{quote(relative)}")
+        return links
+
     def base_url(self) -> str:
         """The path of ``site_url`` (``/repo/`` for ``https://owner.github.io/repo/``), or ``/``."""
         from urllib.parse import urlsplit
@@ -343,5 +363,6 @@ def build_project(
         registry=registry,
         identity=identity,
         methodology=methodology,
+        source_links=project.source_links() if parquet is None else {},
     )
     return mirrored, report

@@ -252,6 +252,7 @@ def _site() -> Any:
         con = g.db_cm.__enter__()
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
         g.site = site_context(con, renderer, registry, methodology)
+        g.site.source_links = current_app.config["FMBENCH_SOURCE_LINKS"]
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:
@@ -438,6 +439,7 @@ def create_app(
         FMBENCH_RENDERER=renderer,
         FMBENCH_ASSETS=renderer.assets,
         FMBENCH_PROJECT=project,
+        FMBENCH_SOURCE_LINKS=project.source_links() if project is not None else {},
         FMBENCH_SYNCED=None,
         FMBENCH_HOSTS=allowed_hosts(host, port) | set(extra_hosts),
         FMBENCH_DIAGNOSTICS=Diagnostics(),
@@ -558,7 +560,10 @@ def run_server(
     if watch:
         from fmbench.watch import start_watcher
 
-        start_watcher(Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
+        start_watcher(
+            Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
+            project=project.root if project is not None else None,
+        )
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)

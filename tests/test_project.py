@@ -489,6 +489,17 @@ def test_footer_links_repository_and_icon_come_from_the_project(project: Path) -
     assert re.search(r'<link rel="icon" href="/results/assets/favicon\.png\?v=\w+">', html)
     assert (project / "_site" / "assets" / "favicon.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
     assert not (project / "_site" / "assets" / "favicon.svg").exists()
+    candidate = next(r for r, n in stored_runs(project / "fmbench.duckdb").items() if n == CANDIDATE)
+    page = (project / "_site" / "runs" / candidate / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="https://github.com/ada/results/blob/main/runs/{CANDIDATE}">' in page
+    # Moved into a sub-folder: same run, new link, and only its page is rendered again.
+    (project / "runs" / "iphone").mkdir()
+    for name in (CANDIDATE, CANDIDATE.replace(".json", ".meta.yaml")):
+        (project / "runs" / name).rename(project / "runs" / "iphone" / name)
+    done = fmbench(project, "build")
+    assert done.returncode == 0 and " 1 rendered, 1 changed, 0 removed" in done.stdout, done.stdout
+    page = (project / "_site" / "runs" / candidate / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="https://github.com/ada/results/blob/main/runs/iphone/{CANDIDATE}">' in page
 
 
 def test_a_footer_link_that_is_not_a_web_link_is_refused(tmp_path: Path) -> None:
@@ -584,3 +595,30 @@ def test_the_readme_steps_publish_a_site(tmp_path: Path) -> None:
     assert seen == ["pip", "fmbench init", "cd", "cp", "fmbench build", "fmbench serve", "git", "git"]
     html = (cwd / "_site" / "index.html").read_text(encoding="utf-8")
     assert 'class="site-title" href="/my-results/"' in html
+
+
+def test_a_removed_sidecar_judges_its_run_again_without_it(project: Path) -> None:
+    sidecar = project / "runs" / CANDIDATE.replace(".json", ".meta.yaml")
+    assert sidecar.exists(), "the candidate fixture run has a sidecar"
+    assert fmbench(project, "build").returncode == 0
+    sidecar.unlink()
+    done = fmbench(project, "build")
+    assert done.returncode == 0, done.stderr
+    run_id = next(r for r, n in stored_runs(project / "fmbench.duckdb").items() if n == CANDIDATE)
+    assert f"re-annotated {CANDIDATE} (run {run_id}): its sidecar changed" in done.stdout
+    con = duckdb.connect(str(project / "fmbench.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM annotations WHERE run_id = ?", [run_id]).fetchone() == (0,)
+    finally:
+        con.close()
+
+
+def test_commands_in_a_project_assign_runs_with_its_registry(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_file = project / "runs" / CANDIDATE
+    code, out = invoke("validate", str(run_file))
+    assert code == 0 and "revision unknown (unknown)" in out  # fmbench's demo registry knows no public commit
+    code, out = invoke("validate", "--project", str(project), str(run_file))
+    assert code == 0 and "revision 2026.07 (current)" in out
+    monkeypatch.chdir(project / "runs")
+    code, out = invoke("summarize", CANDIDATE)
+    assert code == 0 and "revision 2026.07 (current" in out
