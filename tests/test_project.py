@@ -19,6 +19,7 @@ from fmbench.cli import main
 from fmbench.project import PROJECT_FILE, ProjectError, load_project
 from fmbench.views import PAGES, resolve
 
+from sitebuild import broken_links
 from testdata import FIXTURES, SHARED_EXAMPLES
 
 TITLE = "Ada's Foundation Models Lab"
@@ -225,6 +226,7 @@ def test_a_project_builds_a_site_with_its_title_everywhere_and_its_own_registry(
         assert '<p><a href="/results/">Ada&#39;s Foundation Models Lab</a>.' in html, path  # the footer
         assert not re.search(r'(href|src)="/(?!results/)', html), path
     assert kinds == {k.name for k in PAGES}, "a page kind is missing from the site"
+    assert broken_links(out, "/results/") == []
     assert "assets/favicon.svg" in files
 
     feed = (out / "regressions" / "feed.xml").read_text(encoding="utf-8")
