@@ -95,6 +95,8 @@ branch = "main"
 runs_path = "runs"
 
 [paths]
+# (.github/workflows/publish.yml names the runs folder, the database and the output too: change
+# them there as well.)
 # Run files (and their .meta.yaml sidecars); `fmbench build` makes the database hold exactly these.
 runs = "runs"
 # The DuckDB database (rebuilt from the runs folder; not committed, cached between CI builds).
