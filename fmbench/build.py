@@ -32,7 +32,7 @@ from fmbench.dataset import open_database
 from fmbench.db import schema_version
 from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
-from fmbench.render import Renderer, asset_files, normalize_base_url
+from fmbench.render import Renderer, SiteIdentity, asset_files, normalize_base_url
 from fmbench.revisions import Registry
 from fmbench.views import DataKind, PageKind, SiteContext, everything, render_page, site_context
 from fmbench.views.inputs import RunIndex
@@ -112,10 +112,11 @@ def _code_files() -> Iterator[Path]:
     yield from asset_files().values()
 
 
-def settings_fingerprint(base_url: str, registry: Registry) -> str:
-    """The inputs every output shares: fmbench's version, schema, code, templates and assets, the registry, the base URL."""
+def settings_fingerprint(base_url: str, registry: Registry, publisher: str = "") -> str:
+    """The inputs every output shares: fmbench's version, schema, code, templates and assets, the registry, the base URL,
+    and the publisher's site identity and methodology notes (``publisher``)."""
     h = hashlib.sha256()
-    for part in (__version__, str(schema_version()), normalize_base_url(base_url), repr(registry.revisions)):
+    for part in (__version__, str(schema_version()), normalize_base_url(base_url), repr(registry.revisions), publisher):
         h.update(part.encode("utf-8") + b"\x00")
     for path in _code_files():
         h.update(path.name.encode("utf-8") + b"\x00")
@@ -143,8 +144,11 @@ def plan(site: SiteContext, index: RunIndex, settings: str) -> list[Output]:
     outputs = []
     for path, kind, params in everything(site):
         runs = kind.inputs(index, params)
+        link = site.source_links.get(params["run_id"]) if kind.name == "run" else None
         digest = hashlib.sha256(
-            json.dumps([settings, kind.name, params, index.fingerprint(runs)], sort_keys=True, default=str).encode()
+            json.dumps(
+                [settings, kind.name, params, index.fingerprint(runs), *([link] if link else [])], sort_keys=True, default=str
+            ).encode()
         ).hexdigest()
         outputs.append(Output(output_file(path), kind, params, runs, digest))
     order = {id(o): i for i, o in enumerate(outputs)}
@@ -211,9 +215,14 @@ def build_site(
     *,
     base_url: str = "/",
     registry: Registry | None = None,
+    identity: SiteIdentity | None = None,
+    methodology: str = "",
+    source_links: dict[str, str] | None = None,
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
+    ``identity``, ``methodology`` and ``source_links``: the publisher's site identity, methodology notes and
+    links to the run files in their repository (a project's).
     The previous site stays intact if anything fails.
     """
     started = time.perf_counter()
@@ -221,13 +230,21 @@ def build_site(
     recover_killed_builds(out_dir)
     previous = _read_manifest(out_dir) if out_dir.is_dir() else Manifest()
     report = BuildReport(out=out_dir)
-    renderer = Renderer(mode="static", base_url=base_url)
+    renderer = Renderer(mode="static", base_url=base_url, identity=identity)
     with open_database(db) as con:
-        site = site_context(con, renderer, registry)
+        site = site_context(con, renderer, registry, methodology)
+        site.source_links = dict(source_links or {})
         site.bulk = True
         index = RunIndex.read(con)
-        settings = settings_fingerprint(base_url, site.registry)
-        if out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint:
+        settings = settings_fingerprint(base_url, site.registry, renderer.identity.fingerprint() + "\x00" + methodology)
+        if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
+            settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
+        else:
+            settings_links = ""
+        if (
+            out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint
+            and previous.counts.get("links", "") == settings_links
+        ):
             _count(report, previous)
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
@@ -238,6 +255,7 @@ def build_site(
             shutil.rmtree(staging)
         try:
             _stage(site, index, outputs, previous, manifest, out_dir, staging, report)
+            manifest.counts["links"] = settings_links
             report.removed = sorted(set(previous.files) - set(manifest.files))
             _count(report, manifest)
             if out_dir.is_dir() and not report.changed and not report.removed:
@@ -324,7 +342,7 @@ def _stage(
         report.rendered.append(o.file)
     if sources:
         report.seconds_by_kind["source"] = time.perf_counter() - started
-    for name, source in asset_files().items():
+    for name, source in site.renderer.assets.items():
         kinds[f"assets/{name}"] = "asset"
         place(f"assets/{name}", source.read_bytes(), None)
     runs = {f: manifest.sizes[f] for f, k in kinds.items() if k == "run"}

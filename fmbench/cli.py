@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,13 +18,55 @@ from fmbench import __version__
 from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES
 
+if TYPE_CHECKING:
+    from fmbench.project import Project
+
 DB_OPTION = click.option(
     "--db",
     "db",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="DuckDB file (default: $FMBENCH_DB, else ./fmbench.duckdb).",
+    help="DuckDB file (default: $FMBENCH_DB, else the project's database, else ./fmbench.duckdb).",
 )
+
+
+def _remember_project(ctx: click.Context, _: click.Parameter, value: Path | None) -> Path | None:
+    if value is not None:
+        ctx.meta["fmbench.project"] = value
+    return value
+
+
+PROJECT_OPTION = click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    expose_value=False,
+    is_eager=True,
+    callback=_remember_project,
+    help="The project folder (holding fmbench.toml); default: found from the current folder upward.",
+)
+
+
+def _project() -> Project | None:
+    """The project of ``--project``, else the one around the current folder, else none."""
+    from fmbench.project import discover_project
+
+    with user_errors():
+        return discover_project(click.get_current_context().meta.get("fmbench.project"))
+
+
+def _db(db: Path | None, project: Project | None) -> Path | None:
+    """``--db``, then ``$FMBENCH_DB``, then the project's database, then the default."""
+    return project.database_for(db) if project is not None else db
+
+
+def _registry(project: Project | None) -> Any:
+    if project is None:
+        return None
+    with user_errors():
+        return project.registry()
+
+
 MAX_BYTES_OPTION = click.option(
     "--max-bytes",
     type=click.IntRange(min=1),
@@ -86,8 +128,33 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fmbench")
+@PROJECT_OPTION
 def main() -> None:
-    """Publish FoundationModelsBench runs: ingest, check, summarize, build and serve."""
+    """Publish FoundationModelsBench runs: ingest, check, summarize, build and serve.
+
+    Start a results site of your own with `fmbench init DIR`; in that folder (or
+    below it, or with --project DIR) every command uses its settings.
+    """
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=True, path_type=Path))
+@click.option("--title", default=None, help="The site's title (default: FoundationModelsBench results).")
+@click.option("--site-url", default=None, metavar="URL",
+              help="The address the site is published at (default: from the folder's GitHub remote, if any).")
+def init(folder: Path, title: str | None, site_url: str | None) -> None:
+    """Make FOLDER a results project: settings, revision registry, methodology notes, runs/ and a Pages workflow."""
+    from fmbench.scaffold import init_project
+
+    with user_errors():
+        report = init_project(folder, title=title, site_url=site_url)
+    for path in report.files:
+        click.echo(f"wrote {path.relative_to(report.root)}")
+    click.echo(
+        f"project ready in {report.root}: copy run files into runs/, then `fmbench build` (and `fmbench serve` "
+        "to preview); push to GitHub to publish"
+        + ("" if report.site_url else "; set site.site_url in fmbench.toml to the address it will be published at")
+    )
 
 
 @main.command()
@@ -96,6 +163,7 @@ def main() -> None:
 @MAX_BYTES_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the totals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome of every file as JSON.")
+@PROJECT_OPTION
 def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool, as_json: bool) -> None:
     """Ingest run files (and folders of them, recursively) into the database.
 
@@ -104,10 +172,12 @@ def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool
     """
     from fmbench.ingest import ingest_paths
 
+    project = _project()
+    registry = _registry(project)
     update, stop = _progress_reporter(not quiet and not as_json)
     try:
         with user_errors():
-            report = ingest_paths(list(paths), db, max_bytes=max_bytes, progress=update)
+            report = ingest_paths(list(paths), _db(db, project), registry=registry, max_bytes=max_bytes, progress=update)
     finally:
         stop()
     if as_json:
@@ -133,12 +203,14 @@ def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, in a list.")
 @MAX_BYTES_OPTION
+@PROJECT_OPTION
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
     """Check run files without a database: generation, errors, verdict, summary mismatches."""
     from fmbench.validate import validate_paths
 
+    registry = _registry(_project())
     with user_errors():
-        results = validate_paths(list(paths), max_bytes=max_bytes)
+        results = validate_paths(list(paths), max_bytes=max_bytes, registry=registry)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
     else:
@@ -153,13 +225,15 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
 @click.option("--json", "fmt", flag_value="json", help="The run and its recomputed scenario figures as JSON.")
 @click.option("--markdown", "fmt", flag_value="markdown", help="The runner's own Markdown report, byte for byte.")
 @MAX_BYTES_OPTION
+@PROJECT_OPTION
 def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
     from fmbench.analysis import analyze_file
     from fmbench.report import markdown_summary, summary_json, text_summary
 
+    registry = _registry(_project())
     with user_errors():
-        analysis = analyze_file(file, max_bytes=max_bytes)
+        analysis = analyze_file(file, registry=registry, max_bytes=max_bytes)
     if fmt == "json":
         click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -171,12 +245,14 @@ def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
 @main.command()
 @DB_OPTION
 @click.option("--json", "as_json", is_flag=True, help="A JSON list instead of a table.")
+@PROJECT_OPTION
 def runs(db: Path | None, as_json: bool) -> None:
     """List the ingested runs, one per source file."""
     from fmbench.queries import list_runs
 
+    project = _project()
     with user_errors():
-        rows = list_runs(db)
+        rows = list_runs(_db(db, project))
     if as_json:
         click.echo(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
         return
@@ -222,16 +298,33 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @main.command()
 @DB_OPTION
 @PARQUET_OPTION
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True,
-              help="Folder to write the site into (replaced atomically).")
-@click.option("--base-url", default="/", show_default=True, help="Sub-path (or absolute URL) the site is served under.")
-def build(db: Path | None, parquet: str | None, out: Path, base_url: str) -> None:
-    """Build the static site from the database, rendering only the pages whose inputs changed."""
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder to write the site into, replaced atomically (default: the project's, else ./_site).")
+@click.option("--base-url", default=None,
+              help="Sub-path (or absolute URL) the site is served under (default: the path of the project's "
+              "site_url, else /).")
+@PROJECT_OPTION
+def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str | None) -> None:
+    """Build the static site from the database, rendering only the pages whose inputs changed.
+
+    In a project, the database is first made to hold exactly the runs folder's files
+    (each file ingested, replaced or dropped is named), then the site is built with
+    the project's title, registry and methodology notes.
+    """
     from fmbench.build import build_site
 
     source = _source(db, parquet)
+    project = _project()
     with user_errors():
-        report = build_site(source, out, base_url=base_url)
+        if project is not None:
+            from fmbench.project import build_project
+
+            mirrored, report = build_project(
+                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo
+            )
+        else:
+            mirrored = None
+            report = build_site(source, out or Path("_site"), base_url=base_url or "/")
     click.echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
@@ -240,6 +333,8 @@ def build(db: Path | None, parquet: str | None, out: Path, base_url: str) -> Non
     if report.largest_run_page:
         path, size = report.largest_run_page
         click.echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+    if mirrored is not None and not mirrored.ok:
+        sys.exit(1)
 
 
 @main.command()
@@ -249,13 +344,25 @@ def build(db: Path | None, parquet: str | None, out: Path, base_url: str) -> Non
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Ingest result files (and sidecars) that appear in this folder.")
+@PROJECT_OPTION
 def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None) -> None:
-    """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger)."""
+    """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
+
+    In a project, the runs folder is mirrored into the database first, and edits to the
+    project's methodology notes and revision registry show on the next request.
+    """
     from fmbench.serve import run_server
 
     _source(db, parquet)
+    project = _project()
     with user_errors():
-        run_server(db, host=host, port=port, watch=watch, echo=click.echo, parquet=parquet)
+        if project is not None and parquet is None:
+            from fmbench.mirror import mirror_runs
+
+            mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo)
+        run_server(
+            _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet, project=project
+        )
 
 
 @main.command()
@@ -286,6 +393,7 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
 @click.option("--rule", type=click.Choice(["latest", "first", "pooled"]), default="latest", show_default=True,
               help="Which runs a side uses when several match it.")
 @click.option("--strict-os", is_flag=True, help="Only the workloads both sides can run (strict OS 26 vs OS 27).")
+@PROJECT_OPTION
 def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rule: str, strict_os: bool) -> None:
     """Compare a baseline with a candidate: each a run id, a run file or a quoted filter expression
     such as "device=Mac17,2 os_build=26A5353q route=onDevice suite=performance session=cold".
@@ -296,8 +404,9 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
     """
     from fmbench.compare import compare_runs
 
+    project = _project()
     with user_errors():
-        result = compare_runs(baseline, candidate, db, rule=rule, strict_os=strict_os)  # type: ignore[arg-type]
+        result = compare_runs(baseline, candidate, _db(db, project), rule=rule, strict_os=strict_os)  # type: ignore[arg-type]
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -309,14 +418,17 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
 @main.command()
 @DB_OPTION
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
+@PROJECT_OPTION
 def verify(db: Path | None, as_json: bool) -> None:
     """Check the database against the originals it keeps: every source's SHA-256, every run's
     figures and verdict recomputed. Prints every difference; exits 1 if there is any.
     """
     from fmbench.verify import verify_database
 
+    project = _project()
+    registry = _registry(project)
     with user_errors():
-        report = verify_database(db)
+        report = verify_database(_db(db, project), registry=registry)
     click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if as_json else report.describe())
     if not report.ok:
         sys.exit(1)
@@ -356,10 +468,12 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
 @click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the database as a Parquet dataset into this folder (partitioned by device and OS build).")
+@PROJECT_OPTION
 def export(db: Path | None, originals: Path | None, parquet: Path | None) -> None:
     """Export what the database holds."""
     if originals is None and parquet is None:
         raise click.UsageError("say what to export: --originals DIR and/or --parquet DIR")
+    db = _db(db, _project())
     if originals is not None:
         from fmbench.verify import export_originals
 

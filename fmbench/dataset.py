@@ -36,7 +36,7 @@ from typing import Any
 
 import duckdb
 
-from fmbench import __version__
+from fmbench import DISTRIBUTION, __version__
 from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
 
@@ -196,7 +196,7 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
     if version > latest:
         raise DatabaseError(
             f"{where}: this dataset has schema version {version}, newer than this fmbench knows ({latest}); "
-            "upgrade fmbench (pip install --upgrade fmbench) to read it"
+            f"upgrade fmbench (pip install --upgrade {DISTRIBUTION}) to read it"
         )
     if version < latest:
         raise DatabaseError(

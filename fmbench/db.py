@@ -26,6 +26,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench import DISTRIBUTION
 from fmbench.errors import DatabaseBusyError, DatabaseError
 
 try:
@@ -219,7 +220,7 @@ def _refuse_newer(applied: dict[int, tuple[str, Any]], known: list[Migration], p
     if newest > latest:
         raise DatabaseError(
             f"{path}: this database has schema version {newest}, newer than this fmbench knows "
-            f"({latest}); upgrade fmbench (pip install --upgrade fmbench) to read it"
+            f"({latest}); upgrade fmbench (pip install --upgrade {DISTRIBUTION}) to read it"
         )
 
 

@@ -44,6 +44,19 @@ def _refuse_foreign(db: Path) -> None:
         )
 
 
+def _refuse_project(db: Path, out: Path) -> None:
+    """The demo keeps to its own database and site: never a project's folder (the current one or theirs)."""
+    from fmbench.project import PROJECT_FILE, find_project_root
+
+    for what, path in (("database", db), ("site", out)):
+        root = find_project_root(path.resolve().parent)
+        if root is not None:
+            raise FmbenchError(
+                f"{root / PROJECT_FILE}: the demo's {what} {path} would be inside this project; run `fmbench demo` "
+                "outside it (or give --db and --out outside it): the demo never touches a project"
+            )
+
+
 def run_demo(
     db: Path,
     out: Path,
@@ -53,6 +66,7 @@ def run_demo(
     serve: bool = True,
     echo: Callable[[str], Any] = print,
 ) -> None:
+    _refuse_project(db, out)
     _refuse_foreign(db)
     for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)

@@ -48,12 +48,42 @@ def asset_files() -> dict[str, Path]:
     return files
 
 
+DEFAULT_DESCRIPTION = (
+    "Apple Foundation Models benchmark results (on-device and Private Cloud Compute), every figure recomputed "
+    "from the trials."
+)
+
+
+@dataclass(frozen=True)
+class SiteIdentity:
+    """Who publishes the site: its name, description, address, footer links and icon (from ``fmbench.toml``)."""
+
+    title: str = "fmbench"
+    description: str = DEFAULT_DESCRIPTION
+    site_url: str = ""
+    """The absolute URL the site is published at (empty: not known, as in a local preview)."""
+    footer_links: tuple[tuple[str, str], ...] = ()
+    repository_url: str = ""
+    """Where the run files can be browsed (a repository's runs folder), or empty."""
+    favicon: Path | None = None
+    """The publisher's icon file; ``None``: fmbench's own ``favicon.svg``."""
+
+    def fingerprint(self) -> str:
+        icon = hashlib.sha256(self.favicon.read_bytes()).hexdigest() if self.favicon else ""
+        return repr((self.title, self.description, self.site_url, self.footer_links, self.repository_url, icon))
+
+
 @dataclass(frozen=True)
 class SiteInfo:
     title: str
     generated_at: str
     version: str
     mode: str
+    description: str = DEFAULT_DESCRIPTION
+    site_url: str = ""
+    footer_links: tuple[tuple[str, str], ...] = ()
+    repository_url: str = ""
+    favicon: str = "favicon.svg"
 
 
 def normalize_base_url(base_url: str) -> str:
@@ -67,11 +97,29 @@ def normalize_base_url(base_url: str) -> str:
 
 
 class Renderer:
-    def __init__(self, *, mode: str = "static", base_url: str = "/", generated_at: datetime | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        mode: str = "static",
+        base_url: str = "/",
+        generated_at: datetime | None = None,
+        identity: SiteIdentity | None = None,
+    ) -> None:
         self.mode = mode
         self.base_url = normalize_base_url(base_url)
         when = generated_at or datetime.now(UTC)
-        self.site = SiteInfo("fmbench", when.strftime(_TIME_FORMAT), __version__, mode)
+        self.identity = identity or SiteIdentity()
+        self.assets = asset_files()
+        favicon = "favicon.svg"
+        if self.identity.favicon is not None:
+            favicon = "favicon" + self.identity.favicon.suffix.lower()
+            self.assets.pop("favicon.svg", None)
+            self.assets[favicon] = self.identity.favicon
+        i = self.identity
+        self.site = SiteInfo(
+            i.title, when.strftime(_TIME_FORMAT), __version__, mode, i.description, i.site_url, i.footer_links,
+            i.repository_url, favicon,
+        )
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
             autoescape=True,
@@ -89,7 +137,7 @@ class Renderer:
     @cached_property
     def _asset_versions(self) -> dict[str, str]:
         return {
-            name: hashlib.sha256(path.read_bytes()).hexdigest()[:10] for name, path in asset_files().items()
+            name: hashlib.sha256(path.read_bytes()).hexdigest()[:10] for name, path in self.assets.items()
         }
 
     def asset(self, name: str) -> str:

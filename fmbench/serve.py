@@ -36,7 +36,7 @@ from fmbench.errors import (
     NotFoundError,
 )
 from fmbench.filters import Filters
-from fmbench.render import Renderer, asset_files
+from fmbench.render import Renderer
 from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
 
 CSP = (
@@ -183,6 +183,8 @@ def cached(view: Callable[..., Response]) -> Callable[..., Response]:
     def wrapper(*args: Any, **kwargs: Any) -> Response:
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = database_stamp(current_app.config["FMBENCH_DB"], current_app.config.get("FMBENCH_DATASET"))
+        if stamp is not None and current_app.config.get("FMBENCH_PROJECT") is not None:
+            stamp = (stamp, project_stamp(current_app.config["FMBENCH_PROJECT"]))
         if cache is None or stamp is None:
             return view(*args, **kwargs)
         key = (request.path, request.query_string)
@@ -203,11 +205,45 @@ def cached(view: Callable[..., Response]) -> Callable[..., Response]:
     return wrapper
 
 
+def project_stamp(project: Any) -> Hashable:
+    """What changes whenever the project's registry or methodology notes do."""
+    out = []
+    for path in (project.revisions_file, project.methodology_file):
+        try:
+            st = path.stat()
+            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+_sync_lock = threading.Lock()
+
+
+def _project_sources() -> tuple[Any, str]:
+    """A project's registry and methodology notes as they are now (the runs' revisions assigned again when the
+    registry changed); ``(None, "")`` without a project."""
+    project = current_app.config.get("FMBENCH_PROJECT")
+    if project is None:
+        return None, ""
+    registry = project.registry()
+    if current_app.config.get("FMBENCH_DATASET") is None and current_app.config.get("FMBENCH_SYNCED") is not registry:
+        with _sync_lock:
+            if current_app.config.get("FMBENCH_SYNCED") is not registry:
+                from fmbench.mirror import reassign_revisions
+
+                with connect(current_app.config["FMBENCH_DB"], wait=REQUEST_DB_WAIT) as con:
+                    reassign_revisions(con, registry)
+                current_app.config["FMBENCH_SYNCED"] = registry
+    return registry, project.methodology()
+
+
 # --- per-request database ----------------------------------------------------------------
 
 
 def _site() -> Any:
     if "site" not in g:
+        registry, methodology = _project_sources()
         dataset = current_app.config.get("FMBENCH_DATASET")
         if dataset is not None:  # a Parquet dataset: one in-memory DuckDB of views, a cursor per request
             g.db_cm = contextlib.closing(dataset.cursor())
@@ -215,7 +251,8 @@ def _site() -> Any:
             g.db_cm = connect(current_app.config["FMBENCH_DB"], read_only=True, wait=REQUEST_DB_WAIT)
         con = g.db_cm.__enter__()
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
-        g.site = site_context(con, renderer)
+        g.site = site_context(con, renderer, registry, methodology)
+        g.site.source_links = current_app.config["FMBENCH_SOURCE_LINKS"]
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:
@@ -284,8 +321,12 @@ def asset(name: str) -> Response:
     if name not in files:  # only the site's own assets, by exact name: no paths, no traversal
         raise NotFoundError(f"no asset {name!r}")
     path: Path = files[name]
-    kind = {".js": "text/javascript", ".css": "text/css"}.get(path.suffix, "application/octet-stream")
-    response = Response(path.read_bytes(), content_type=f"{kind}; charset=utf-8")
+    kind = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}.get(path.suffix.lower())
+    if kind is not None:
+        kind += "; charset=utf-8"
+    else:
+        kind = {".png": "image/png", ".ico": "image/x-icon"}.get(path.suffix.lower(), "application/octet-stream")
+    response = Response(path.read_bytes(), content_type=kind)
     response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if request.args.get("v") else "no-cache"
     return response
 
@@ -380,19 +421,26 @@ def create_app(
     extra_hosts: Iterable[str] = (),
     parquet: str | os.PathLike[str] | None = None,
     cache: bool = True,
+    project: Any = None,
 ) -> Flask:
     """The Flask application over one database file, or over a Parquet dataset (``parquet``).
 
     ``cache``: serve a page again without rendering it while the database is unchanged.
+    ``project``: a publisher's project (:class:`fmbench.project.Project`): its site identity, and its
+    registry and methodology notes read again whenever their files change.
     """
     app = Flask(__name__, static_folder=None)
     if parquet is not None and watch is not None:
         raise FmbenchError("a Parquet dataset is read only: --watch needs the DuckDB file")
+    renderer = Renderer(mode="serve", base_url="/", identity=project.identity() if project is not None else None)
     app.config.update(
         FMBENCH_DB=str(parquet) if parquet is not None else str(default_db_path(db)),
         FMBENCH_DATASET=dataset_connection(parquet) if parquet is not None else None,
-        FMBENCH_RENDERER=Renderer(mode="serve", base_url="/"),
-        FMBENCH_ASSETS=asset_files(),
+        FMBENCH_RENDERER=renderer,
+        FMBENCH_ASSETS=renderer.assets,
+        FMBENCH_PROJECT=project,
+        FMBENCH_SOURCE_LINKS=project.source_links() if project is not None else {},
+        FMBENCH_SYNCED=None,
         FMBENCH_HOSTS=allowed_hosts(host, port) | set(extra_hosts),
         FMBENCH_DIAGNOSTICS=Diagnostics(),
         FMBENCH_CACHE=ResponseCache() if cache else None,
@@ -492,15 +540,17 @@ def run_server(
     threads: int = 8,
     echo: Any = print,
     parquet: str | os.PathLike[str] | None = None,
+    project: Any = None,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
+    ``project``: serve a publisher's project (see :func:`create_app`).
     """
     import waitress
 
     if parquet is not None:
-        app = create_app(host=host, port=port, watch=watch, parquet=parquet)
+        app = create_app(host=host, port=port, watch=watch, parquet=parquet, project=project)
         db_path: Path | str = str(parquet)
     else:
         db_path = default_db_path(db)
@@ -508,11 +558,14 @@ def run_server(
         # to run `fmbench migrate`. A missing database is created empty, before any reader arrives.
         with connect(db_path, read_only=db_path.exists() and not watch):
             pass
-        app = create_app(db_path, host=host, port=port, watch=watch)
+        app = create_app(db_path, host=host, port=port, watch=watch, project=project)
     if watch:
         from fmbench.watch import start_watcher
 
-        start_watcher(Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
+        start_watcher(
+            Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
+            project=project.root if project is not None else None,
+        )
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)

@@ -10,7 +10,7 @@ from fmbench.analysis import RunAnalysis, analyze_file
 from fmbench.errors import AnnotationError, Problem, RunFileError
 from fmbench.ingest import collect_run_files
 from fmbench.reader import DEFAULT_MAX_BYTES
-from fmbench.revisions import load_registry
+from fmbench.revisions import Registry, load_registry
 
 
 @dataclass
@@ -71,10 +71,13 @@ class FileValidation:
         return "\n".join(lines)
 
 
-def validate_paths(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[FileValidation]:
+def validate_paths(
+    paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, registry: Registry | None = None
+) -> list[FileValidation]:
+    """``registry``: the suite revisions runs are assigned to (default: the one fmbench ships)."""
     files, missing = collect_run_files(paths)
     results = [FileValidation(o.path, problems=[Problem("", o.message)]) for o in missing]
-    registry = load_registry()
+    registry = registry or load_registry()
     for path in files:
         result = FileValidation(str(path))
         try:

@@ -44,10 +44,12 @@ def _run_file(path: Path) -> Path | None:
     return path
 
 
-def ingest_in_child(paths: list[Path], db: Path) -> list[dict[str, Any]]:
+def ingest_in_child(paths: list[Path], db: Path, project: Path | None = None) -> list[dict[str, Any]]:
+    """``project``: the project folder whose revision registry the runs are assigned with."""
+    in_project = ["--project", str(project)] if project is not None else []
     result = subprocess.run(
         # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
-        [sys.executable, "-P", "-m", "fmbench", "ingest", "--db", str(db), "--json", *map(str, paths)],
+        [sys.executable, "-P", "-m", "fmbench", "ingest", *in_project, "--db", str(db), "--json", *map(str, paths)],
         capture_output=True,
         text=True,
         check=False,
@@ -64,6 +66,7 @@ def watch_once(
     db: Path,
     seen: dict[Path, tuple[int, int]],
     pending: dict[Path, tuple[int, int]],
+    project: Path | None = None,
 ) -> list[dict[str, Any]]:
     """One poll: ingest files that appeared or changed and have since stopped changing."""
     now = _snapshot(folder)
@@ -76,7 +79,7 @@ def watch_once(
         else:
             pending[path] = stamp
     runs = sorted({r for r in (_run_file(p) for p in ready) if r is not None})
-    outcomes = ingest_in_child(runs, db) if runs else []
+    outcomes = ingest_in_child(runs, db, project) if runs else []
     for path in ready:
         seen[path] = now[path]
         pending.pop(path, None)
@@ -90,6 +93,7 @@ def start_watcher(
     *,
     echo: Callable[[str], Any] = print,
     interval: float = POLL_SECONDS,
+    project: Path | None = None,
 ) -> threading.Thread:
     """Start polling ``folder`` in a daemon thread; files already there are ingested first."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -99,7 +103,7 @@ def start_watcher(
         pending: dict[Path, tuple[int, int]] = {}
         while True:
             try:
-                for o in watch_once(folder, db, seen, pending):
+                for o in watch_once(folder, db, seen, pending, project):
                     name = Path(o["path"]).name
                     diagnostics.add(o["status"], name, o.get("message", ""))
                     if o["status"] == "error":

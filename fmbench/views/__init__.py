@@ -34,6 +34,10 @@ class SiteContext:
     renderer: Renderer
     registry: Registry
     memo: dict[str, Any] = field(default_factory=dict)
+    methodology: str = ""
+    """The publisher's methodology notes (Markdown), merged into fmbench's on the methodology page."""
+    source_links: dict[str, str] = field(default_factory=dict)
+    """Run id -> where its file can be browsed in the publisher's repository (a project's)."""
     bulk: bool = False
     """True in the static build: one run's trial details are kept for all of its pages and data files."""
     _run_trials: Any = None
@@ -162,7 +166,10 @@ def _run(site: SiteContext, filters: Filters, run_id: str) -> Any:
     from fmbench.views.replay import replay_section
     from fmbench.views.runs import run_page
 
-    return run_page(site.con, site.url, site.registry, run_id, replay_section(site.con, site.url, run_id))
+    return run_page(
+        site.con, site.url, site.registry, run_id, replay_section(site.con, site.url, run_id),
+        repository_file=site.source_links.get(run_id),
+    )
 
 
 def _trials(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> Any:
@@ -315,8 +322,10 @@ def resolve(path: str) -> tuple[PageKind | DataKind, dict[str, Any]] | None:
     return None
 
 
-def site_context(con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: Registry | None = None) -> SiteContext:
-    return SiteContext(con, renderer, registry or load_registry())
+def site_context(
+    con: duckdb.DuckDBPyConnection, renderer: Renderer, registry: Registry | None = None, methodology: str = ""
+) -> SiteContext:
+    return SiteContext(con, renderer, registry or load_registry(), methodology=methodology)
 
 
 def render_page(

@@ -501,7 +501,8 @@ def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
 
     report = regression_report(site)
     base = site.renderer.base_url
-    site_url = base if base.startswith("http") else "http://localhost" + base
+    site_url = site.renderer.site.site_url or (base if base.startswith("http") else "http://localhost" + base)
     newest = site.con.execute("SELECT max(ingested_at) FROM runs").fetchone()
     generated = newest[0].replace(tzinfo=UTC) if newest and newest[0] else datetime(2026, 1, 1, tzinfo=UTC)
-    return atom_feed(report.regressions, site_url=site_url, generated_at=generated).encode("utf-8")
+    title = f"{site.renderer.site.title}: OS-build regressions"
+    return atom_feed(report.regressions, site_url=site_url, generated_at=generated, title=title).encode("utf-8")

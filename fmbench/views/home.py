@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 from markupsafe import Markup
 
@@ -133,7 +132,11 @@ class MethodologyPage:
 
 
 def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
-    source = resources.files("fmbench.site").joinpath("methodology.md").read_text(encoding="utf-8")
+    from fmbench.methodology import fmbench_methodology, merge_methodology
+
+    source = fmbench_methodology()
+    if site.methodology.strip():
+        source = merge_methodology(source, site.methodology)
     return MethodologyPage("Methodology", render_markdown(source))
 
 

@@ -461,7 +461,9 @@ def run_page(
     registry: Registry,
     run_id: str,
     replay_section: Any = None,
+    repository_file: str | None = None,
 ) -> RunPage:
+    """``repository_file``: where the run's file can be browsed in the publisher's repository, if known."""
     run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
     reasons = rows(con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
     figures = run_figures(con, run_id)
@@ -504,6 +506,7 @@ def run_page(
             Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
             Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
             Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
+            *([Link("The run file in the publisher's repository", repository_file)] if repository_file else []),
         ],
         annotations=annotations,
         corrections=corrections,

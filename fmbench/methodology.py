@@ -1,0 +1,86 @@
+"""The methodology page's source: fmbench's own text with a publisher's notes merged in.
+
+Both are Markdown split at their ``##`` headings. A publisher's section whose
+heading matches one of fmbench's (by its text, or by its ``{#id}``) replaces
+it; any other section of theirs is added at the end, and their text before
+the first heading follows fmbench's introduction. The sections that state
+the verdict and comparison rules can only be added to: a publisher's section
+with one of their headings is appended to fmbench's, never put in its place,
+so a site cannot restate what publishable means or how a change is judged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+PROTECTED = frozenset({"verdicts", "comparisons"})
+"""The ids of fmbench's sections that a publisher can add to but not replace."""
+
+_HEADING = re.compile(r"^##\s+(?P<text>.*?)\s*(?:\{#(?P<id>[A-Za-z0-9_-]+)\})?\s*$")
+_FENCE = re.compile(r"^(```|~~~)")
+
+
+@dataclass
+class Section:
+    heading: str
+    """The whole heading line (empty for the text before the first heading)."""
+    key: str
+    """The heading's text, lower-case with single spaces."""
+    anchor: str | None
+    body: list[str]
+
+    def text(self) -> str:
+        lines = [self.heading, *self.body] if self.heading else self.body
+        return "\n".join(lines).strip("\n")
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def split_sections(source: str) -> list[Section]:
+    """The text before the first ``##`` heading, then one section per heading (fenced code is not split)."""
+    sections = [Section("", "", None, [])]
+    fenced = False
+    for line in source.splitlines():
+        if _FENCE.match(line.strip()):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)
+        if match:
+            sections.append(Section(line, _key(match["text"]), match["id"], []))
+        else:
+            sections[-1].body.append(line)
+    return sections
+
+
+def fmbench_methodology() -> str:
+    return resources.files("fmbench.site").joinpath("methodology.md").read_text(encoding="utf-8")
+
+
+def merge_methodology(own: str, publisher: str) -> str:
+    """fmbench's methodology (``own``) with the publisher's sections merged in (see the module's text)."""
+    ours = split_sections(own)
+    theirs = split_sections(publisher)
+    intro = theirs[0]
+    if intro.body and intro.body[0].startswith("# "):
+        intro.body = intro.body[1:]  # their page title: the page has its own
+    by_key = {s.key: s for s in ours[1:]}
+    by_anchor = {s.anchor: s for s in ours[1:] if s.anchor}
+    added: list[Section] = []
+    for section in theirs[1:]:
+        target = by_anchor.get(section.anchor) if section.anchor else None
+        target = target or by_key.get(section.key)
+        if target is None:
+            added.append(section)
+        elif target.anchor in PROTECTED:
+            target.body += ["", "*Added by this site's publisher:*", "", *section.body]
+        else:
+            target.body = ["", "*This section is this site's publisher's own.*", "", *section.body]
+    parts = [ours[0].text()]
+    if intro.text().strip():
+        parts.append(intro.text())
+    parts += [s.text() for s in ours[1:]]
+    parts += [s.text() for s in added]
+    return "\n\n".join(p for p in parts if p.strip()) + "\n"

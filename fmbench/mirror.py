@@ -1,0 +1,193 @@
+"""A project's database as a mirror of its runs folder.
+
+Before a project's site is built, the database is made to hold exactly the
+run files of the runs folder: a file not stored yet is ingested, a run whose
+file (by name) now holds other bytes is replaced by them, a run whose file is
+gone is dropped, and a run whose sidecar changed or went away is judged again
+with the sidecar as it is. Each change is one line of the report. The runs'
+suite revisions are then assigned again from the publisher's registry, which
+may have changed since they were ingested.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+
+from fmbench.annotations import sidecar_for
+from fmbench.db import connect
+from fmbench.revisions import Registry
+
+Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
+
+
+@dataclass(frozen=True)
+class MirrorLine:
+    change: Change
+    file: str
+    run_id: str | None
+    message: str = ""
+
+    def describe(self) -> str:
+        what = {
+            "ingested": f"ingested {self.file} (run {self.run_id})",
+            "replaced": f"replaced {self.file}: its file changed (now run {self.run_id})",
+            "dropped": f"dropped {self.file} (run {self.run_id}): its file is gone from the runs folder",
+            "re-annotated": f"re-annotated {self.file} (run {self.run_id}): its sidecar changed",
+            "error": f"error {self.message}",
+        }[self.change]
+        return what
+
+
+@dataclass
+class MirrorReport:
+    lines: list[MirrorLine] = field(default_factory=list)
+    revisions_reassigned: int = 0
+    unchanged: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(line.change == "error" for line in self.lines)
+
+    @property
+    def changed(self) -> bool:
+        return any(line.change != "error" for line in self.lines) or self.revisions_reassigned > 0
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _sidecar_sha(path: Path) -> str | None:
+    sidecar = sidecar_for(path)
+    return _sha(sidecar) if sidecar is not None else None
+
+
+def drop_run(con: duckdb.DuckDBPyConnection, run_id: str, sha256: str) -> None:
+    """Remove a run, its child rows, its annotations and its original file, in one transaction."""
+    from fmbench.ingest import CHILD_TABLES
+
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for table in CHILD_TABLES:
+            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+        con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+        con.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def reassign_revisions(con: duckdb.DuckDBPyConnection, registry: Registry) -> int:
+    """Assign every stored run the revision ``registry`` gives it now; return how many runs changed."""
+    changed = 0
+    rows = con.execute(
+        "SELECT run_id, benchmark_commit, fixture_fingerprint, revision_id, revision_status, revision_basis FROM runs"
+    ).fetchall()
+    for run_id, commit, fingerprint, revision_id, status, basis in rows:
+        a = registry.assign(commit, fingerprint)
+        if (a.revision_id, a.status, a.basis) != (revision_id, status, basis):
+            con.execute(
+                "UPDATE runs SET revision_id = ?, revision_status = ?, revision_basis = ? WHERE run_id = ?",
+                [a.revision_id, a.status, a.basis, run_id],
+            )
+            changed += 1
+    return changed
+
+
+def _stored(db: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str | None]]:
+    """Stored runs by source SHA-256 (run id, file name), and each run's sidecar SHA-256."""
+    with connect(db) as con:
+        runs = {
+            sha: (run_id, name)
+            for sha, run_id, name in con.execute("SELECT source_sha256, run_id, file_name FROM runs").fetchall()
+        }
+        sidecars = dict(con.execute("SELECT run_id, sha256 FROM annotations").fetchall())
+    return runs, sidecars
+
+
+def mirror_runs(
+    runs_dir: Path,
+    db: str | os.PathLike[str],
+    registry: Registry,
+    *,
+    echo: Callable[[str], Any] | None = None,
+) -> MirrorReport:
+    """Make the database hold exactly the run files of ``runs_dir`` (see the module's text)."""
+    from fmbench.ingest import collect_run_files, ingest_paths
+
+    db_path = Path(db)
+    files, _ = collect_run_files([runs_dir])
+    stored, sidecars = _stored(db_path)
+    report = MirrorReport()
+    wanted: dict[str, Path] = {}
+    for path in files:
+        wanted.setdefault(_sha(path), path)
+    gone = {sha: stored[sha] for sha in stored.keys() - wanted.keys()}
+    gone_by_name: dict[str, list[str]] = {}
+    for sha, (_, name) in gone.items():
+        gone_by_name.setdefault(name, []).append(sha)
+    fresh: list[Path] = []
+    again: list[tuple[Path, str, str]] = []
+    for sha, path in wanted.items():
+        if sha not in stored:
+            fresh.append(path)
+            continue
+        run_id = stored[sha][0]
+        if _sidecar_sha(path) != sidecars.get(run_id):
+            again.append((path, run_id, sha))
+        else:
+            report.unchanged += 1
+
+    def shown(path: Path) -> str:
+        return path.relative_to(runs_dir).as_posix() if path.is_relative_to(runs_dir) else str(path)
+
+    replaced: dict[Path, tuple[str, str]] = {}
+    for path in fresh:
+        olds = gone_by_name.get(path.name)
+        if olds:
+            old_sha = olds.pop(0)
+            replaced[path] = (gone.pop(old_sha)[0], old_sha)
+    dropping = [*replaced.values(), *((run_id, sha) for sha, (run_id, _) in gone.items())]
+    dropping += [(run_id, sha) for _, run_id, sha in again]
+    if dropping:
+        with connect(db_path) as con:
+            for run_id, sha in dropping:
+                drop_run(con, run_id, sha)
+    for run_id, name in sorted(gone.values(), key=lambda v: v[1]):
+        report.lines.append(MirrorLine("dropped", name, run_id))
+    batch = [*fresh, *(path for path, _, _ in again)]
+    if batch:
+        outcome = ingest_paths(batch, db_path, registry=registry)
+        by_path = {o.path: o for o in outcome.outcomes}
+        for path in batch:
+            o = by_path.get(str(path))
+            if o is None:
+                continue
+            if o.status == "error":
+                report.lines.append(MirrorLine("error", shown(path), None, o.message))
+            elif path in replaced:
+                report.lines.append(MirrorLine("replaced", shown(path), o.run_id))
+            elif path in fresh:
+                report.lines.append(MirrorLine("ingested", shown(path), o.run_id))
+            else:
+                report.lines.append(MirrorLine("re-annotated", shown(path), o.run_id))
+    with connect(db_path) as con:
+        report.revisions_reassigned = reassign_revisions(con, registry)
+        if dropping:
+            from fmbench.native.linking import relink
+
+            relink(con)  # Evaluations rows that pointed at a dropped run's trials
+    if echo is not None:
+        for line in report.lines:
+            echo(line.describe())
+        if report.revisions_reassigned:
+            echo(f"{report.revisions_reassigned} run(s) assigned another suite revision from the registry")
+    return report

@@ -1,0 +1,368 @@
+"""A publisher's project: ``fmbench.toml``, found from the current folder upward, read and checked.
+
+A project is a folder (usually a git repository) that holds the publisher's
+run files, their suite-revision registry, their methodology notes and the
+settings of their site. Every command finds it from the current folder
+upward, or from ``--project DIR``. Where a setting can also come from a flag
+or the environment, the order is: the flag, then the environment
+(``FMBENCH_DB``), then the project file, then fmbench's default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from fmbench.db import ENV_DB
+from fmbench.errors import FmbenchError
+
+PROJECT_FILE = "fmbench.toml"
+PROJECT_FORMAT = 1
+
+
+class ProjectError(FmbenchError):
+    """The project file is missing, unreadable or wrong; the message names the file and the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class FooterLink(_Strict):
+    label: Annotated[str, Field(min_length=1)]
+    url: Annotated[str, Field(min_length=1)]
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        scheme, sep, _ = value.partition(":")
+        if sep and scheme.isalpha() and scheme.lower() not in ("http", "https", "mailto"):
+            raise ValueError("expected an http(s) or mailto: link, or a path on the site")
+        return value
+
+
+def _absolute_http(value: str, what: str) -> str:
+    if value and not value.startswith(("https://", "http://")):
+        raise ValueError(f"expected an absolute http(s) URL such as https://owner.github.io/repo/ for {what}, or \"\"")
+    return value
+
+
+class SiteSettings(_Strict):
+    title: Annotated[str, Field(min_length=1)] = "FoundationModelsBench results"
+    description: str = ""
+    site_url: str = ""
+    """The absolute URL the site is published at; its path is the site's base path."""
+    favicon: str = ""
+    """A file of the project (.svg, .png or .ico) used as the site's icon; empty: fmbench's own."""
+    footer_links: list[FooterLink] = Field(default_factory=list)
+
+    @field_validator("site_url")
+    @classmethod
+    def _site_url(cls, value: str) -> str:
+        value = _absolute_http(value, "the published site")
+        return value if not value or value.endswith("/") else value + "/"
+
+    @field_validator("favicon")
+    @classmethod
+    def _favicon(cls, value: str) -> str:
+        if value and Path(value).suffix.lower() not in (".svg", ".png", ".ico"):
+            raise ValueError("expected a .svg, .png or .ico file of the project, or \"\"")
+        return value
+
+
+class RepositorySettings(_Strict):
+    url: str = ""
+    """Where the project's files can be browsed (``https://github.com/owner/repo``), for links to run files."""
+    branch: Annotated[str, Field(min_length=1)] = "main"
+    runs_path: Annotated[str, Field(min_length=1)] = "runs"
+    """The runs folder's path inside the repository."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _absolute_http(value, "the repository").rstrip("/")
+
+
+class PathSettings(_Strict):
+    runs: Annotated[str, Field(min_length=1)] = "runs"
+    database: Annotated[str, Field(min_length=1)] = "fmbench.duckdb"
+    output: Annotated[str, Field(min_length=1)] = "_site"
+    revisions: Annotated[str, Field(min_length=1)] = "revisions.yaml"
+    methodology: Annotated[str, Field(min_length=1)] = "methodology.md"
+
+
+class PracticalChange(_Strict):
+    """The smallest change worth calling practical, beside the statistical test (reserved for later use)."""
+
+    latency: Annotated[float, Field(ge=0)] = 0.05
+    """Relative, for times (TTFT, duration): 0.05 is 5 %."""
+    throughput: Annotated[float, Field(ge=0)] = 0.05
+    """Relative, for tokens and characters per second."""
+    memory: Annotated[float, Field(ge=0)] = 0.05
+    """Relative, for peak memory."""
+    rates: Annotated[float, Field(ge=0)] = 5.0
+    """In percentage points, for pass and success rates."""
+
+
+class PublishingSettings(_Strict):
+    originals: Literal["gzip", "link", "copy"] = "gzip"
+    """How the site carries the original run files (reserved for later use)."""
+    practical_change: PracticalChange = PracticalChange()
+
+
+class ProjectConfig(_Strict):
+    format: Literal[1] = PROJECT_FORMAT
+    site: SiteSettings = SiteSettings()
+    repository: RepositorySettings = RepositorySettings()
+    paths: PathSettings = PathSettings()
+    publishing: PublishingSettings = PublishingSettings()
+
+
+_EXPECTED = {
+    "string_type": "expected text",
+    "float_type": "expected a number",
+    "int_type": "expected a whole number",
+    "bool_type": "expected true or false",
+    "dict_type": "expected a table",
+    "model_type": "expected a table",
+    "tuple_type": "expected a list",
+    "list_type": "expected a list",
+}
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent: Any = model
+        for part in error["loc"][:-1]:
+            if isinstance(part, int):
+                continue
+            annotation = parent.model_fields[part].annotation
+            parent = getattr(annotation, "__args__", (annotation,))[0] if not isinstance(annotation, type) else annotation
+        known = ", ".join(parent.model_fields) if isinstance(parent, type) and issubclass(parent, BaseModel) else ""
+        return "unknown key" + (f" (known here: {known})" if known else "")
+    if kind in _EXPECTED:
+        return f"{_EXPECTED[kind]}, got {type(error.get('input')).__name__.replace('str', 'text')} {error.get('input')!r}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message[0].lower() + message[1:] if message else kind
+
+
+def parse_config(text: str, source: str) -> ProjectConfig:
+    """The settings in ``text`` (the contents of ``source``); one line naming the file and the key if wrong."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProjectError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return ProjectConfig.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        more = exc.error_count() - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise ProjectError(f"{source}: {_key(first['loc'])}: {_describe(dict(first), ProjectConfig)}{suffix}") from None
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project folder and its settings, with every path resolved against the folder."""
+
+    root: Path
+    config: ProjectConfig
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def file(self) -> Path:
+        return self.root / PROJECT_FILE
+
+    def path(self, relative: str) -> Path:
+        return (self.root / relative).resolve() if not Path(relative).is_absolute() else Path(relative)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.path(self.config.paths.runs)
+
+    @property
+    def database(self) -> Path:
+        return self.path(self.config.paths.database)
+
+    @property
+    def output(self) -> Path:
+        return self.path(self.config.paths.output)
+
+    @property
+    def revisions_file(self) -> Path:
+        return self.path(self.config.paths.revisions)
+
+    @property
+    def methodology_file(self) -> Path:
+        return self.path(self.config.paths.methodology)
+
+    def require_runs_dir(self) -> Path:
+        if not self.runs_dir.is_dir():
+            raise ProjectError(
+                f"{self.runs_dir}: the runs folder of {self.file} (paths.runs = {self.config.paths.runs!r}) "
+                "does not exist; create it and put run files in it, or fix paths.runs"
+            )
+        return self.runs_dir
+
+    def registry(self) -> Any:
+        """The publisher's suite-revision registry (read again whenever its file changes)."""
+        from fmbench.revisions import parse_registry
+
+        path = self.revisions_file
+        try:
+            stat = path.stat()
+            text_key = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            raise ProjectError(
+                f"{path}: the suite-revision registry of {self.file} (paths.revisions) does not exist; "
+                "restore it or fix paths.revisions"
+            ) from None
+        cached = self._cache.get("registry")
+        if cached is None or cached[0] != text_key:
+            cached = (text_key, parse_registry(path.read_text(encoding="utf-8"), str(path)))
+            self._cache["registry"] = cached
+        return cached[1]
+
+    def methodology(self) -> str:
+        """The publisher's methodology notes (empty when the file is absent)."""
+        try:
+            return self.methodology_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
+
+    def identity(self) -> Any:
+        from fmbench.render import SiteIdentity
+
+        site = self.config.site
+        favicon = None
+        if site.favicon:
+            favicon = self.path(site.favicon)
+            if not favicon.is_file():
+                raise ProjectError(f"{self.file}: site.favicon: {favicon} does not exist; add the file or set favicon = \"\"")
+        return SiteIdentity(
+            title=site.title,
+            description=site.description,
+            site_url=site.site_url,
+            footer_links=tuple((link.label, link.url) for link in site.footer_links),
+            repository_url=self.runs_url(),
+            favicon=favicon,
+        )
+
+    def runs_url(self) -> str:
+        """Where the run files can be browsed in the repository (``…/tree/main/runs``), or empty."""
+        repo = self.config.repository
+        if not repo.url:
+            return ""
+        return f"{repo.url}/tree/{repo.branch}/{repo.runs_path.strip('/')}"
+
+    def source_links(self) -> dict[str, str]:
+        """Run id -> the run file's page in the repository, for every run file of the runs folder (none without
+        ``repository.url``)."""
+        import hashlib
+
+        from fmbench.ingest import collect_run_files
+        from fmbench.record import run_id_for
+
+        repo = self.config.repository
+        if not repo.url or not self.runs_dir.is_dir():
+            return {}
+        files, _ = collect_run_files([self.runs_dir])
+        links = {}
+        for path in files:
+            run_id = run_id_for(hashlib.sha256(path.read_bytes()).hexdigest())
+            relative = path.relative_to(self.runs_dir).as_posix()
+            links.setdefault(run_id, f"{repo.url}/blob/{repo.branch}/{repo.runs_path.strip('/')}/{quote(relative)}")
+        return links
+
+    def base_url(self) -> str:
+        """The path of ``site_url`` (``/repo/`` for ``https://owner.github.io/repo/``), or ``/``."""
+        from urllib.parse import urlsplit
+
+        return urlsplit(self.config.site.site_url).path or "/" if self.config.site.site_url else "/"
+
+    def database_for(self, given: str | os.PathLike[str] | None) -> Path:
+        """The flag, then ``$FMBENCH_DB``, then the project's database."""
+        if given:
+            return Path(given)
+        env = os.environ.get(ENV_DB)
+        return Path(env) if env else self.database
+
+
+def load_project(root: str | os.PathLike[str]) -> Project:
+    folder = Path(root).resolve()
+    file = folder / PROJECT_FILE
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProjectError(f"{folder}: holds no {PROJECT_FILE}; run `fmbench init {root}` to make it a project") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProjectError(f"{file}: cannot be read: {exc}") from None
+    return Project(folder, parse_config(text, str(file)))
+
+
+def find_project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest folder from ``start`` (default: the current folder) upward that holds ``fmbench.toml``."""
+    here = Path(start if start is not None else os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / PROJECT_FILE).is_file():
+            return folder
+    return None
+
+
+def discover_project(given: str | os.PathLike[str] | None = None) -> Project | None:
+    """The project of ``--project DIR`` (which must be one), else the one around the current folder, else none."""
+    if given is not None:
+        return load_project(given)
+    root = find_project_root()
+    return load_project(root) if root is not None else None
+
+
+def build_project(
+    project: Project,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    parquet: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    base_url: str | None = None,
+    echo: Any = None,
+) -> tuple[Any, Any]:
+    """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
+
+    Returns the mirror report (``None`` for a dataset) and the build report.
+    """
+    from fmbench.build import build_site
+    from fmbench.mirror import mirror_runs
+
+    registry = project.registry()
+    identity = project.identity()
+    methodology = project.methodology()
+    mirrored = None
+    if parquet is not None:
+        source: str | Path = parquet
+    else:
+        source = project.database_for(db)
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo)
+    report = build_site(
+        source,
+        out if out is not None else project.output,
+        base_url=base_url if base_url is not None else project.base_url(),
+        registry=registry,
+        identity=identity,
+        methodology=methodology,
+        source_links=project.source_links() if parquet is None else {},
+    )
+    return mirrored, report

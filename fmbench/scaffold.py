@@ -1,0 +1,376 @@
+"""``fmbench init``: a new project folder with everything a publisher needs to put results on GitHub Pages.
+
+It writes ``fmbench.toml`` (the site's settings, every key with its default
+and a comment), ``revisions.yaml`` (the publisher's suite-revision registry,
+seeded with the benchmark's public history), ``methodology.md`` (their own
+notes), ``runs/`` with a short README, the GitHub Actions workflow that
+builds and deploys the site, and a ``.gitignore``. A folder that already
+holds a project is refused, and so is any file that would be overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from fmbench import DISTRIBUTION, __version__
+from fmbench.project import PROJECT_FILE, ProjectError, find_project_root, parse_config
+
+WORKFLOW = Path(".github/workflows/publish.yml")
+
+_GITHUB_REMOTE = re.compile(r"github\.com[:/](?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+
+
+@dataclass(frozen=True)
+class InitReport:
+    root: Path
+    files: tuple[Path, ...]
+    site_url: str
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def github_urls(remote: str) -> tuple[str, str]:
+    """The Pages address and repository address of a GitHub remote, or two empty strings."""
+    match = _GITHUB_REMOTE.search(remote.strip())
+    if not match:
+        return "", ""
+    owner, repo = match["owner"], match["repo"]
+    repository = f"https://github.com/{owner}/{repo}"
+    if repo.lower() == f"{owner.lower()}.github.io":
+        return f"https://{owner.lower()}.github.io/", repository
+    return f"https://{owner.lower()}.github.io/{repo}/", repository
+
+
+def repository_for_pages(site_url: str) -> str:
+    """``https://github.com/owner/repo`` for a GitHub Pages address ``https://owner.github.io/repo/``, else empty."""
+    match = re.fullmatch(r"https://(?P<owner>[A-Za-z0-9-]+)\.github\.io/(?P<repo>[A-Za-z0-9_.-]+)/?", site_url.strip())
+    if match:
+        return f"https://github.com/{match['owner']}/{match['repo']}"
+    match = re.fullmatch(r"https://(?P<owner>[A-Za-z0-9-]+)\.github\.io/?", site_url.strip())
+    return f"https://github.com/{match['owner']}/{match['owner']}.github.io" if match else ""
+
+
+def _origin(folder: Path) -> str:
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(folder), "config", "--get", "remote.origin.url"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return found.stdout.strip() if found.returncode == 0 else ""
+
+
+def project_toml(title: str, site_url: str, repository_url: str) -> str:
+    return f"""# fmbench project: the settings of this results site. `fmbench build` in this folder (or below it)
+# reads them; `fmbench --help` lists the commands. Paths are relative to this file's folder.
+format = 1
+
+[site]
+title = {_toml_string(title)}
+description = {_toml_string(f"{title}: FoundationModelsBench runs on Apple devices, every figure recomputed from the trials.")}
+# The absolute address the site is published at. Its path is where every link starts (a GitHub
+# Pages project site lives at https://OWNER.github.io/REPOSITORY/); the Atom feed and the
+# OpenGraph tags use the whole address. Empty: the site is built for the root of a host.
+site_url = {_toml_string(site_url)}
+# The site's icon: a .svg, .png or .ico file of this project. Empty: fmbench's own.
+favicon = ""
+# Links shown in every page's footer, one [[site.footer_links]] table each:
+# [[site.footer_links]]
+# label = "About these runs"
+# url = "https://example.org/about"
+
+[repository]
+# Where this project's files can be browsed, for links to the run files.
+url = {_toml_string(repository_url)}
+branch = "main"
+# The runs folder's path inside the repository.
+runs_path = "runs"
+
+[paths]
+# (.github/workflows/publish.yml names the runs folder, the database and the output too: change
+# them there as well.)
+# Run files (and their .meta.yaml sidecars); `fmbench build` makes the database hold exactly these.
+runs = "runs"
+# The DuckDB database (rebuilt from the runs folder; not committed, cached between CI builds).
+database = "fmbench.duckdb"
+# Where `fmbench build` writes the site.
+output = "_site"
+# This site's suite-revision registry and methodology notes.
+revisions = "revisions.yaml"
+methodology = "methodology.md"
+
+[publishing]
+# How the site carries the original run files: "gzip" (compressed copies), "link" (links into
+# the repository) or "copy" (the files as they are). Reserved: this version always copies them.
+originals = "gzip"
+
+# The smallest change called practical, beside the statistical test. Reserved: this version
+# reports every change whose interval excludes zero.
+[publishing.practical_change]
+latency = 0.05     # relative: 5 % of a time (TTFT, duration)
+throughput = 0.05  # relative: 5 % of tokens or characters per second
+memory = 0.05      # relative: 5 % of peak memory
+rates = 5.0        # percentage points of a pass or success rate
+"""
+
+
+REVISIONS_YAML = """\
+# This site's suite-revision registry: which set of tasks each pass rate is a fraction of.
+# A run is assigned the revision whose benchmark_commits hold the commit it recorded
+# (environment.foundationModelsBenchCommit; appBenchCommit in the June 2026 files), matched
+# by prefix; a run whose commit is in no revision shows "revision unknown". Exactly one
+# revision is current; runs on the others carry a "superseded" banner.
+#
+# Changes to the benchmark's scoring rules are not revisions (the task set stayed the same):
+# fmbench recomputes every run under the current rules by itself.
+#
+# When the benchmark changes its task set: set `current: false` on the revision below that is
+# current now, add an entry for the new one (id, date, title, summary, changes, reason) with
+# `current: true`, and list in its benchmark_commits the benchmark's commits from that change
+# on. A later commit that keeps the task set goes into the current revision's list.
+# `fmbench build` assigns every run again from this file.
+format: 1
+revisions:
+  - id: "2026.06"
+    date: 2026-06-12
+    title: June 2026 baseline (AppBench)
+    current: false
+    summary: >-
+      The benchmark as published in June 2026, when it was called AppBench. The
+      baseline files of that month were measured on it; they predate the
+      expansion to ten practical workloads with 25 samples each, so their pass
+      counts are not comparable with the current revision's.
+    changes:
+      - The practical workloads as they stood before the expansion to ten workloads of 25 samples.
+      - Files written then name the benchmark commit appBenchCommit (the published June files were renamed to foundationModelsBenchCommit later, values unchanged).
+    reason: The first public baseline of the benchmark.
+    # 1d8d492 is the commit the June 2026 baseline files record (not public);
+    # 43d5a02 is the public AppBench code of that day.
+    benchmark_commits: ["1d8d492", "43d5a02"]
+  - id: "2026.07"
+    date: 2026-07-02
+    title: Foundation Models Bench
+    current: true
+    summary: >-
+      The current generation, from the commit that replaced AppBench with
+      Foundation Models Bench: ten practical workloads with 25 samples each
+      and the current run format.
+    changes:
+      - Ten practical workloads with 25 samples per workload.
+      - The current run format (foundationModelsBenchCommit, session mode, reasoning level, fallback, quota).
+    reason: >-
+      One sample per workload could not separate a model change from the luck
+      of one prompt.
+    # Every public commit of the benchmark since cf13743. The scoring rules
+    # changed within these commits (rules A to D); fmbench recomputes every run
+    # under the current rules, so they share one revision.
+    benchmark_commits:
+      - "cf13743"
+      - "abaeb8d"
+      - "2f605e4"
+      - "e776a8c"
+      - "05e6d54"
+      - "c1b6298"
+      - "60b596e"
+      - "1c58cff"
+      - "4e9fa34"
+      - "7bb8e7d"
+      - "65e7e9b"
+      - "a70b856"
+"""
+
+
+METHODOLOGY_MD = """\
+# Notes of this site's publisher
+
+<!--
+These notes are shown on the site's Methodology page together with fmbench's
+own methodology. Each `## Heading` section here is added to the page; a section
+whose heading is the same as one of fmbench's replaces it (match the heading
+text, or its {#id}). The sections "Publishable, exploratory, invalid" and "How
+comparisons are labelled" can only be added to: what you write under those
+headings follows fmbench's text. The Markdown is sanitized: no scripts, no
+raw HTML beyond simple formatting.
+-->
+
+## How these runs were made {#our-runs}
+
+Describe your devices, how you ran the benchmark (the command and its
+options), where the devices were and what else ran on them, and anything a
+reader should know before comparing these runs with others.
+"""
+
+
+RUNS_README = """\
+# Run files
+
+Put the JSON files FoundationModelsBench writes here, one per run, in any
+folder below this one. Published files are usually named
+`<device>-<os-build>-<model>-<suite>-<date>.json`
+(`macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12.json`); the name
+is a hint for people, fmbench reads what is inside. Never edit a run file: a
+file whose stored summaries disagree with its trials is judged invalid.
+
+Facts a run file cannot hold go into a sidecar beside it with the same name
+and `.meta.yaml` in place of `.json` (`<run>.meta.yaml`): how a Private Cloud
+Compute run was connected, the location, the entitlement check, a note, and
+corrections of recorded fields with their reason. Other files here, such as
+the runner's Markdown summaries, are ignored.
+
+`fmbench build` makes the site hold exactly the runs in this folder: a new
+file is added, a changed file replaces its run, and a deleted file's run is
+removed.
+"""
+
+
+GITIGNORE = """\
+# Built by `fmbench build` from the files in this repository.
+/{database}
+/{database}.wal
+/{database}.writer
+/{output}/
+/.{output}.staging-*/
+/.{output}.previous-*/
+"""
+
+
+def workflow_yaml(database: str, output: str, runs: str) -> str:
+    version = __version__
+    return f"""\
+# Builds this project's results site with fmbench on every push to main and publishes it on
+# GitHub Pages. Turn Pages on once: Settings > Pages > Build and deployment > Source: GitHub Actions.
+name: Publish results
+
+on:
+  push:
+    branches: [main]
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  pages: write
+  id-token: write
+
+# One deployment at a time; a push while one runs waits for it instead of cancelling it.
+concurrency:
+  group: pages
+  cancel-in-progress: false
+
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      # The fmbench version that wrote this project; change it here to upgrade.
+      - name: Install fmbench {version}
+        run: python -m pip install "{DISTRIBUTION}=={version}"
+      # The database and the previous site (with its build manifest), so the build is incremental:
+      # an exact hit for the same runs folder, else the newest cache of this fmbench version.
+      - name: Restore the database and the previous site
+        id: restore
+        uses: actions/cache/restore@v4
+        with:
+          path: |
+            {database}
+            {output}
+          key: fmbench-{version}-${{{{ hashFiles('{runs}/**') }}}}
+          restore-keys: |
+            fmbench-{version}-
+      - name: Build the site
+        run: fmbench build
+      - name: Save the database and the site
+        if: steps.restore.outputs.cache-hit != 'true'
+        uses: actions/cache/save@v4
+        with:
+          path: |
+            {database}
+            {output}
+          key: ${{{{ steps.restore.outputs.cache-primary-key }}}}
+      - uses: actions/upload-pages-artifact@v3
+        with:
+          path: {output}
+
+  deploy:
+    needs: build
+    runs-on: ubuntu-latest
+    environment:
+      name: github-pages
+      url: ${{{{ steps.deployment.outputs.page_url }}}}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v4
+"""
+
+
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        raise ProjectError(f"{path}: already exists; fmbench init writes only new files (move it away, or init another folder)") from None
+    except OSError as exc:
+        raise ProjectError(f"{path}: cannot be written: {exc.strerror or exc}") from None
+    written.append(path)
+
+
+def init_project(folder: str | os.PathLike[str], *, title: str | None = None, site_url: str | None = None) -> InitReport:
+    """Write a new project into ``folder`` (created if needed); refuse one inside or holding a project."""
+    root = Path(folder).resolve()
+    if root.exists() and not root.is_dir():
+        raise ProjectError(f"{root}: is a file, not a folder; give fmbench init a folder")
+    existing = find_project_root(root) if root.exists() else find_project_root(_nearest(root))
+    if existing is not None:
+        raise ProjectError(
+            f"{existing / PROJECT_FILE}: {root} already belongs to this fmbench project; "
+            "edit it, or init a folder outside it"
+        )
+    remote_site, repository = github_urls(_origin(root)) if (root / ".git").exists() else ("", "")
+    url = site_url if site_url is not None else remote_site
+    repository = repository or repository_for_pages(url)
+    name = title if title is not None else "FoundationModelsBench results"
+    config_text = project_toml(name, url, repository)
+    config = parse_config(config_text, f"{root / PROJECT_FILE} (--title or --site-url)")
+    paths = config.paths
+    written: list[Path] = []
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProjectError(f"{root}: cannot be created: {exc.strerror or exc}") from None
+    files = [
+        (root / PROJECT_FILE, config_text),
+        (root / paths.revisions, REVISIONS_YAML),
+        (root / paths.methodology, METHODOLOGY_MD),
+        (root / paths.runs / "README.md", RUNS_README),
+        (root / WORKFLOW, workflow_yaml(paths.database, paths.output, paths.runs)),
+        (root / ".gitignore", GITIGNORE.format(database=paths.database, output=paths.output)),
+    ]
+    for path, _ in files:
+        if path.exists():
+            raise ProjectError(f"{path}: already exists; fmbench init writes only new files (move it away, or init another folder)")
+    try:
+        for path, text in files:
+            _write(path, text, written)
+    except ProjectError:
+        for path in reversed(written):
+            path.unlink(missing_ok=True)
+        raise
+    return InitReport(root, tuple(written), config.site.site_url)
+
+
+def _nearest(path: Path) -> Path:
+    """``path`` or its nearest existing parent."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
