@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from fmbench.errors import DatabaseBusyError, DatabaseError
+from fmbench.write_errors import as_write_error, writing
 
 try:
     import fcntl
@@ -167,6 +168,9 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
+                refused = None if read_only else as_write_error(exc, path, "the database")
+                if refused is not None:
+                    raise refused from None
                 raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
             if time.monotonic() >= deadline:
                 raise DatabaseBusyError(
@@ -257,7 +261,8 @@ def connect(
             if read_only:
                 check_version(con, db_path)
             else:
-                migrate(con, db_path)
+                with writing(db_path, "the database's schema"):
+                    migrate(con, db_path)
             yield con
         finally:
             con.close()

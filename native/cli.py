@@ -113,7 +113,9 @@ def compare_command(
 )
 def replay_command(run: Path, output_dir: Path) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
-    with _as_click_errors():
+    from fmbench.cli import user_errors
+
+    with _as_click_errors(), user_errors():
         path = write_replay(run, output_dir)
     click.echo(str(path))
 

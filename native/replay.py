@@ -41,6 +41,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from fmbench.write_errors import writing
+
 from .errors import RunFileError
 from .reader import ARTIFACT_SUFFIX
 
@@ -508,17 +510,18 @@ def write_replay(run_path: Path | str, output_dir: Path | str) -> Path:
     document = build_replay(run, source=run_path, sha256=hashlib.sha256(content).hexdigest())
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
-    output_dir.mkdir(parents=True, exist_ok=True)
     target = replay_path(run_path, output_dir)
-    handle, temporary = tempfile.mkstemp(dir=output_dir, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with writing(target, "the replay artifact"):
+        output_dir.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=output_dir, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
     return target
