@@ -25,7 +25,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from fmbench import urls
+from fmbench import content_policy, urls
 from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
@@ -39,10 +39,7 @@ from fmbench.filters import Filters
 from fmbench.render import Renderer, asset_files
 from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
 
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-)
+CSP = content_policy.HEADER
 MAX_QUERY_BYTES = 2048
 REQUEST_DB_WAIT = 2.0
 RETRY_AFTER_SECONDS = "2"
