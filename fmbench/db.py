@@ -171,7 +171,7 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
                 refused = None if read_only else as_write_error(exc, path, "the database")
                 if refused is not None:
                     raise refused from None
-                raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+                raise DatabaseError(_unopenable(path, exc)) from None
             if time.monotonic() >= deadline:
                 raise DatabaseBusyError(
                     f"{path}: the database is in use by another fmbench process; try again in a moment"
@@ -182,6 +182,23 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             raise DatabaseError(
                 f"{path}: not a DuckDB database fmbench can open ({exc}); point --db at another file"
             ) from None
+
+
+def _unopenable(path: Path, exc: duckdb.Error) -> str:
+    """Why DuckDB could not open ``path``, and what to do about it."""
+    text = str(exc)
+    lowered = text.lower()
+    if "not a valid duckdb database" in lowered:
+        return f"{path}: not a DuckDB database file; point --db at an fmbench database (or another, new file name)"
+    if "replaying wal" in lowered:
+        log = path.with_name(path.name + ".wal")
+        detail = text.rsplit(": ", 1)[-1].strip().rstrip(".")
+        return (
+            f"{path}: the log of a write that did not finish ({log.name}) cannot be replayed ({detail}); "
+            f"move {log.name} out of the folder (keep it: it may hold the last writes) and run `fmbench verify` "
+            "to check what the database holds, then ingest again what is missing"
+        )
+    return f"{path}: cannot open the database: {text}"
 
 
 def applied_version(con: duckdb.DuckDBPyConnection) -> int:
