@@ -249,13 +249,14 @@ def build(db: Path | None, parquet: str | None, out: Path, base_url: str) -> Non
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Ingest result files (and sidecars) that appear in this folder.")
-def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None) -> None:
+@MAX_BYTES_OPTION
+def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, max_bytes: int) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger)."""
     from fmbench.serve import run_server
 
     _source(db, parquet)
     with user_errors():
-        run_server(db, host=host, port=port, watch=watch, echo=click.echo, parquet=parquet)
+        run_server(db, host=host, port=port, watch=watch, echo=click.echo, parquet=parquet, max_bytes=max_bytes)
 
 
 @main.command()

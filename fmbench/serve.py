@@ -489,10 +489,12 @@ def run_server(
     threads: int = 8,
     echo: Any = print,
     parquet: str | os.PathLike[str] | None = None,
+    max_bytes: int | None = None,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
+    ``max_bytes``: the largest run file the watcher ingests (the reader's default when not given).
     """
     import waitress
 
@@ -507,7 +509,8 @@ def run_server(
     if watch:
         from fmbench.watch import start_watcher
 
-        start_watcher(Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo)
+        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        start_watcher(Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo, **limit)
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)

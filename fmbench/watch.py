@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.annotations import is_sidecar
+from fmbench.reader import DEFAULT_MAX_BYTES
 
 POLL_SECONDS = 1.0
 
@@ -44,10 +45,11 @@ def _run_file(path: Path) -> Path | None:
     return path
 
 
-def ingest_in_child(paths: list[Path], db: Path) -> list[dict[str, Any]]:
+def ingest_in_child(paths: list[Path], db: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[dict[str, Any]]:
     result = subprocess.run(
         # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
-        [sys.executable, "-P", "-m", "fmbench", "ingest", "--db", str(db), "--json", *map(str, paths)],
+        [sys.executable, "-P", "-m", "fmbench", "ingest", "--db", str(db), "--max-bytes", str(max_bytes), "--json",
+         *map(str, paths)],
         capture_output=True,
         text=True,
         check=False,
@@ -64,8 +66,9 @@ def watch_once(
     db: Path,
     seen: dict[Path, tuple[int, int]],
     pending: dict[Path, tuple[int, int]],
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> list[dict[str, Any]]:
-    """One poll: ingest files that appeared or changed and have since stopped changing."""
+    """One poll: ingest files that appeared or changed and have since stopped changing (none larger than ``max_bytes``)."""
     now = _snapshot(folder)
     ready = []
     for path, stamp in now.items():
@@ -76,7 +79,7 @@ def watch_once(
         else:
             pending[path] = stamp
     runs = sorted({r for r in (_run_file(p) for p in ready) if r is not None})
-    outcomes = ingest_in_child(runs, db) if runs else []
+    outcomes = ingest_in_child(runs, db, max_bytes) if runs else []
     for path in ready:
         seen[path] = now[path]
         pending.pop(path, None)
@@ -90,6 +93,7 @@ def start_watcher(
     *,
     echo: Callable[[str], Any] = print,
     interval: float = POLL_SECONDS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> threading.Thread:
     """Start polling ``folder`` in a daemon thread; files already there are ingested first."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -99,7 +103,7 @@ def start_watcher(
         pending: dict[Path, tuple[int, int]] = {}
         while True:
             try:
-                for o in watch_once(folder, db, seen, pending):
+                for o in watch_once(folder, db, seen, pending, max_bytes):
                     name = Path(o["path"]).name
                     diagnostics.add(o["status"], name, o.get("message", ""))
                     if o["status"] == "error":
