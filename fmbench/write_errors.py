@@ -23,13 +23,12 @@ import duckdb
 
 from fmbench.errors import FmbenchError
 
-_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 _REFUSED = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 _DUCKDB_TEXT = (
     ("no space left on device", errno.ENOSPC),
     ("disk quota exceeded", errno.EDQUOT),
-    ("file too large", errno.EFBIG),
     ("read-only file system", errno.EROFS),
     ("permission denied", errno.EACCES),
     ("operation not permitted", errno.EPERM),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -63,7 +64,6 @@ def _fill(disk: Path, leave: int) -> Path:
     filler = disk / "filler"
     free = _free(disk)
     with filler.open("wb") as f:
-        f.truncate(0)
         block = b"\0" * MiB
         remaining = max(free - leave, 0)
         while remaining > 0:
@@ -73,8 +73,6 @@ def _fill(disk: Path, leave: int) -> Path:
 
 
 def _free(disk: Path) -> int:
-    import shutil
-
     return shutil.disk_usage(disk).free
 
 
