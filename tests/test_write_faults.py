@@ -25,9 +25,10 @@ from fmbench.ingest import collect_run_files, ingest_paths
 from fmbench.verify import verify_database
 from fmbench.write_errors import DiskFullError, NotWritableError, as_write_error, human_bytes
 
-from testdata import FIXTURES, RUNS
+from testdata import FIXTURES, REPO, RUNS
 
 MiB = 2**20
+REPLAYS = REPO / "fixtures" / "replays"
 
 
 def _mount(where: Path, size: int) -> None:
@@ -171,6 +172,28 @@ def test_an_ingest_into_a_new_database_on_a_full_disk_is_one_line(small_disk: Ca
 
     assert line.startswith(f"Error: {db}: no space left on the device (")
     assert "while writing the database" in line
+
+
+@pytest.mark.skipif(not REPLAYS.is_dir(), reason="the fixture replays are not in this checkout")
+def test_a_native_ingest_that_fills_the_disk_is_one_line_keeps_a_database_that_verifies_and_completes_once_space_is_freed(
+    small_disk: Callable[[str, int], Path],
+) -> None:
+    disk = small_disk("native-disk", 32 * MiB)
+    db = disk / "fmbench.duckdb"
+    assert ingest_paths([RUNS], db).ok
+    filler = _fill(disk, 64 * 1024)
+
+    line = _one_line_error(fmbench("native", "ingest", REPLAYS, "--db", db))
+
+    assert line.startswith(f"Error: {db}: no space left on the device (")
+    assert " into the database; free some space and run the same command again" in line
+    assert verify_database(db).ok
+
+    filler.unlink()
+    again = fmbench("native", "ingest", REPLAYS, "--db", db)
+    assert again.returncode == 0, again.stderr
+    assert "0 errored" in again.stdout
+    assert verify_database(db).ok
 
 
 def test_a_build_that_fills_the_disk_is_one_line_leaves_the_previous_site_and_completes_once_space_is_freed(
