@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from fmbench.annotations import Annotations, parse_annotations, sidecar_for
+from fmbench.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
 from fmbench.errors import Problem
 from fmbench.figures import (
     ScenarioFigures,
@@ -96,7 +96,7 @@ def read_annotations_for(path: Path) -> tuple[Annotations | None, bytes | None]:
     sidecar = sidecar_for(path)
     if sidecar is None:
         return None, None
-    data = sidecar.read_bytes()
+    data = read_sidecar(sidecar)
     return parse_annotations(data, sidecar.name, hashlib.sha256(data).hexdigest()), data
 
 

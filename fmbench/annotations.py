@@ -7,6 +7,7 @@ and corrections. They are shown beside the run's own data and never rewrite it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,58 @@ from fmbench.errors import AnnotationError
 
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
 _KNOWN = ("connection", "location", "entitlement", "note", "corrections", "simulator", "evidence")
+
+MAX_SIDECAR_BYTES = 256 * 1024
+"""A sidecar is a few lines an operator typed; a quarter of a megabyte is not one."""
+MAX_SIDECAR_DEPTH = 32
+"""How deeply a sidecar may nest lists and mappings (it needs three levels)."""
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+class _SidecarLoader(yaml.SafeLoader):
+    """YAML's safe subset, less what a sidecar never needs and an attacker would use.
+
+    Aliases (``*name``) are refused: each one repeats a whole subtree, so a few
+    hundred bytes of nested aliases expand to gigabytes ("billion laughs").
+    Nesting is bounded, so a deep file cannot exhaust the parser's recursion.
+    Unknown tags stay refused, as in ``safe_load``.
+    """
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _Refused(f"YAML aliases (*{event.anchor}) are not accepted in a sidecar (write each value out)", event.start_mark)
+        self.depth += 1
+        try:
+            if self.depth > MAX_SIDECAR_DEPTH:
+                raise _Refused(f"nested more than {MAX_SIDECAR_DEPTH} levels deep", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _too_big(file_name: str, size: int) -> AnnotationError:
+    return AnnotationError(
+        f"{file_name}: {size:,} bytes is larger than the {MAX_SIDECAR_BYTES:,}-byte limit for a sidecar; "
+        "shorten it (a sidecar holds a few annotations)"
+    )
+
+
+def read_sidecar(path: Path) -> bytes:
+    """A sidecar's bytes, refused past :data:`MAX_SIDECAR_BYTES` without reading more than that."""
+    with path.open("rb") as f:
+        data = f.read(MAX_SIDECAR_BYTES + 1)
+        if len(data) > MAX_SIDECAR_BYTES:
+            raise _too_big(path.name, max(len(data), os.fstat(f.fileno()).st_size))
+    return data
 
 
 @dataclass(frozen=True)
@@ -87,8 +140,15 @@ def _simulator(doc: dict[str, Any], file_name: str) -> tuple[bool | None, str | 
 
 
 def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise _too_big(file_name, len(data))
     try:
-        doc = yaml.safe_load(data.decode("utf-8")) if data.strip() else {}
+        doc = yaml.load(data.decode("utf-8"), Loader=_SidecarLoader) if data.strip() else {}
+    except _Refused as exc:
+        mark = exc.mark
+        raise AnnotationError(
+            f"{file_name}: line {mark.line + 1}, column {mark.column + 1}: {exc.message}; fix the sidecar or remove it"
+        ) from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)

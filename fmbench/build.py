@@ -36,6 +36,7 @@ from fmbench.render import Renderer, SiteIdentity, asset_files, normalize_base_u
 from fmbench.revisions import Registry
 from fmbench.views import DataKind, PageKind, SiteContext, everything, render_page, site_context
 from fmbench.views.inputs import RunIndex
+from fmbench.write_errors import as_write_error, writing
 
 MANIFEST = ".fmbench-manifest.json"
 MANIFEST_FORMAT = 2
@@ -227,7 +228,8 @@ def build_site(
     """
     started = time.perf_counter()
     out_dir = Path(out)
-    recover_killed_builds(out_dir)
+    with writing(out_dir, "the site (clearing what a killed build left)"):
+        recover_killed_builds(out_dir)
     previous = _read_manifest(out_dir) if out_dir.is_dir() else Manifest()
     report = BuildReport(out=out_dir)
     renderer = Renderer(mode="static", base_url=base_url, identity=identity)
@@ -266,8 +268,11 @@ def build_site(
                 _test_kill("staging")
                 (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
                 _swap(staging, out_dir)
-        except BaseException:
+        except BaseException as exc:
+            refused = as_write_error(exc, out_dir, "the site") if isinstance(exc, Exception) else None
             shutil.rmtree(staging, ignore_errors=True)
+            if refused is not None and refused is not exc:
+                raise refused from None
             raise
     report.seconds = time.perf_counter() - started
     return report
@@ -367,8 +372,12 @@ def _count(report: BuildReport, manifest: Manifest) -> None:
 
 def _write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def _swap(staging: Path, out_dir: Path) -> None:

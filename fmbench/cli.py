@@ -345,7 +345,10 @@ def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str 
 @click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Ingest result files (and sidecars) that appear in this folder.")
 @PROJECT_OPTION
-def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None) -> None:
+@MAX_BYTES_OPTION
+def serve(
+    db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, max_bytes: int
+) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
 
     In a project, the runs folder is mirrored into the database first, and edits to the
@@ -361,7 +364,8 @@ def serve(db: Path | None, parquet: str | None, host: str, port: int, watch: Pat
 
             mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo)
         run_server(
-            _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet, project=project
+            _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet,
+            project=project, max_bytes=max_bytes,
         )
 
 

@@ -39,6 +39,7 @@ import duckdb
 from fmbench import DISTRIBUTION, __version__
 from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
+from fmbench.write_errors import as_write_error, writing
 
 DATASET_FILE = "fmbench-dataset.json"
 DATASET_FORMAT = 1
@@ -106,7 +107,8 @@ def export_parquet(db: str | os.PathLike[str] | None, out: str | os.PathLike[str
         raise DatabaseError(f"{out_dir}: exists and is not an fmbench Parquet dataset; choose another folder")
     staging = out_dir.with_name(f".{out_dir.name}.export-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    with writing(out_dir, "the Parquet dataset (creating its staging folder)"):
+        staging.mkdir(parents=True)
     try:
         with connect(db, read_only=True) as con:
             con.execute("SET enable_progress_bar = false")
@@ -127,8 +129,11 @@ def export_parquet(db: str | os.PathLike[str] | None, out: str | os.PathLike[str
             shutil.rmtree(retired, ignore_errors=True)
         else:
             staging.rename(out_dir)
-    except BaseException:
+    except BaseException as exc:
+        refused = as_write_error(exc, out_dir, "the Parquet dataset") if isinstance(exc, Exception) else None
         shutil.rmtree(staging, ignore_errors=True)
+        if refused is not None and refused is not exc:
+            raise refused from None
         raise
     return meta
 

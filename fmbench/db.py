@@ -28,6 +28,7 @@ import duckdb
 
 from fmbench import DISTRIBUTION
 from fmbench.errors import DatabaseBusyError, DatabaseError
+from fmbench.write_errors import as_write_error, writing
 
 try:
     import fcntl
@@ -178,7 +179,10 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
-                raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+                refused = None if read_only else as_write_error(exc, path, "the database")
+                if refused is not None:
+                    raise refused from None
+                raise DatabaseError(_unopenable(path, exc)) from None
             if time.monotonic() >= deadline:
                 raise DatabaseBusyError(
                     f"{path}: the database is in use by another fmbench process; try again in a moment"
@@ -189,6 +193,23 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             raise DatabaseError(
                 f"{path}: not a DuckDB database fmbench can open ({exc}); point --db at another file"
             ) from None
+
+
+def _unopenable(path: Path, exc: duckdb.Error) -> str:
+    """Why DuckDB could not open ``path``, and what to do about it."""
+    text = str(exc)
+    lowered = text.lower()
+    if "not a valid duckdb database" in lowered:
+        return f"{path}: not a DuckDB database file; point --db at an fmbench database (or another, new file name)"
+    if "replaying wal" in lowered:
+        log = path.with_name(path.name + ".wal")
+        detail = text.rsplit(": ", 1)[-1].strip().rstrip(".")
+        return (
+            f"{path}: the log of a write that did not finish ({log.name}) cannot be replayed ({detail}); "
+            f"move {log.name} out of the folder (keep it: it may hold the last writes) and run `fmbench verify` "
+            "to check what the database holds, then ingest again what is missing"
+        )
+    return f"{path}: cannot open the database: {text}"
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -294,7 +315,8 @@ def connect(
             if read_only:
                 check_version(con, db_path)
             else:
-                migrate(con, db_path)
+                with writing(db_path, "the database's schema"):
+                    migrate(con, db_path)
             yield con
         finally:
             con.close()

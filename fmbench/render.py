@@ -18,7 +18,7 @@ from typing import Any
 
 import jinja2
 
-from fmbench import __version__
+from fmbench import __version__, content_policy
 
 PLOTLY_ASSET = "plotly.min.js"
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -129,7 +129,7 @@ class Renderer:
             lstrip_blocks=True,
             auto_reload=False,  # templates ship with the package; checking their files on every page costs a stat each
         )
-        self.env.globals.update(url=self.url, asset=self.asset, site=self.site)
+        self.env.globals.update(url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META)
 
     def url(self, path: str) -> str:
         return self.base_url + path.lstrip("/")

@@ -25,7 +25,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from fmbench import urls
+from fmbench import content_policy, urls
 from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
@@ -39,10 +39,7 @@ from fmbench.filters import Filters
 from fmbench.render import Renderer
 from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
 
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-)
+CSP = content_policy.HEADER
 MAX_QUERY_BYTES = 2048
 REQUEST_DB_WAIT = 2.0
 RETRY_AFTER_SECONDS = "2"
@@ -541,11 +538,13 @@ def run_server(
     echo: Any = print,
     parquet: str | os.PathLike[str] | None = None,
     project: Any = None,
+    max_bytes: int | None = None,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
     ``project``: serve a publisher's project (see :func:`create_app`).
+    ``max_bytes``: the largest run file the watcher ingests (the reader's default when not given).
     """
     import waitress
 
@@ -562,9 +561,10 @@ def run_server(
     if watch:
         from fmbench.watch import start_watcher
 
+        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
         start_watcher(
             Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
-            project=project.root if project is not None else None,
+            project=project.root if project is not None else None, **limit,
         )
     warning = describe_exposure(host, port)
     if warning:

@@ -11,6 +11,7 @@ out, byte for byte, under its own name.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -25,6 +26,7 @@ from fmbench.annotations import parse_annotations
 from fmbench.db import connect
 from fmbench.errors import AnnotationError, FmbenchError, RunFileError
 from fmbench.revisions import Registry, load_registry
+from fmbench.write_errors import writing
 
 _RUN_COUNTS = ("trial_count", "failure_count", "warmup_failure_count")
 
@@ -235,7 +237,8 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
     """
     folder = Path(out)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        with writing(folder, "the export folder"):
+            folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ExportError(f"{folder}: cannot create the export folder: {exc.strerror}") from None
     written: list[Path] = []
@@ -267,8 +270,15 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
 
 
 def _write(path: Path, data: bytes) -> Path:
+    """Write a whole file or nothing: through a temporary file beside it, renamed into place."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.write_bytes(data)
+        with writing(path, "an exported original"):
+            temporary.write_bytes(data)
+            os.replace(temporary, path)
     except OSError as exc:
         raise ExportError(f"{path}: cannot be written: {exc.strerror}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
     return path

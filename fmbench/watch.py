@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.annotations import is_sidecar
+from fmbench.reader import DEFAULT_MAX_BYTES
 
 POLL_SECONDS = 1.0
 
@@ -44,12 +45,15 @@ def _run_file(path: Path) -> Path | None:
     return path
 
 
-def ingest_in_child(paths: list[Path], db: Path, project: Path | None = None) -> list[dict[str, Any]]:
+def ingest_in_child(
+    paths: list[Path], db: Path, project: Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> list[dict[str, Any]]:
     """``project``: the project folder whose revision registry the runs are assigned with."""
     in_project = ["--project", str(project)] if project is not None else []
     result = subprocess.run(
         # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
-        [sys.executable, "-P", "-m", "fmbench", "ingest", *in_project, "--db", str(db), "--json", *map(str, paths)],
+        [sys.executable, "-P", "-m", "fmbench", "ingest", *in_project, "--db", str(db), "--max-bytes", str(max_bytes),
+         "--json", *map(str, paths)],
         capture_output=True,
         text=True,
         check=False,
@@ -67,8 +71,9 @@ def watch_once(
     seen: dict[Path, tuple[int, int]],
     pending: dict[Path, tuple[int, int]],
     project: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> list[dict[str, Any]]:
-    """One poll: ingest files that appeared or changed and have since stopped changing."""
+    """One poll: ingest files that appeared or changed and have since stopped changing (none larger than ``max_bytes``)."""
     now = _snapshot(folder)
     ready = []
     for path, stamp in now.items():
@@ -79,7 +84,7 @@ def watch_once(
         else:
             pending[path] = stamp
     runs = sorted({r for r in (_run_file(p) for p in ready) if r is not None})
-    outcomes = ingest_in_child(runs, db, project) if runs else []
+    outcomes = ingest_in_child(runs, db, project, max_bytes) if runs else []
     for path in ready:
         seen[path] = now[path]
         pending.pop(path, None)
@@ -94,6 +99,7 @@ def start_watcher(
     echo: Callable[[str], Any] = print,
     interval: float = POLL_SECONDS,
     project: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> threading.Thread:
     """Start polling ``folder`` in a daemon thread; files already there are ingested first."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -103,7 +109,7 @@ def start_watcher(
         pending: dict[Path, tuple[int, int]] = {}
         while True:
             try:
-                for o in watch_once(folder, db, seen, pending, project):
+                for o in watch_once(folder, db, seen, pending, project, max_bytes):
                     name = Path(o["path"]).name
                     diagnostics.add(o["status"], name, o.get("message", ""))
                     if o["status"] == "error":

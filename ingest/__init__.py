@@ -7,6 +7,7 @@ with its place and the rest of the batch goes on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,12 +21,13 @@ import pyarrow as pa
 
 from fmbench.analysis import RunAnalysis
 from fmbench.annotations import is_sidecar
-from fmbench.db import connect, readers_waiting
+from fmbench.db import connect, default_db_path, readers_waiting
 from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.record import run_id_for
 from fmbench.revisions import Registry, load_registry
+from fmbench.write_errors import as_write_error
 
 from . import rows as R
 from .prepare import (
@@ -194,8 +196,18 @@ def write_prepared(
             con.execute("COMMIT")
     except BaseException:
         if transaction:
-            con.execute("ROLLBACK")
+            _roll_back(con)
         raise
+
+
+def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo the open transaction; a commit that failed (a full disk) has already ended it.
+
+    Then DuckDB has rolled back itself and says "no transaction is active": the
+    first error is the one to report.
+    """
+    with contextlib.suppress(duckdb.TransactionException):
+        con.execute("ROLLBACK")
 
 
 def write_run(
@@ -309,6 +321,7 @@ def ingest_paths(
     n_workers = default_workers(files) if workers is None else workers
     preparer: Preparer | None = None
     done = 0
+    writing = "the database"
     try:
         while True:
             with connect(db) as con:
@@ -325,6 +338,7 @@ def ingest_paths(
                 while done < len(files):
                     path = files[done]
                     ready = preparer.take() if preparer.parallel else None
+                    writing = f"{path.name} into the database"
                     report.outcomes.append(
                         ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer, prepared=ready)
                     )
@@ -336,10 +350,21 @@ def ingest_paths(
                 else:
                     preparer.close()
                     con.execute("RESET threads")
+                    writing = "the links between Evaluations rows and trials"
                     relink(con)
+                    writing = "the database's checkpoint (its log folded into the file)"
                     con.execute("CHECKPOINT")
                     return report
             time.sleep(READER_WINDOW_SECONDS)
+    except Exception as exc:
+        landed = sum(1 for o in report.outcomes if o.status in ("ingested", "updated"))
+        error = as_write_error(
+            exc, default_db_path(db), writing,
+            note=f"{landed} file(s) of this batch landed before it and stay; a second run skips them as duplicates",
+        )
+        if error is None:
+            raise
+        raise error from None
     finally:
         if preparer is not None:
             preparer.close()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from fmbench.reader import DEFAULT_MAX_BYTES
+
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
 from .replay import write_replay
@@ -111,10 +113,19 @@ def compare_command(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder for <run stem>.xcevalresult (created if missing).",
 )
-def replay_command(run: Path, output_dir: Path) -> None:
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Refuse a run file larger than this.",
+)
+def replay_command(run: Path, output_dir: Path, max_bytes: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
-    with _as_click_errors():
-        path = write_replay(run, output_dir)
+    from fmbench.cli import user_errors
+
+    with _as_click_errors(), user_errors():
+        path = write_replay(run, output_dir, max_bytes=max_bytes)
     click.echo(str(path))
 
 

@@ -41,6 +41,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.write_errors import writing
+
 from .errors import RunFileError
 from .reader import ARTIFACT_SUFFIX
 
@@ -489,11 +492,18 @@ def replay_path(run_path: Path, output_dir: Path) -> Path:
     return output_dir / f"{run_path.stem}{ARTIFACT_SUFFIX}"
 
 
-def write_replay(run_path: Path | str, output_dir: Path | str) -> Path:
-    """Write the replay of a run file atomically; return the artifact's path."""
+def write_replay(run_path: Path | str, output_dir: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Path:
+    """Write the replay of a run file (refused past ``max_bytes``) atomically; return the artifact's path."""
     run_path = Path(run_path)
     output_dir = Path(output_dir)
     try:
+        size = run_path.stat().st_size
+        if size > max_bytes:
+            raise RunFileError(
+                run_path,
+                f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; "
+                "raise it with --max-bytes if this really is one run",
+            )
         content = run_path.read_bytes()
     except OSError as error:
         raise RunFileError(run_path, f"cannot read ({error.strerror})") from None
@@ -508,17 +518,18 @@ def write_replay(run_path: Path | str, output_dir: Path | str) -> Path:
     document = build_replay(run, source=run_path, sha256=hashlib.sha256(content).hexdigest())
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
-    output_dir.mkdir(parents=True, exist_ok=True)
     target = replay_path(run_path, output_dir)
-    handle, temporary = tempfile.mkstemp(dir=output_dir, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with writing(target, "the replay artifact"):
+        output_dir.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=output_dir, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
     return target

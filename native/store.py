@@ -16,6 +16,7 @@ calls at the end of every batch.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -29,7 +30,8 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from fmbench.db import connect
+from fmbench.db import connect, default_db_path
+from fmbench.write_errors import as_write_error, writing
 
 from .errors import ArtifactError
 from .linking import relink
@@ -304,7 +306,8 @@ def store_evaluation(
         linked = _linked_count(con, key)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        with contextlib.suppress(duckdb.TransactionException):  # a commit that failed has ended it already
+            con.execute("ROLLBACK")
         raise
     return ArtifactOutcome(status="ingested", linked_row_count=linked, **base)
 
@@ -376,6 +379,9 @@ def ingest_artifacts(
                     )
                 )
             except (duckdb.Error, pa.ArrowException) as error:
+                refused = as_write_error(error, default_db_path(db), f"{document.location} into the database")
+                if refused is not None:  # a full disk or a read-only place: the rest would fail the same way
+                    raise refused from None
                 outcomes.append(
                     ArtifactOutcome(
                         path=str(document.path),
@@ -387,6 +393,7 @@ def ingest_artifacts(
                         ),
                     )
                 )
-        con.execute("CHECKPOINT")
+        with writing(default_db_path(db), "the database's checkpoint (its log folded into the file)"):
+            con.execute("CHECKPOINT")
     outcomes.sort(key=lambda outcome: (outcome.path, outcome.line or 0))
     return ArtifactIngestReport(outcomes)

@@ -82,11 +82,11 @@ def static_server(folder: Path) -> Iterator[str]:
 
 
 @contextmanager
-def fmbench_server(db: Path, watch: Path | None = None) -> Iterator[str]:
+def fmbench_server(db: Path, watch: Path | None = None, *options: str) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     exe = str(Path(sys.executable).parent / "fmbench")
-    args = [exe, "serve", "--db", str(db), "--port", str(port)]
+    args = [exe, "serve", "--db", str(db), "--port", str(port), *options]
     if watch is not None:
         args += ["--watch", str(watch)]
     with process(args, url):

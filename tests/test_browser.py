@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fmbench import content_policy
 from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
 from fmbench.record import run_id_for
@@ -63,11 +64,20 @@ def served(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) 
         yield url, watch
 
 
+VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__violations.push(e.violatedDirective + " " + e.blockedURI);
+});
+"""
+
+
 class Page:
-    """A browser tab that records console errors, page errors and dialogs."""
+    """A browser tab that records console errors, page errors, dialogs and CSP violations."""
 
     def __init__(self, browser: Any) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.add_init_script(VIOLATIONS)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.dialogs: list[str] = []
@@ -82,7 +92,11 @@ class Page:
     def open(self, url: str) -> Any:
         response = self.page.goto(url, wait_until="networkidle")
         assert response is not None and response.status == 200, url
+        self.response = response
         return self.page
+
+    def violations(self) -> list[str]:
+        return list(self.page.evaluate("() => window.__violations"))
 
     def close(self) -> None:
         self.context.close()
@@ -116,6 +130,29 @@ def test_every_page_kind_renders_without_a_console_error(where: str, tab: Page, 
     for path in _page_kinds():
         page = tab.open(base + path)
         assert page.locator("main h1").count() >= 1, path
+    assert tab.errors == []
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_every_page_kind_carries_the_policy_in_a_meta_tag_and_meets_no_violation(
+    where: str, tab: Page, static_url: str, served: tuple[str, Path]
+) -> None:
+    base = static_url if where == "static" else served[0]
+    for path in _page_kinds():
+        page = tab.open(base + path)
+        page.wait_for_timeout(100)  # a chart draws after load: any violation it causes is reported by then
+        policies = page.eval_on_selector_all(
+            'meta[http-equiv="Content-Security-Policy"]', "tags => tags.map(t => t.getAttribute('content'))"
+        )
+        assert policies == [content_policy.META], path
+        header = tab.response.headers.get("content-security-policy")
+        if where == "serve":  # the meta policy is the header's, less what a meta tag cannot say
+            assert header == content_policy.HEADER
+            directives = [d.strip() for d in header.split(";")]
+            assert "; ".join(d for d in directives if not d.startswith("frame-ancestors")) == policies[0]
+        else:
+            assert header is None  # a static host sends none: the meta tag is the only policy
+        assert tab.violations() == [], path
     assert tab.errors == []
 
 
