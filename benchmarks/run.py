@@ -624,6 +624,7 @@ def run(args: argparse.Namespace) -> Results:
 
     # Adding one run.
     from fmbench.ingest import ingest_paths
+    from fmbench.revisions import fixtures_registry
 
     log(f"adding one run: {extra.name}")
     add_seconds, added = timed(lambda: ingest_paths([extra], db))
@@ -666,7 +667,7 @@ def run(args: argparse.Namespace) -> Results:
     # Serve: the fixture corpus and the large corpus.
     fixtures_db = out / "fixtures.duckdb"
     fresh(fixtures_db)
-    ingest_paths([REPO / "fixtures" / "runs"], fixtures_db)
+    ingest_paths([REPO / "fixtures" / "runs"], fixtures_db, registry=fixtures_registry())
     for label, database in (("fixture corpus", fixtures_db), ("large corpus", db)):
         log(f"serve: {label}")
         serve_figures(results, label, database, out, args.requests)

@@ -10,6 +10,7 @@ from typing import Any
 from fmbench.build import build_site
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files, ingest_paths
+from fmbench.revisions import fixtures_registry
 
 
 def fixtures_dir() -> Path:
@@ -70,7 +71,8 @@ def run_demo(
     _refuse_foreign(db)
     for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)
-    report = ingest_paths([fixtures_dir()], db)
+    registry = fixtures_registry()  # the demo, and only the demo, uses the fixtures' fictional revisions
+    report = ingest_paths([fixtures_dir()], db, registry=registry)
     echo(f"ingested {report.count('ingested')} bundled run files into {db}")
     for o in report.outcomes:
         if o.status == "error":
@@ -80,9 +82,9 @@ def run_demo(
 
         native = ingest_artifacts([replays_dir()], db)
         echo(f"ingested {len(native.outcomes)} Evaluations artifact(s)")
-    built = build_site(db, out)
+    built = build_site(db, out, registry=registry)
     echo(f"built {built.pages} pages and {built.data_files} data files into {out}/")
     if serve:
         from fmbench.serve import run_server
 
-        run_server(db, host=host, port=port, echo=echo)
+        run_server(db, host=host, port=port, echo=echo, registry=registry)

@@ -43,7 +43,7 @@ class Assignment:
 @dataclass(frozen=True)
 class Registry:
     revisions: tuple[Revision, ...]
-    source: str = "site/revisions.yaml"
+    source: str = "fmbench/data/revisions.yaml"
     _by_id: dict[str, Revision] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -116,9 +116,27 @@ def parse_registry(data: str, source: str) -> Registry:
     return Registry(tuple(revisions), source)
 
 
+PUBLIC_REGISTRY_SOURCE = "fmbench/data/revisions.yaml"
+FIXTURES_REGISTRY_SOURCE = "site/revisions.yaml"
+
+
+def public_registry_text() -> str:
+    """The benchmark's real public revision history (what ``fmbench init`` seeds a project with)."""
+    return resources.files("fmbench").joinpath("data", "revisions.yaml").read_text(encoding="utf-8")
+
+
 def load_registry(path: Path | None = None) -> Registry:
-    """The registry given, or the one shipped in the package's ``site/`` data."""
+    """The registry given, or the benchmark's public history shipped in ``fmbench/data/``.
+
+    The bundled fixtures' fictional registry is never a default: only the demo (and tests of the
+    fixture corpus) ask for it, through :func:`fixtures_registry`.
+    """
     if path is not None:
         return parse_registry(path.read_text(encoding="utf-8"), str(path))
+    return parse_registry(public_registry_text(), PUBLIC_REGISTRY_SOURCE)
+
+
+def fixtures_registry() -> Registry:
+    """The bundled fixture corpus's registry (fictional revisions and commits): the demo's alone."""
     text = resources.files("fmbench.site").joinpath("revisions.yaml").read_text(encoding="utf-8")
-    return parse_registry(text, "site/revisions.yaml")
+    return parse_registry(text, FIXTURES_REGISTRY_SOURCE)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.project import PROJECT_FILE, ProjectError, find_project_root, parse_config
+from fmbench.revisions import public_registry_text
 
 WORKFLOW = Path(".github/workflows/publish.yml")
 
@@ -122,70 +123,8 @@ rates = 5.0        # percentage points of a pass or success rate
 """
 
 
-REVISIONS_YAML = """\
-# This site's suite-revision registry: which set of tasks each pass rate is a fraction of.
-# A run is assigned the revision whose benchmark_commits hold the commit it recorded
-# (environment.foundationModelsBenchCommit; appBenchCommit in the June 2026 files), matched
-# by prefix; a run whose commit is in no revision shows "revision unknown". Exactly one
-# revision is current; runs on the others carry a "superseded" banner.
-#
-# Changes to the benchmark's scoring rules are not revisions (the task set stayed the same):
-# fmbench recomputes every run under the current rules by itself.
-#
-# When the benchmark changes its task set: set `current: false` on the revision below that is
-# current now, add an entry for the new one (id, date, title, summary, changes, reason) with
-# `current: true`, and list in its benchmark_commits the benchmark's commits from that change
-# on. A later commit that keeps the task set goes into the current revision's list.
-# `fmbench build` assigns every run again from this file.
-format: 1
-revisions:
-  - id: "2026.06"
-    date: 2026-06-12
-    title: June 2026 baseline (AppBench)
-    current: false
-    summary: >-
-      The benchmark as published in June 2026, when it was called AppBench. The
-      baseline files of that month were measured on it; they predate the
-      expansion to ten practical workloads with 25 samples each, so their pass
-      counts are not comparable with the current revision's.
-    changes:
-      - The practical workloads as they stood before the expansion to ten workloads of 25 samples.
-      - Files written then name the benchmark commit appBenchCommit (the published June files were renamed to foundationModelsBenchCommit later, values unchanged).
-    reason: The first public baseline of the benchmark.
-    # 1d8d492 is the commit the June 2026 baseline files record (not public);
-    # 43d5a02 is the public AppBench code of that day.
-    benchmark_commits: ["1d8d492", "43d5a02"]
-  - id: "2026.07"
-    date: 2026-07-02
-    title: Foundation Models Bench
-    current: true
-    summary: >-
-      The current generation, from the commit that replaced AppBench with
-      Foundation Models Bench: ten practical workloads with 25 samples each
-      and the current run format.
-    changes:
-      - Ten practical workloads with 25 samples per workload.
-      - The current run format (foundationModelsBenchCommit, session mode, reasoning level, fallback, quota).
-    reason: >-
-      One sample per workload could not separate a model change from the luck
-      of one prompt.
-    # Every public commit of the benchmark since cf13743. The scoring rules
-    # changed within these commits (rules A to D); fmbench recomputes every run
-    # under the current rules, so they share one revision.
-    benchmark_commits:
-      - "cf13743"
-      - "abaeb8d"
-      - "2f605e4"
-      - "e776a8c"
-      - "05e6d54"
-      - "c1b6298"
-      - "60b596e"
-      - "1c58cff"
-      - "4e9fa34"
-      - "7bb8e7d"
-      - "65e7e9b"
-      - "a70b856"
-"""
+REVISIONS_YAML = public_registry_text()
+"""The benchmark's public revision history, as shipped in ``fmbench/data/revisions.yaml``."""
 
 
 METHODOLOGY_MD = """\

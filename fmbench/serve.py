@@ -219,10 +219,10 @@ _sync_lock = threading.Lock()
 
 def _project_sources() -> tuple[Any, str]:
     """A project's registry and methodology notes as they are now (the runs' revisions assigned again when the
-    registry changed); ``(None, "")`` without a project."""
+    registry changed); without a project, the registry the app was made with (``None``: the default) and no notes."""
     project = current_app.config.get("FMBENCH_PROJECT")
     if project is None:
-        return None, ""
+        return current_app.config.get("FMBENCH_REGISTRY"), ""
     registry = project.registry()
     if current_app.config.get("FMBENCH_DATASET") is None and current_app.config.get("FMBENCH_SYNCED") is not registry:
         with _sync_lock:
@@ -419,12 +419,15 @@ def create_app(
     parquet: str | os.PathLike[str] | None = None,
     cache: bool = True,
     project: Any = None,
+    registry: Any = None,
 ) -> Flask:
     """The Flask application over one database file, or over a Parquet dataset (``parquet``).
 
     ``cache``: serve a page again without rendering it while the database is unchanged.
     ``project``: a publisher's project (:class:`fmbench.project.Project`): its site identity, and its
     registry and methodology notes read again whenever their files change.
+    ``registry``: the suite-revision registry outside a project (``None``: the benchmark's public history;
+    the demo gives the fixtures' registry).
     """
     app = Flask(__name__, static_folder=None)
     if parquet is not None and watch is not None:
@@ -436,6 +439,7 @@ def create_app(
         FMBENCH_RENDERER=renderer,
         FMBENCH_ASSETS=renderer.assets,
         FMBENCH_PROJECT=project,
+        FMBENCH_REGISTRY=registry,
         FMBENCH_SOURCE_LINKS=project.source_links() if project is not None else {},
         FMBENCH_SYNCED=None,
         FMBENCH_HOSTS=allowed_hosts(host, port) | set(extra_hosts),
@@ -539,6 +543,7 @@ def run_server(
     parquet: str | os.PathLike[str] | None = None,
     project: Any = None,
     max_bytes: int | None = None,
+    registry: Any = None,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger).
 
@@ -549,7 +554,7 @@ def run_server(
     import waitress
 
     if parquet is not None:
-        app = create_app(host=host, port=port, watch=watch, parquet=parquet, project=project)
+        app = create_app(host=host, port=port, watch=watch, parquet=parquet, project=project, registry=registry)
         db_path: Path | str = str(parquet)
     else:
         db_path = default_db_path(db)
@@ -557,7 +562,7 @@ def run_server(
         # to run `fmbench migrate`. A missing database is created empty, before any reader arrives.
         with connect(db_path, read_only=db_path.exists() and not watch):
             pass
-        app = create_app(db_path, host=host, port=port, watch=watch, project=project)
+        app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
     if watch:
         from fmbench.watch import start_watcher
 

@@ -8,16 +8,20 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from fmbench.ingest import ingest_paths
+from fmbench.revisions import Registry
 
 from testdata import RUNS, SHARED_EXAMPLES
 
 
-def purpose_db(path: Path) -> Path:
-    """A database of the purpose-written runs, plus the published example when it is beside us."""
+def purpose_db(path: Path, registry: Registry | None = None) -> Path:
+    """A database of the purpose-written runs, plus the published example when it is beside us.
+
+    ``registry``: the suite-revision registry to assign with (``None``: the benchmark's public history).
+    """
     sources = [RUNS]
     if SHARED_EXAMPLES.is_dir():
         sources.append(SHARED_EXAMPLES)
-    report = ingest_paths(sources, path)
+    report = ingest_paths(sources, path, registry=registry)
     assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
     return path
 

@@ -15,6 +15,7 @@ from fmbench import content_policy
 from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
 from fmbench.record import run_id_for
+from fmbench.revisions import fixtures_registry
 
 from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
 from sitebuild import purpose_db
@@ -31,11 +32,12 @@ def _run_id(name: str) -> str:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("browser")
-    db = purpose_db(root / "browser.duckdb")
+    registry = fixtures_registry()  # the fixture corpus's fictional revisions, as the demo shows them
+    db = purpose_db(root / "browser.duckdb", registry)
     if FIXTURES.is_dir():
-        ingest_paths([FIXTURES], db)
+        ingest_paths([FIXTURES], db, registry=registry)
     out = root / "_site"
-    build_site(db, out)
+    build_site(db, out, registry=registry)
     return db, out
 
 

@@ -23,6 +23,7 @@ from fmbench.db import connect
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.figures import nearest_rank
 from fmbench.ingest import ingest_paths
+from fmbench.revisions import fixtures_registry
 from fmbench.selection import FILTER_KEYS, parse_filter, parse_side
 
 from testdata import DATA
@@ -58,7 +59,8 @@ class Lab:
         return self
 
     def ingest(self) -> Lab:
-        report = ingest_paths([self.folder / "runs"], self.db)
+        # the run builder writes the fixture corpus's fictional commits: assign them with its registry
+        report = ingest_paths([self.folder / "runs"], self.db, registry=fixtures_registry())
         assert report.ok, [o.message for o in report.outcomes]
         for o in report.outcomes:
             assert o.run_id is not None

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from fmbench.cli import main
 from fmbench.fixtures import generate
 from fmbench.ingest import ingest_paths
+from fmbench.revisions import fixtures_registry
 
 from testdata import FIXTURES
 
@@ -161,7 +162,7 @@ def test_the_all_failed_attempts_hold_no_trial_and_only_failures_in_both_generat
 @pytest.fixture(scope="module")
 def corpus_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("corpus") / "corpus.duckdb"
-    report = ingest_paths([FIXTURES], db)
+    report = ingest_paths([FIXTURES], db, registry=fixtures_registry())
     assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
     assert report.count("ingested") == len(list(FIXTURES.glob("*.json")))
     return db

@@ -250,6 +250,42 @@ def test_a_project_builds_a_site_with_its_title_everywhere_and_its_own_registry(
     assert revision[JUNE] == "2026.06"
 
 
+def test_real_files_ingested_and_built_outside_a_project_show_none_of_the_fixtures_fictional_revisions(
+    tmp_path: Path,
+) -> None:
+    loose = tmp_path / "loose"  # no fmbench.toml here or above: the benchmark's public history applies
+    loose.mkdir()
+    copy_run(CANDIDATE, loose)
+    copy_run(JUNE, loose)
+    example = SHARED_EXAMPLES / "macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12.json"
+    if example.exists():
+        shutil.copyfile(example, loose / example.name)
+    ingested = fmbench(tmp_path, "ingest", "loose", "--db", "real.duckdb")
+    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+    built = fmbench(tmp_path, "build", "--db", "real.duckdb", "--out", "site")
+    assert built.returncode == 0, built.stderr
+    con = duckdb.connect(str(tmp_path / "real.duckdb"), read_only=True)
+    try:
+        revision = dict(con.execute("SELECT file_name, revision_id FROM runs").fetchall())
+    finally:
+        con.close()
+    assert revision[CANDIDATE] == "2026.07" and revision[JUNE] == "2026.06"
+    if example.exists():
+        assert revision[example.name] == "2026.06"
+    revisions = (tmp_path / "site" / "revisions" / "index.html").read_text(encoding="utf-8")
+    assert "2026.06: June 2026 baseline (AppBench)" in revisions and "2026.07: Foundation Models Bench" in revisions
+    for file in (tmp_path / "site").rglob("*"):
+        if file.is_file():
+            data = file.read_bytes()
+            for commit in FICTIONAL:
+                assert commit.encode() not in data, f"{commit} in {file.relative_to(tmp_path)}"
+    for command in (("validate", "loose"), ("summarize", f"loose/{CANDIDATE}")):
+        done = fmbench(tmp_path, *command)
+        assert done.returncode == 0, done.stderr
+        assert "revision 2026.07 (current" in done.stdout
+        assert not any(c in done.stdout for c in FICTIONAL)
+
+
 def test_a_changed_and_a_deleted_run_file_leave_exactly_the_folders_runs(project: Path) -> None:
     assert fmbench(project, "build").returncode == 0
     runs = project / "runs"
@@ -616,11 +652,14 @@ def test_a_removed_sidecar_judges_its_run_again_without_it(project: Path) -> Non
 
 
 def test_commands_in_a_project_assign_runs_with_its_registry(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = project / "revisions.yaml"  # the publisher names the current revision their own way
+    registry.write_text(registry.read_text(encoding="utf-8").replace('id: "2026.07"', 'id: "lab-2026.07"'), encoding="utf-8")
     run_file = project / "runs" / CANDIDATE
     code, out = invoke("validate", str(run_file))
-    assert code == 0 and "revision 2026.07" not in out  # outside the project: fmbench's bundled registry
+    # outside the project: the benchmark's public history, never the project's file
+    assert code == 0 and "revision 2026.07 (current)" in out and "lab-2026.07" not in out
     code, out = invoke("validate", "--project", str(project), str(run_file))
-    assert code == 0 and "revision 2026.07 (current)" in out
+    assert code == 0 and "revision lab-2026.07 (current)" in out
     monkeypatch.chdir(project / "runs")
     code, out = invoke("summarize", CANDIDATE)
-    assert code == 0 and "revision 2026.07 (current" in out
+    assert code == 0 and "revision lab-2026.07 (current" in out

@@ -20,6 +20,7 @@ from fmbench.regressions import (
     comparison_path,
     detect_regressions,
 )
+from fmbench.revisions import fixtures_registry
 
 from testdata import DATA, FIXTURES
 
@@ -191,7 +192,7 @@ def test_comparison_paths_follow_the_site_scheme() -> None:
 def test_the_fixture_corpus_shows_the_planted_iphone_regression_and_not_the_mac_noise_pair(tmp_path: Path) -> None:
     if not (FIXTURES / "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json").exists():
         pytest.skip("the fixture corpus is not generated in this checkout")
-    report = ingest_paths([FIXTURES], tmp_path / "fixtures.duckdb")
+    report = ingest_paths([FIXTURES], tmp_path / "fixtures.duckdb", registry=fixtures_registry())
     assert report.count("ingested") > 0
     found = detect_regressions(tmp_path / "fixtures.duckdb")
     planted = {
