@@ -14,12 +14,15 @@ import json
 import os
 import re
 import subprocess
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from fmbench import DISTRIBUTION, __version__
+from fmbench.errors import FmbenchError
 from fmbench.project import PROJECT_FILE, ProjectError, find_project_root, parse_config
 from fmbench.revisions import public_registry_text
+from fmbench.write_errors import WriteError, writing
 
 WORKFLOW = Path(".github/workflows/publish.yml")
 
@@ -252,16 +255,32 @@ jobs:
 """
 
 
-def _write(path: Path, text: str, written: list[Path]) -> None:
+def _write(path: Path, text: str, what: str, written: list[Path], made: list[Path]) -> None:
+    """Write one new file (and the folders it needs, recorded in ``made``); a refused write names the path."""
+    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as f:
-            f.write(text)
+        with writing(path, what):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.extend(reversed(missing))
+            with path.open("x", encoding="utf-8") as f:
+                written.append(path)  # from here on it is ours to remove, even when the writing fails half-way
+                f.write(text)
     except FileExistsError:
         raise ProjectError(f"{path}: already exists; fmbench init writes only new files (move it away, or init another folder)") from None
+    except WriteError:
+        raise
     except OSError as exc:
         raise ProjectError(f"{path}: cannot be written: {exc.strerror or exc}") from None
-    written.append(path)
+
+
+def _undo(written: list[Path], made: list[Path]) -> None:
+    """Remove what a failed init wrote: its files, then the folders it made (only while empty)."""
+    for path in reversed(written):
+        with suppress(OSError):
+            path.unlink(missing_ok=True)
+    for folder in reversed(made):
+        with suppress(OSError):
+            folder.rmdir()
 
 
 def init_project(folder: str | os.PathLike[str], *, title: str | None = None, site_url: str | None = None) -> InitReport:
@@ -283,27 +302,33 @@ def init_project(folder: str | os.PathLike[str], *, title: str | None = None, si
     config = parse_config(config_text, f"{root / PROJECT_FILE} (--title or --site-url)")
     paths = config.paths
     written: list[Path] = []
+    made: list[Path] = [p for p in (*reversed(root.parents), root) if not p.exists()]
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        with writing(root, "the project folder"):
+            root.mkdir(parents=True, exist_ok=True)
+    except WriteError:
+        _undo([], made)
+        raise
     except OSError as exc:
+        _undo([], made)
         raise ProjectError(f"{root}: cannot be created: {exc.strerror or exc}") from None
     files = [
-        (root / PROJECT_FILE, config_text),
-        (root / paths.revisions, REVISIONS_YAML),
-        (root / paths.methodology, METHODOLOGY_MD),
-        (root / paths.runs / "README.md", RUNS_README),
-        (root / WORKFLOW, workflow_yaml(paths.database, paths.output, paths.runs)),
-        (root / ".gitignore", GITIGNORE.format(database=paths.database, output=paths.output)),
+        (root / PROJECT_FILE, config_text, "the project settings"),
+        (root / paths.revisions, REVISIONS_YAML, "the suite-revision registry"),
+        (root / paths.methodology, METHODOLOGY_MD, "the methodology notes"),
+        (root / paths.runs / "README.md", RUNS_README, "the runs folder's README"),
+        (root / WORKFLOW, workflow_yaml(paths.database, paths.output, paths.runs), "the Pages workflow"),
+        (root / ".gitignore", GITIGNORE.format(database=paths.database, output=paths.output), "the .gitignore"),
     ]
-    for path, _ in files:
+    for path, _, _ in files:
         if path.exists():
+            _undo([], made)
             raise ProjectError(f"{path}: already exists; fmbench init writes only new files (move it away, or init another folder)")
     try:
-        for path, text in files:
-            _write(path, text, written)
-    except ProjectError:
-        for path in reversed(written):
-            path.unlink(missing_ok=True)
+        for path, text, what in files:
+            _write(path, text, what, written, made)
+    except FmbenchError:
+        _undo(written, made)
         raise
     return InitReport(root, tuple(written), config.site.site_url)
 

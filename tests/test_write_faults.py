@@ -304,3 +304,55 @@ def test_a_database_on_a_read_only_file_system_can_still_be_read(read_only_disk:
     assert fmbench("runs", "--db", db).returncode == 0
     assert verify_database(db).ok
     assert fmbench("build", "--db", db, "--out", tmp_path / "site").returncode == 0
+
+
+# --- fmbench init ----------------------------------------------------------------------------
+
+_INIT_WHAT = {
+    "fmbench.toml": "the project settings",
+    "revisions.yaml": "the suite-revision registry",
+    "methodology.md": "the methodology notes",
+    "README.md": "the runs folder's README",
+    "publish.yml": "the Pages workflow",
+    ".gitignore": "the .gitignore",
+}
+
+
+def test_an_init_that_fills_the_disk_is_one_line_leaves_nothing_of_the_project_and_completes_once_space_is_freed(
+    small_disk: Callable[[str, int], Path],
+) -> None:
+    disk = small_disk("init-disk", 4 * MiB)
+    filler = _fill(disk, 8 * 1024)  # room for a file or two of the project, not for all of it
+    project = disk / "results"
+
+    line = _one_line_error(fmbench("init", project, "--title", "Lab results"))
+
+    assert line.startswith(f"Error: {project}/"), line
+    written = Path(line.removeprefix("Error: ").split(": ", 1)[0])
+    assert ": no space left on the device (" in line and "free) while writing " in line
+    assert f"while writing {_INIT_WHAT[written.name]}; free some space and run the same command again" in line
+    assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no file, no folder of the project left
+
+    filler.unlink()
+    done = fmbench("init", project, "--title", "Lab results")
+    assert done.returncode == 0, done.stderr
+    assert 'title = "Lab results"' in (project / "fmbench.toml").read_text(encoding="utf-8")
+    assert (project / ".github" / "workflows" / "publish.yml").is_file()
+
+
+def test_an_init_on_a_read_only_file_system_is_one_line_naming_the_path_and_writes_nothing(
+    small_disk: Callable[[str, int], Path],
+) -> None:
+    disk = small_disk("init-read-only", 4 * MiB)
+    (disk / "existing").mkdir()
+    _remount(disk, "ro")
+
+    for project, named in ((disk / "results", disk / "results"), (disk / "existing", disk / "existing" / "fmbench.toml")):
+        line = _one_line_error(fmbench("init", project))
+        what = "the project folder" if named == project else "the project settings"
+        assert line == (
+            f"Error: {named}: the file system is read-only while writing {what}; "
+            "choose a place you can write to, or make this one writable"
+        ), line
+    _remount(disk, "rw")
+    assert sorted(p.name for p in disk.rglob("*")) == ["existing"]
