@@ -304,12 +304,13 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
               help="Sub-path (or absolute URL) the site is served under (default: the path of the project's "
               "site_url, else /).")
 @PROJECT_OPTION
-def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str | None) -> None:
+@MAX_BYTES_OPTION
+def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, max_bytes: int) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
     In a project, the database is first made to hold exactly the runs folder's files
     (each file ingested, replaced or dropped is named), then the site is built with
-    the project's title, registry and methodology notes.
+    the project's title, registry and methodology notes; --max-bytes limits the run files it ingests.
     """
     from fmbench.build import build_site
 
@@ -320,7 +321,7 @@ def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str 
             from fmbench.project import build_project
 
             mirrored, report = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo
+                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes
             )
         else:
             mirrored = None
@@ -362,7 +363,10 @@ def serve(
         if project is not None and parquet is None:
             from fmbench.mirror import mirror_runs
 
-            mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo)
+            mirror_runs(
+                project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo,
+                max_bytes=max_bytes,
+            )
         run_server(
             _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet,
             project=project, max_bytes=max_bytes,

@@ -22,6 +22,7 @@ import duckdb
 
 from fmbench.annotations import sidecar_for
 from fmbench.db import connect
+from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.revisions import Registry
 
 Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
@@ -61,7 +62,8 @@ class MirrorReport:
 
 
 def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as f:  # streamed: a file over the size limit is refused by ingest, never read whole here
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _sidecar_sha(path: Path) -> str | None:
@@ -119,8 +121,12 @@ def mirror_runs(
     registry: Registry,
     *,
     echo: Callable[[str], Any] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> MirrorReport:
-    """Make the database hold exactly the run files of ``runs_dir`` (see the module's text)."""
+    """Make the database hold exactly the run files of ``runs_dir`` (see the module's text).
+
+    ``max_bytes``: a run file larger than this is refused (an error line naming the limit), as ingest refuses it.
+    """
     from fmbench.ingest import collect_run_files, ingest_paths
 
     db_path = Path(db)
@@ -165,7 +171,7 @@ def mirror_runs(
         report.lines.append(MirrorLine("dropped", name, run_id))
     batch = [*fresh, *(path for path, _, _ in again)]
     if batch:
-        outcome = ingest_paths(batch, db_path, registry=registry)
+        outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes)
         by_path = {o.path: o for o in outcome.outcomes}
         for path in batch:
             o = by_path.get(str(path))

@@ -339,8 +339,11 @@ def build_project(
     out: str | os.PathLike[str] | None = None,
     base_url: str | None = None,
     echo: Any = None,
+    max_bytes: int | None = None,
 ) -> tuple[Any, Any]:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
+
+    ``max_bytes``: the largest run file the mirroring ingests (the reader's default when not given).
 
     Returns the mirror report (``None`` for a dataset) and the build report.
     """
@@ -355,7 +358,8 @@ def build_project(
         source: str | Path = parquet
     else:
         source = project.database_for(db)
-        mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo)
+        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo, **limit)
     report = build_site(
         source,
         out if out is not None else project.output,

@@ -69,3 +69,48 @@ def test_a_file_of_exactly_the_limit_is_ingested_and_one_byte_over_is_refused(tm
     assert _limit_message(size, size - 1) in result.output
     result = CliRunner().invoke(main, ["ingest", str(RUN), "--db", db, "--max-bytes", str(size)])
     assert result.exit_code == 0 and "1 ingested" in result.output, result.output
+
+
+def _project_with_the_run(tmp_path: Path) -> Path:
+    from fmbench.scaffold import init_project
+
+    root = init_project(tmp_path / "results", title="Size limit").root
+    shutil.copy(RUN, root / "runs" / RUN.name)
+    return root
+
+
+def _stored_runs(db: Path) -> list[str]:
+    with connect(db, read_only=True) as con:
+        return [name for (name,) in con.execute("SELECT file_name FROM runs").fetchall()]
+
+
+def test_a_project_build_refuses_a_run_file_in_its_runs_folder_over_max_bytes_and_exits_1(tmp_path: Path) -> None:
+    project = _project_with_the_run(tmp_path)
+    size = RUN.stat().st_size
+    limit = size - 1
+
+    result = CliRunner().invoke(main, ["build", "--project", str(project), "--max-bytes", str(limit)])
+
+    assert result.exit_code == 1, result.output
+    error = [line for line in result.output.splitlines() if line.startswith("error ")]
+    assert error == [f"error {RUN.name}: (file): {_limit_message(size, limit)}"]
+    assert _stored_runs(project / "fmbench.duckdb") == []
+
+    result = CliRunner().invoke(main, ["build", "--project", str(project), "--max-bytes", str(size)])
+    assert result.exit_code == 0, result.output
+    assert f"ingested {RUN.name} (run " in result.output
+    assert _stored_runs(project / "fmbench.duckdb") == [RUN.name]
+
+
+def test_serve_in_a_project_mirrors_its_runs_folder_within_max_bytes(tmp_path: Path) -> None:
+    project = _project_with_the_run(tmp_path)
+    db = project / "fmbench.duckdb"
+    size = RUN.stat().st_size
+    with fmbench_server(db, None, "--project", str(project), "--max-bytes", str(size - 1)) as url:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            assert response.status == 200
+        assert _stored_runs(db) == []  # refused by the mirroring, as ingest refuses it
+    with fmbench_server(db, None, "--project", str(project), "--max-bytes", str(size)) as url:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            assert response.status == 200
+        assert _stored_runs(db) == [RUN.name]
