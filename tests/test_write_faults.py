@@ -356,3 +356,39 @@ def test_an_init_on_a_read_only_file_system_is_one_line_naming_the_path_and_writ
         ), line
     _remount(disk, "rw")
     assert sorted(p.name for p in disk.rglob("*")) == ["existing"]
+
+
+# --- serve on a read-only file system ---------------------------------------------------------
+
+
+def test_serve_reads_a_database_on_a_read_only_file_system_and_watch_is_one_line(
+    read_only_disk: Path, purpose_db: Path, tmp_path: Path
+) -> None:
+    import json
+    import urllib.request
+
+    from browser_support import fmbench_server, free_port
+
+    db = read_only_disk / "fmbench.duckdb"
+    with fmbench_server(db) as url:  # no --watch: every request opens the database read-only
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200
+        with urllib.request.urlopen(url + "api/runs", timeout=10) as response:
+            runs = json.loads(response.read())["runs"]
+        with duckdb.connect(str(purpose_db), read_only=True) as con:
+            stored = {name for (name,) in con.execute("SELECT file_name FROM runs").fetchall()}
+        assert stored and {r["file_name"] for r in runs} == stored
+        with urllib.request.urlopen(f"{url}runs/{runs[0]['run_id']}/", timeout=10) as response:
+            assert response.status == 200
+
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "fmbench", "serve", "--db", str(db), "--watch", str(watched),
+         "--port", str(free_port())],
+        capture_output=True, text=True, check=False, timeout=60,
+    )
+    assert _one_line_error(done) == (
+        f"Error: {db}: the file system is read-only while writing the database; "
+        "choose a place you can write to, or make this one writable"
+    )
