@@ -20,7 +20,6 @@ from typing import Any
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
-from fmbench.views import SiteContext
 from fmbench.views.data import figures_document, seed_as_text
 from fmbench.views.runs import (
     _scenario_for_slug,
@@ -29,6 +28,7 @@ from fmbench.views.runs import (
     filtered_runs,
     trial_details,
 )
+from fmbench.views.site import SiteContext
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:

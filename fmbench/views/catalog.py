@@ -13,7 +13,6 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios
-from fmbench.views import SiteContext
 from fmbench.views.common import (
     QUALITY_AND_SPEED,
     RUN_COLUMNS,
@@ -26,6 +25,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.runs import runs_table
+from fmbench.views.site import SiteContext
 
 _BUILD_FIGURES = ("task", "prompt", "ttft50", "ttft90", "tps50", "tps90", "mem")
 CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")

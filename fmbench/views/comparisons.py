@@ -13,9 +13,9 @@ from fmbench.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
 from fmbench.selection import ATTEMPT_RULES, SideSpec, select_side
-from fmbench.views import SiteContext
 from fmbench.views.catalog import config_label
 from fmbench.views.common import rows, run_link
+from fmbench.views.site import SiteContext
 
 _CONFIG_KEYS = (
     ("route", "route"),

@@ -11,9 +11,9 @@ from typing import Any
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
-from fmbench.views import SiteContext
 from fmbench.views.common import rows
 from fmbench.views.runs import failure_json, failure_rows, run_figures, trial_details
+from fmbench.views.site import SiteContext
 
 _CSV_COLUMNS = (
     "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",

@@ -13,7 +13,6 @@ from fmbench.blocks import Cell, Column, FilterForm, Link, Row, Table
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.markdown_render import render_markdown
 from fmbench.revisions import Revision
-from fmbench.views import SiteContext
 from fmbench.views.common import (
     RUN_COLUMNS,
     device_key,
@@ -23,6 +22,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.site import SiteContext
 
 
 @dataclass(frozen=True)

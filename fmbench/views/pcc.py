@@ -11,8 +11,8 @@ from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.views import SiteContext
 from fmbench.views.common import RUN_COLUMNS, os_label, quota_text, rows, run_link, verdict_cell
+from fmbench.views.site import SiteContext
 
 
 @dataclass(frozen=True)

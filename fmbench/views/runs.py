@@ -25,7 +25,6 @@ from fmbench.blocks import (
 )
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.revisions import Registry
 from fmbench.views.common import (
     RUN_COLUMNS,
     Url,
@@ -45,6 +44,8 @@ from fmbench.views.common import (
     typed_text,
     verdict_cell,
 )
+from fmbench.views.replay import replay_section
+from fmbench.views.site import SiteContext
 
 _LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
 
@@ -103,7 +104,8 @@ def filtered_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict
     return rows(con, f"SELECT {RUN_COLUMNS} FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id", params)
 
 
-def runs_page(con: duckdb.DuckDBPyConnection, url: Url, filters: Filters) -> RunsPage:
+def runs_page(site: SiteContext, filters: Filters) -> RunsPage:
+    con, url = site.con, site.url
     found = filtered_runs(con, filters)
     return RunsPage(
         title="Runs",
@@ -455,15 +457,10 @@ def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, A
     return rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
 
 
-def run_page(
-    con: duckdb.DuckDBPyConnection,
-    url: Url,
-    registry: Registry,
-    run_id: str,
-    replay_section: Any = None,
-    repository_file: str | None = None,
-) -> RunPage:
-    """``repository_file``: where the run's file can be browsed in the publisher's repository, if known."""
+def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
+    """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
+    con, url, registry = site.con, site.url, site.registry
+    repository_file = site.source_links.get(run_id)
     run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
     reasons = rows(con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
     figures = run_figures(con, run_id)
@@ -540,7 +537,7 @@ def run_page(
             )
             for f in figures
         ],
-        replay=replay_section,
+        replay=replay_section(con, url, run_id),
         not_run=not_run,
     )
 
@@ -783,15 +780,10 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
     return RunTrials(run_id, run, scenarios, details, failures)
 
 
-def trials_page(
-    con: duckdb.DuckDBPyConnection,
-    url: Url,
-    run_id: str,
-    scenario_slug: str,
-    page: int = 1,
-    bundle: RunTrials | None = None,
-) -> TrialsPage:
-    """One page of a scenario's trials (``bundle``: the run's :func:`run_trials`, when at hand)."""
+def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
+    """One page of a scenario's trials (read from the run's :func:`run_trials` when a bulk build keeps it)."""
+    con, url, scenario_slug = site.con, site.url, scenario
+    bundle: RunTrials | None = site.run_trials(run_id)
     if bundle is not None:
         run = bundle.run
         scenario_id, title, total = bundle.scenario(scenario_slug)
