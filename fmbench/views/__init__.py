@@ -21,6 +21,7 @@ from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
 from fmbench.views import catalog, comparisons, data, home, pcc, runs
 from fmbench.views import inputs as I
+from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 _SEGMENT = r"[A-Za-z0-9,._-]+"
@@ -40,9 +41,9 @@ def _pattern(template: str) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class PageKind:
     name: str
-    template: str
     path: Callable[..., str]
-    view: Callable[..., Any]
+    view: Callable[..., Page]
+    """``(site, filters, **params) -> Page``; the page context names its own template."""
     instances: Callable[[SiteContext], list[dict[str, Any]]]
     filters: tuple[str, ...] = ()
     """The filter fields the page accepts as query parameters (empty: none)."""
@@ -114,24 +115,23 @@ def _sources(site: SiteContext) -> list[dict[str, Any]]:
 ALL_FILTERS = tuple(FIELDS)
 
 PAGES: tuple[PageKind, ...] = (
-    PageKind("home", "home.html", urls.home, home.home_page, _single, route=""),
+    PageKind("home", urls.home, home.home_page, _single, route=""),
     PageKind(
-        "methodology", "methodology.html", urls.methodology, home.methodology_page, _single,
+        "methodology", urls.methodology, home.methodology_page, _single,
         route="methodology/", inputs=I.no_run,
     ),
     PageKind(
-        "revisions", "revisions.html", urls.revisions, home.revisions_page, _single, route="revisions/"
+        "revisions", urls.revisions, home.revisions_page, _single, route="revisions/"
     ),
-    PageKind("data", "data.html", urls.data, home.data_page, _single, ALL_FILTERS, route="data/"),
-    PageKind("runs", "runs.html", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
-    PageKind("run", "run.html", urls.run, runs.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
+    PageKind("data", urls.data, home.data_page, _single, ALL_FILTERS, route="data/"),
+    PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
+    PageKind("run", urls.run, runs.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", "trials.html", urls.trials, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
+        "trials", urls.trials, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
         inputs=I.the_run,
     ),
     PageKind(
         "trials_page",
-        "trials.html",
         urls.trials,
         runs.trials_page,
         _trial_pages_rest,
@@ -139,12 +139,11 @@ PAGES: tuple[PageKind, ...] = (
         inputs=I.the_run,
     ),
     PageKind(
-        "devices", "devices.html", urls.devices, catalog.devices_page, _single,
+        "devices", urls.devices, catalog.devices_page, _single,
         ("os_build", "device", "route", "suite"), route="devices/",
     ),
     PageKind(
         "device",
-        "device.html",
         urls.device,
         catalog.device_page,
         catalog.device_instances,
@@ -153,12 +152,11 @@ PAGES: tuple[PageKind, ...] = (
         inputs=I.device_runs,
     ),
     PageKind(
-        "scenarios", "scenarios.html", urls.scenarios, catalog.scenarios_page, _single,
+        "scenarios", urls.scenarios, catalog.scenarios_page, _single,
         route="scenarios/",
     ),
     PageKind(
         "scenario",
-        "scenario.html",
         urls.scenario,
         catalog.scenario_page,
         catalog.scenario_instances,
@@ -167,12 +165,11 @@ PAGES: tuple[PageKind, ...] = (
         inputs=I.scenario_runs,
     ),
     PageKind(
-        "pcc", "pcc.html", urls.pcc, pcc.pcc_page, _single,
+        "pcc", urls.pcc, pcc.pcc_page, _single,
         ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs,
     ),
     PageKind(
         "compare_index",
-        "compare_index.html",
         urls.compare_index,
         comparisons.compare_index_page,
         _single,
@@ -181,7 +178,6 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "comparison",
-        "comparison.html",
         urls.comparison,
         comparisons.comparison_page,
         comparisons.comparison_instances,
@@ -191,7 +187,6 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "regressions",
-        "regressions.html",
         urls.regressions,
         comparisons.regressions_page,
         _single,
@@ -247,8 +242,8 @@ def render_page(
     site: SiteContext, kind: PageKind, filters: Filters, *, data_as_of: datetime | bool | None = False, **params: Any
 ) -> str:
     """``data_as_of``: see :meth:`fmbench.render.Renderer.render` (the static build passes it)."""
-    context = kind.view(site, filters, **params)
-    return site.renderer.render(kind.template, context, data_as_of=data_as_of)
+    page = kind.view(site, filters, **params)
+    return site.renderer.render(page.template, page, data_as_of=data_as_of)
 
 
 def everything(site: SiteContext) -> Iterator[tuple[str, PageKind | DataKind, dict[str, Any]]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -24,6 +24,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.page import Page
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
@@ -59,12 +60,11 @@ def _config_key(r: dict[str, Any]) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class DevicesPage:
-    title: str
+class DevicesPage(Page):
+    template: ClassVar[str] = "devices.html"
+    nav_active: ClassVar[str] = "devices"
     filters: FilterForm
     devices: Table
-    nav_active: str = "devices"
-    uses_charts: bool = False
 
 
 def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
@@ -132,8 +132,10 @@ class ConfigSection:
 
 
 @dataclass(frozen=True)
-class DevicePage:
-    title: str
+class DevicePage(Page):
+    template: ClassVar[str] = "device.html"
+    nav_active: ClassVar[str] = "devices"
+    uses_charts: ClassVar[bool] = True
     device: str
     hardware_model: str
     filters: FilterForm
@@ -141,8 +143,6 @@ class DevicePage:
     sections: list[ConfigSection]
     attempt_rule: str
     compare_links: list[Cell]
-    nav_active: str = "devices"
-    uses_charts: bool = True
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -289,11 +289,10 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
 
 
 @dataclass(frozen=True)
-class ScenariosPage:
-    title: str
+class ScenariosPage(Page):
+    template: ClassVar[str] = "scenarios.html"
+    nav_active: ClassVar[str] = "scenarios"
     scenarios: Table
-    nav_active: str = "scenarios"
-    uses_charts: bool = False
 
 
 def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
@@ -345,8 +344,10 @@ def scenario_instances(site: SiteContext) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class ScenarioPage:
-    title: str
+class ScenarioPage(Page):
+    template: ClassVar[str] = "scenario.html"
+    nav_active: ClassVar[str] = "scenarios"
+    uses_charts: ClassVar[bool] = True
     scenario_id: str
     category: str | None
     filters: FilterForm
@@ -354,8 +355,6 @@ class ScenarioPage:
     pcc: Table
     charts: list[Chart]
     excluded: int
-    nav_active: str = "scenarios"
-    uses_charts: bool = True
 
 
 def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: str, caption: str) -> Table:

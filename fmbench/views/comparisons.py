@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -15,6 +15,7 @@ from fmbench.filters import Filters, filter_form
 from fmbench.selection import ATTEMPT_RULES, SideSpec, select_side
 from fmbench.views.catalog import config_label
 from fmbench.views.common import rows, run_link
+from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 _CONFIG_KEYS = (
@@ -119,8 +120,10 @@ class ComparisonSection:
 
 
 @dataclass(frozen=True)
-class ComparisonPage:
-    title: str
+class ComparisonPage(Page):
+    template: ClassVar[str] = "comparison.html"
+    nav_active: ClassVar[str] = "compare"
+    uses_charts: ClassVar[bool] = True
     device: str
     baseline: str
     candidate: str
@@ -128,8 +131,6 @@ class ComparisonPage:
     rule: str
     sections: list[ComparisonSection]
     other_rules: list[Cell]
-    nav_active: str = "compare"
-    uses_charts: bool = True
 
 
 def _spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
@@ -350,12 +351,11 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
 
 
 @dataclass(frozen=True)
-class CompareIndexPage:
-    title: str
+class CompareIndexPage(Page):
+    template: ClassVar[str] = "compare_index.html"
+    nav_active: ClassVar[str] = "compare"
     filters: FilterForm
     pairs: Table
-    nav_active: str = "compare"
-    uses_charts: bool = False
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
@@ -401,8 +401,9 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
 
 
 @dataclass(frozen=True)
-class RegressionsPage:
-    title: str
+class RegressionsPage(Page):
+    template: ClassVar[str] = "regressions.html"
+    nav_active: ClassVar[str] = "regressions"
     filters: FilterForm
     regressions: Table
     improvements: Table
@@ -410,8 +411,6 @@ class RegressionsPage:
     build_order: str
     rule: str
     confidence: str
-    nav_active: str = "regressions"
-    uses_charts: bool = False
 
 
 def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from markupsafe import Markup
 
@@ -22,6 +23,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 
@@ -33,14 +35,13 @@ class Stat:
 
 
 @dataclass(frozen=True)
-class HomePage:
-    title: str
+class HomePage(Page):
+    template: ClassVar[str] = "home.html"
+    nav_active: ClassVar[str] = "home"
     stats: list[Stat]
     on_device: Table
     pcc: Table
     sections: list[Link]
-    nav_active: str = "home"
-    uses_charts: bool = False
 
 
 def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) -> Table:
@@ -124,11 +125,10 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
 
 
 @dataclass(frozen=True)
-class MethodologyPage:
-    title: str
+class MethodologyPage(Page):
+    template: ClassVar[str] = "methodology.html"
+    nav_active: ClassVar[str] = "methodology"
     markdown_html: Markup
-    nav_active: str = "methodology"
-    uses_charts: bool = False
 
 
 def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
@@ -148,12 +148,11 @@ class RevisionEntry:
 
 
 @dataclass(frozen=True)
-class RevisionsPage:
-    title: str
+class RevisionsPage(Page):
+    template: ClassVar[str] = "revisions.html"
+    nav_active: ClassVar[str] = "revisions"
     entries: list[RevisionEntry]
     unknown_runs: Table
-    nav_active: str = "revisions"
-    uses_charts: bool = False
 
 
 def _revision_runs(site: SiteContext, revision_id: str | None, table_id: str, caption: str) -> Table:
@@ -184,13 +183,12 @@ def revisions_page(site: SiteContext, filters: Filters) -> RevisionsPage:
 
 
 @dataclass(frozen=True)
-class DataPage:
-    title: str
+class DataPage(Page):
+    template: ClassVar[str] = "data.html"
+    nav_active: ClassVar[str] = "data"
     filters: FilterForm
     files: Table
     index: list[Link]
-    nav_active: str = "data"
-    uses_charts: bool = False
 
 
 def data_page(site: SiteContext, filters: Filters) -> DataPage:

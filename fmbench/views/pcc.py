@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -12,20 +12,21 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views.common import RUN_COLUMNS, os_label, quota_text, rows, run_link, verdict_cell
+from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 
 @dataclass(frozen=True)
-class PccPage:
-    title: str
+class PccPage(Page):
+    template: ClassVar[str] = "pcc.html"
+    nav_active: ClassVar[str] = "pcc"
+    uses_charts: ClassVar[bool] = True
     filters: FilterForm
     availability: Table
     failure_kinds: Table
     fallback_trials: Table
     connections: Table
     charts: list[Chart]
-    nav_active: str = "pcc"
-    uses_charts: bool = True
 
 
 def _configuration(r: dict[str, Any]) -> str:

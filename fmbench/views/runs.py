@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
 
@@ -44,6 +44,7 @@ from fmbench.views.common import (
     typed_text,
     verdict_cell,
 )
+from fmbench.views.page import Page
 from fmbench.views.replay import replay_section
 from fmbench.views.site import SiteContext
 
@@ -54,12 +55,11 @@ _LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
 
 
 @dataclass(frozen=True)
-class RunsPage:
-    title: str
+class RunsPage(Page):
+    template: ClassVar[str] = "runs.html"
+    nav_active: ClassVar[str] = "runs"
     filters: FilterForm
     runs: Table
-    nav_active: str = "runs"
-    uses_charts: bool = False
 
 
 def runs_table(run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs") -> Table:
@@ -128,8 +128,10 @@ class ScenarioTrials:
 
 
 @dataclass(frozen=True)
-class RunPage:
-    title: str
+class RunPage(Page):
+    template: ClassVar[str] = "run.html"
+    nav_active: ClassVar[str] = "runs"
+    uses_charts: ClassVar[bool] = True
     run_id: str
     verdict: Cell
     verdict_banner: Banner | None
@@ -150,8 +152,6 @@ class RunPage:
     replay: Any = None
     not_run: list[str] = field(default_factory=list)
     """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
-    nav_active: str = "runs"
-    uses_charts: bool = True
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -610,8 +610,9 @@ class TrialDetail:
 
 
 @dataclass(frozen=True)
-class TrialsPage:
-    title: str
+class TrialsPage(Page):
+    template: ClassVar[str] = "trials.html"
+    nav_active: ClassVar[str] = "runs"
     run_id: str
     run_href: str
     scenario_id: str
@@ -621,8 +622,6 @@ class TrialsPage:
     pager: Pager
     total: int
     first_ordinal: int
-    nav_active: str = "runs"
-    uses_charts: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
