@@ -255,14 +255,6 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
     return [RunInfo(*row, reasons=tuple(reasons.get(row[0], ()))) for row in rows]
 
 
-def runs_by_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[RunInfo]:
-    """The runs with these exact ids, ordered by start time."""
-    if not run_ids:
-        return []
-    marks = ", ".join("?" for _ in run_ids)
-    return fetch_runs(con, f"run_id IN ({marks})", list(run_ids))
-
-
 def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec) -> list[RunInfo]:
     """Every run the side names, invalid ones included, ordered by start time then run id.
 
