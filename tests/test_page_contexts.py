@@ -222,3 +222,22 @@ def test_every_view_answers_from_the_same_context_without_a_template(site: SiteC
     by_name = {k.name: k.view for k in PAGES}
     assert by_name["home"] is home.home_page and by_name["pcc"] is pcc.pcc_page
     assert by_name["run"] is runs.run_page and by_name["trials_page"] is runs.trials_page
+
+
+# --- one layout of a trial -------------------------------------------------------------------------
+
+
+def test_the_run_pages_trial_fragment_lays_trials_out_exactly_as_the_trials_page(site: SiteContext) -> None:
+    import re
+
+    from fmbench.views import render_page
+    from fmbench.views.data import trials_fragment
+
+    run_id = _run_id(site, QUICK)
+    (kind,) = [k for k in PAGES if k.name == "trials"]
+    page_html = render_page(site, kind, Filters(), run_id=run_id, scenario="task-capture")
+    fragment = trials_fragment(site, Filters(), run_id=run_id, scenario="task-capture").decode("utf-8")
+    articles = re.compile(r'<article class="trial".*?</article>', re.S)
+    assert len(articles.findall(fragment)) == 3
+    assert articles.findall(fragment) == articles.findall(page_html)
+    assert fragment.startswith('<div class="trial-list">') and "<html" not in fragment

@@ -209,6 +209,10 @@ DATA: tuple[DataKind, ...] = (
         route="data/runs/{run_id}/trials/{scenario}.json", inputs=I.the_run,
     ),
     DataKind(
+        "trials_fragment", urls.data_trials_fragment, data.trials_fragment, _run_scenarios, "text/html; charset=utf-8",
+        route="data/runs/{run_id}/trials/{scenario}.html", inputs=I.the_run,
+    ),
+    DataKind(
         "source", urls.data_source, data.source_bytes, _sources, "application/json",
         route="data/runs/{run_id}/{file_name}", inputs=I.the_run,
     ),

@@ -125,6 +125,8 @@ class ScenarioTrials:
     failure_count: int
     href: str
     data_href: str
+    fragment_href: str
+    """The scenario's trials as an HTML fragment (the trials page's layout), loaded in place by "Show here"."""
 
 
 @dataclass(frozen=True)
@@ -354,7 +356,7 @@ def _calls_text(calls: list[ToolCallDetail]) -> str:
     return " → ".join(f"{c.name}({', '.join(f'{k}: {v}' for k, v in c.arguments)})" for c in calls)
 
 
-def _failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
+def failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
         Column("sample", "Sample"),
@@ -519,8 +521,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         scenarios=scenario_table(figures, url, run_id),
         safety=_safety_table(figures),
         quota=_quota(run),
-        failures=_failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
-        warmup_failures=_failure_table(
+        failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
+        warmup_failures=failure_table(
             warmups, "warmup-failures", "Warmup failures: diagnostics only, outside every rate", ""
         )
         if warmups
@@ -534,6 +536,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                 f["failure_count"],
                 url(urls.trials(run_id, f["scenario_id"])),
                 url(urls.data_trials_json(run_id, f["scenario_id"])),
+                url(urls.data_trials_fragment(run_id, f["scenario_id"])),
             )
             for f in figures
         ],
@@ -788,7 +791,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         scenario_id, title, total = bundle.scenario(scenario_slug)
     else:
         run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-        scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
+        scenario_id, title, total = scenario_for_slug(con, run_id, scenario_slug)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
@@ -806,7 +809,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         scenario_id=scenario_id,
         scenario_title=title,
         trials=details,
-        failures=_failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
+        failures=failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
         if failures and page == 1
         else None,
         pager=Pager(
@@ -820,7 +823,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
     )
 
 
-def _scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
+def scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
     for sid, title, n in con.execute(
         "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
     ).fetchall():
