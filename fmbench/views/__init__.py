@@ -1,8 +1,11 @@
-"""Every page and data file of the site: which view makes it, with which template, at which path.
+"""Every page and data file of the site: which view makes it, at which path, from which runs.
 
 The static build enumerates these and writes each one; ``serve`` answers a
 request by finding the kind for its path and calling the same view. That is
 the one rendering path: a change to a view or template shows in both.
+
+Every view is imported here and called as ``view(site, filters, **params)``; a
+page view returns a :class:`~fmbench.views.page.Page`, which names its template.
 """
 
 from __future__ import annotations
