@@ -25,6 +25,7 @@ from fmbench.blocks import (
 )
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.views import run_queries as q
 from fmbench.views.common import (
     RUN_COLUMNS,
     Url,
@@ -463,33 +464,15 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
     con, url, registry = site.con, site.url, site.registry
     repository_file = site.source_links.get(run_id)
-    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-    reasons = rows(con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+    run = q.run(con, run_id)
+    reasons = q.verdict_reasons(con, run_id)
     figures = run_figures(con, run_id)
-    executed = [
-        (m, n)
-        for m, n in con.execute(
-            "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
-        ).fetchall()
-    ]
-    not_run = [
-        sid
-        for (sid,) in con.execute(
-            "SELECT scenario_id FROM stored_summaries WHERE run_id = ? AND scenario_id NOT IN "
-            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?) ORDER BY ordinal",
-            [run_id, run_id],
-        ).fetchall()
-    ]
-    offline = con.execute(
-        "SELECT count(*) FILTER (WHERE offline_success), count(offline_success) FROM trials WHERE run_id = ?", [run_id]
-    ).fetchone() or (0, 0)
+    executed = q.executed_models(con, run_id)
+    not_run = q.scenarios_not_run(con, run_id)
+    offline = q.offline_counts(con, run_id)
     failures = failure_rows(con, run_id)
-    mismatches = rows(
-        con, "SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches WHERE run_id = ?", [run_id]
-    )
-    flags = [f"{loc}: {msg}" for loc, msg in con.execute(
-        "SELECT location, message FROM run_flags WHERE run_id = ? ORDER BY ordinal", [run_id]
-    ).fetchall()]
+    mismatches = q.summary_mismatches(con, run_id)
+    flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
     annotations, corrections = _annotations(con, run_id)
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
@@ -790,7 +773,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         run = bundle.run
         scenario_id, title, total = bundle.scenario(scenario_slug)
     else:
-        run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+        run = q.run(con, run_id)
         scenario_id, title, total = scenario_for_slug(con, run_id, scenario_slug)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
