@@ -19,7 +19,6 @@ import argparse
 import gzip
 import http.client
 import json
-import math
 import os
 import platform
 import re
@@ -34,6 +33,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from fmbench.figures import nearest_rank
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "benchmarks" / "out"
@@ -456,11 +457,6 @@ class Server:
         self.log.close()
 
 
-def nearest_rank(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(math.ceil(q * len(ordered)) - 1, 0)]
-
-
 def load(server: Server, path: str, requests: int) -> list[float]:
     """``requests`` GETs of ``path`` by :data:`CLIENTS` concurrent keep-alive clients; each latency in seconds."""
     latencies: list[float] = []
@@ -520,7 +516,8 @@ def serve_figures(results: Results, label: str, db: Path, out: Path, requests: i
         for what, path in paths.items():
             cold, _ = timed(lambda path=path: server.get(path))
             latencies = load(server, path, requests)
-            p50, p99 = nearest_rank(latencies, 0.5), nearest_rank(latencies, 0.99)
+            ordered = sorted(latencies)
+            p50, p99 = nearest_rank(ordered, 0.5), nearest_rank(ordered, 0.99)
             limit = 0.150 if what == "comparison page" else 0.050
             results.add(Figure(
                 f"serve {label}: {what} p50", round(p50 * 1000, 2), "ms", detail=f"{path}, {requests} requests, {CLIENTS} clients"))

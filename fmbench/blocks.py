@@ -10,8 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-CellValue = "Cell | str | int | float | None"
-
 
 @dataclass(frozen=True, slots=True)
 class Cell:
@@ -43,16 +41,6 @@ class Table:
     columns: Sequence[Column]
     rows: Sequence[Row]
     empty_text: str = "Nothing to show here yet."
-
-    def as_records(self) -> list[dict[str, Any]]:
-        """The table as plain records (for JSON and for comparing pages in tests)."""
-        out = []
-        for row in self.rows:
-            record = {}
-            for col, cell in zip(self.columns, row.cells, strict=False):
-                record[col.key] = cell.text if isinstance(cell, Cell) else cell
-            out.append(record)
-        return out
 
 
 @dataclass(frozen=True, slots=True)

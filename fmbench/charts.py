@@ -7,7 +7,6 @@ library is a shared asset), so they stay small.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -134,35 +133,6 @@ def time_series(
             rows,
         ),
         note=f"{what} not recorded for {gaps} point(s): left as gaps, not plotted as 0." if gaps else None,
-    )
-
-
-def histogram(
-    chart_id: str,
-    title: str,
-    edges: Sequence[float],
-    counts: Sequence[int],
-    *,
-    value_title: str,
-    fmt: Fmt,
-    note: str | None = None,
-) -> Chart:
-    """A histogram binned before it reaches the page: bars of counts between edges."""
-    centers = [(a + b) / 2 for a, b in itertools.pairwise(edges)]
-    widths = [b - a for a, b in itertools.pairwise(edges)]
-    trace = {"type": "bar", "x": centers, "y": list(counts), "width": widths, "name": "trials"}
-    layout = _layout(value_title, "Trials")
-    layout["xaxis"]["type"] = "linear"
-    layout["bargap"] = 0.02
-    rows = [
-        Row([f"{fmt(a)} – {fmt(b)}", str(c)]) for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True)
-    ]
-    return Chart(
-        id=chart_id,
-        title=title,
-        figure_json={"data": [trace], "layout": layout},
-        table=Table(f"{chart_id}-table", title, [Column("bin", value_title), Column("n", "Trials", True)], rows),
-        note=note,
     )
 
 

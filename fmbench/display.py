@@ -36,10 +36,6 @@ def count(value: int | None) -> str | None:
     return None if value is None else f"{value:,}"
 
 
-def signed(value: float | None, digits: int = 3, unit: str = "") -> str | None:
-    return None if value is None else f"{value:+.{digits}f}{unit}"
-
-
 def iso(value: datetime | None) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -139,18 +139,6 @@ def trial_figures(trial: TrialRecord, rules: RuleSet = CURRENT) -> TrialFigures:
     )
 
 
-def tool_checks_passed(trial: TrialRecord) -> tuple[int, int]:
-    """(passed, total) over the tool checks (the five ``tool…`` cases) of a trial."""
-    from fmbench.vocabulary import TOOL_CHECKS
-
-    passed = total = 0
-    for definition, result in zip(trial.check_definitions, trial.checks, strict=False):
-        if next(iter(definition)) in TOOL_CHECKS:
-            total += 1
-            passed += int(result.passed)
-    return passed, total
-
-
 # --- one scenario --------------------------------------------------------------------
 
 
@@ -180,10 +168,6 @@ class ScenarioFigures:
     output_tokens_per_second: Distribution
     peak_memory: Distribution
     maximum_stream_update_gap: Distribution
-
-    @property
-    def attempt_count(self) -> int:
-        return self.trial_count + self.failure_count
 
     def to_summary(self) -> dict[str, Any]:
         """The run format's summary field names, plus ``taskSuccess``; unrecorded is ``None``."""

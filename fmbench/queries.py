@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,8 @@ from fmbench.db import connect
 
 @dataclass(frozen=True)
 class RunListing:
+    """A line of ``fmbench runs``: each field is the ``runs`` column of that name (a new field is a new column read)."""
+
     run_id: str
     file_name: str
     device_name: str
@@ -39,11 +41,8 @@ class RunListing:
 
 def list_runs(db: str | os.PathLike[str] | None = None) -> list[RunListing]:
     with connect(db, read_only=True) as con:
-        rows = con.execute(
-            "SELECT run_id, file_name, device_name, hardware_model, system_name, os_build, os_generation, "
-            "route, suite, session_mode, started_at, revision_id, revision_status, verdict, generation "
-            "FROM runs ORDER BY started_at, run_id"
-        ).fetchall()
+        columns = ", ".join(f.name for f in fields(RunListing))
+        rows = con.execute(f"SELECT {columns} FROM runs ORDER BY started_at, run_id").fetchall()
     return [RunListing(*row) for row in rows]
 
 

@@ -157,6 +157,9 @@ class Renderer:
         else:
             names = dict(context)
         names.setdefault("page", context)
+        for name in ("nav_active", "uses_charts"):  # class-level on a Page (fmbench.views.page)
+            if hasattr(context, name):
+                names.setdefault(name, getattr(context, name))
         if data_as_of is not False:
             names["generated_at"] = data_as_of.strftime(_TIME_FORMAT) if isinstance(data_as_of, datetime) else ""
         return self.env.get_template(template).render(**names)

@@ -29,7 +29,7 @@ import hashlib
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -169,16 +169,6 @@ def parse_side(text: str) -> SideSpec:
 
 # --- the runs a side names -------------------------------------------------------------
 
-_RUN_COLUMNS = (
-    "run_id", "file_name", "started_at", "ended_at", "verdict", "generation", "device_name",
-    "hardware_model", "system_name", "system_version", "os_build", "os_generation", "route",
-    "suite", "sample_limit", "random_seed", "randomized_order", "warmup_count", "repetitions",
-    "session_mode", "reasoning_level", "fallback_mode", "connectivity", "fixture_fingerprint",
-    "revision_id", "revision_status", "benchmark_commit", "thermal_state", "worst_thermal_state",
-    "model_context_size", "trial_count", "failure_count",
-)
-
-
 @dataclass(frozen=True)
 class RunInfo:
     """One ingested run: what a comparison needs to know about its conditions."""
@@ -235,6 +225,10 @@ class RunInfo:
         return out
 
 
+_RUN_COLUMNS = tuple(f.name for f in fields(RunInfo) if f.name != "reasons")
+"""The ``runs`` columns a :class:`RunInfo` is read from: its fields, in order (a new field is a new column read)."""
+
+
 def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> list[RunInfo]:
     """Runs satisfying ``where`` (SQL written by fmbench, values bound as ``params``), by start time."""
     columns = ", ".join(_RUN_COLUMNS)
@@ -253,14 +247,6 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
     ).fetchall():
         reasons.setdefault(run_id, []).append((level, code, message))
     return [RunInfo(*row, reasons=tuple(reasons.get(row[0], ()))) for row in rows]
-
-
-def runs_by_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[RunInfo]:
-    """The runs with these exact ids, ordered by start time."""
-    if not run_ids:
-        return []
-    marks = ", ".join("?" for _ in run_ids)
-    return fetch_runs(con, f"run_id IN ({marks})", list(run_ids))
 
 
 def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec) -> list[RunInfo]:

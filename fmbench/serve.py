@@ -309,7 +309,7 @@ def diagnostics() -> Response:
     from fmbench.views.diagnostics import diagnostics_page
 
     context = diagnostics_page(renderer.url, current_app.config["FMBENCH_DIAGNOSTICS"], current_app.config.get("FMBENCH_WATCH"))
-    return Response(renderer.render("diagnostics.html", context), mimetype="text/html")
+    return Response(renderer.render(context.template, context), mimetype="text/html")
 
 
 @assets.route("/assets/<name>")
@@ -400,7 +400,8 @@ def _error(status: int, title: str, message: str, headers: dict[str, str] | None
         from fmbench.views.diagnostics import error_page
 
         try:
-            html = renderer.render("error.html", error_page(status, title, message))
+            page = error_page(status, title, message)
+            html = renderer.render(page.template, page)
         except Exception:  # the error page must never fail into a traceback
             html = f"<!doctype html><title>{status}</title><h1>{status} {title}</h1>"
         response = Response(html, status=status, mimetype="text/html")

@@ -75,9 +75,6 @@ FAILURE_KINDS = {
     "availability": "Availability",
     "generation": "Generation",
 }
-TOOL_CHECKS = frozenset(
-    {"toolCalled", "toolNotCalled", "toolArgumentEquals", "toolArgumentContains", "toolCallSequence"}
-)
 STATE_CHECKS = frozenset({"stateEquals", "stateContains"})
 TEXT_CHECKS = frozenset(
     {"contains", "containsAny", "excludes", "minimumWords", "maximumWords", "jsonEquals", "jsonContains"}

@@ -19,7 +19,6 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from fmbench.analysis import RunAnalysis
 from fmbench.annotations import is_sidecar
 from fmbench.db import connect, default_db_path, readers_waiting
 from fmbench.errors import AnnotationError, FmbenchError
@@ -39,7 +38,6 @@ from .prepare import (
     Preparer,
     default_workers,
     prepare,
-    prepared_from,
     stored_snapshot,
     table_schemas,
     to_arrow,
@@ -208,20 +206,6 @@ def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
     """
     with contextlib.suppress(duckdb.TransactionException):
         con.execute("ROLLBACK")
-
-
-def write_run(
-    writer: _Writer,
-    analysis: RunAnalysis,
-    data: bytes,
-    sidecar: bytes | None,
-    *,
-    replace: bool = False,
-    checkpoint: Callable[[str], None] | None = None,
-) -> None:
-    """Write one judged run in one transaction."""
-    run = prepared_from(analysis, data, sidecar, writer.schemas())
-    write_prepared(writer, run, replace=replace, checkpoint=checkpoint)
 
 
 def _stored_annotation_sha(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:

@@ -6,6 +6,8 @@ deterministic replay of a recorded run. The command group is
 :data:`fmbench.native.cli.native`.
 """
 
+from fmbench.errors import RunFileError
+
 from .compare import (
     DEFAULT_DIRECTIONS,
     Comparison,
@@ -19,7 +21,7 @@ from .compare import (
     parse_gate,
 )
 from .document import parse_document
-from .errors import ArtifactError, GateRuleError, RunFileError
+from .errors import ArtifactError, GateRuleError
 from .manifest import Manifest, read_manifest
 from .model import (
     Evaluation,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES
 
 from .compare import compare_files
@@ -25,7 +26,7 @@ from .reports import comparison_text, inspect_path, list_samples
 def _as_click_errors() -> Iterator[None]:
     try:
         yield
-    except ArtifactError as error:
+    except FmbenchError as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -89,11 +90,11 @@ def compare_command(
     ctx: click.Context, baseline: Path, candidate: Path, as_json: bool, gates: tuple[str, ...]
 ) -> None:
     """Compare summary metrics of BASELINE and CANDIDATE; exit 1 when a gate fails."""
-    try:
-        with _as_click_errors():
+    with _as_click_errors():
+        try:
             comparison = compare_files(baseline, candidate, gates=gates)
-    except GateRuleError as error:
-        raise click.BadParameter(str(error), param_hint="--gate") from None
+        except GateRuleError as error:
+            raise click.BadParameter(str(error), param_hint="--gate") from None
     if as_json:
         click.echo(json.dumps(comparison.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:

@@ -1,11 +1,13 @@
-"""Errors raised while reading Evaluations artifacts, run files and gate rules."""
+"""Errors raised while reading Evaluations artifacts, run files and gate rules (all under FmbenchError)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from fmbench.errors import FmbenchError, Problem, RunFileError
 
-class ArtifactError(Exception):
+
+class ArtifactError(FmbenchError):
     """A file (or one line of a JSON Lines file) that could not be interpreted.
 
     ``where`` is a JSON path inside the document, such as ``results[3].Input``.
@@ -48,11 +50,12 @@ class ArtifactError(Exception):
         return (_rebuild, (self.__class__, self.path, self.message, self.line, self.where))
 
 
-class RunFileError(ArtifactError):
-    """A benchmark run file that cannot be replayed (the path is the run file)."""
+def run_file_error(path: Path | str, message: str, where: str | None = None) -> RunFileError:
+    """The error for a run file that cannot be replayed: fmbench's own, naming the file and the JSON path."""
+    return RunFileError(str(path), [Problem(where or "", message)])
 
 
-class GateRuleError(ValueError):
+class GateRuleError(FmbenchError, ValueError):
     """A gate rule whose text cannot be parsed, such as ``"Prompt Pass ~ 1"``."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fmbench import figures
+
 from .model import Evaluation
 
 
@@ -67,11 +69,8 @@ class MetricProfile:
 
 
 def nearest_rank(sorted_values: Sequence[float], quantile: float) -> float | None:
-    """The value at index ``ceil(quantile * n) - 1`` of already sorted values."""
-    if not sorted_values:
-        return None
-    index = max(math.ceil(quantile * len(sorted_values)) - 1, 0)
-    return sorted_values[index]
+    """fmbench's nearest rank (:func:`fmbench.figures.nearest_rank`) of already sorted values; ``None`` for none."""
+    return figures.nearest_rank(sorted_values, quantile) if sorted_values else None
 
 
 def profile_metric(evaluation: Evaluation, name: str) -> MetricProfile:

@@ -44,7 +44,7 @@ from typing import Any, Literal
 from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.write_errors import writing
 
-from .errors import RunFileError
+from .errors import RunFileError, run_file_error
 from .reader import ARTIFACT_SUFFIX
 
 PREFIX = "FoundationModelsBench"
@@ -127,7 +127,7 @@ class _Run:
         self.path = path
 
     def error(self, message: str, where: str | None = None) -> RunFileError:
-        return RunFileError(self.path, message, where=where)
+        return run_file_error(self.path, message, where)
 
     def obj(self, value: Any, where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -499,20 +499,20 @@ def write_replay(run_path: Path | str, output_dir: Path | str, *, max_bytes: int
     try:
         size = run_path.stat().st_size
         if size > max_bytes:
-            raise RunFileError(
+            raise run_file_error(
                 run_path,
                 f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; "
                 "raise it with --max-bytes if this really is one run",
             )
         content = run_path.read_bytes()
     except OSError as error:
-        raise RunFileError(run_path, f"cannot read ({error.strerror})") from None
+        raise run_file_error(run_path, f"cannot read ({error.strerror})") from None
     try:
         run = json.loads(content.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise RunFileError(run_path, "not UTF-8 text") from None
+        raise run_file_error(run_path, "not UTF-8 text") from None
     except json.JSONDecodeError as error:
-        raise RunFileError(
+        raise run_file_error(
             run_path, f"not JSON ({error.msg} at line {error.lineno} column {error.colno})"
         ) from None
     document = build_replay(run, source=run_path, sha256=hashlib.sha256(content).hexdigest())

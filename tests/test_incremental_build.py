@@ -59,7 +59,9 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
         urls.data_source(run_id, file_name),
     ]
     paths += [urls.trials(run_id, s, page) for s, page in pages]
-    paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
+    paths += [
+        p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s), urls.data_trials_fragment(run_id, s))
+    ]
     assert route == "privateCloudCompute"
     paths.append(urls.pcc())
     comparisons = [

@@ -153,11 +153,11 @@ def test_hostile_pages_run_only_fmbench_scripts_open_no_dialog_read_every_payloa
             page.wait_for_function(
                 "n => document.querySelectorAll('.trial-list').length === n", arg=buttons.count(), timeout=20000
             )
-            loaded = {  # rendered from JSON with textContent: the text exactly as the run file holds it
-                "response": f"Answer {JOINED}",
-                "1 MiB response": f"Answer {JOINED} {PURPOSE.BIG}",
-                "prompt": f"Prompt {JOINED}",
-                "check detail": JOINED,
+            loaded = {  # the server's escaped layout of each trial, moved in: every payload read literally
+                "response": literal(f"Answer {JOINED}"),
+                "1 MiB response": literal(f"Answer {JOINED} {PURPOSE.BIG}"),
+                "prompt": literal(f"Prompt {JOINED}"),
+                "check detail": literal(JOINED),
             }
             assert page.evaluate(MISSING, [".trial-list", loaded]) == []
             assert tab.audit() == [], "after loading trials"

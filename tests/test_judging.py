@@ -120,18 +120,20 @@ def test_a_sidecar_stating_simulator_without_evidence_is_a_one_line_error(tmp_pa
 
 def test_an_ingested_simulator_run_shows_its_evidence_on_the_run_page(tmp_path: Path) -> None:
     from fmbench.db import connect
+    from fmbench.filters import Filters
     from fmbench.ingest import ingest_paths
-    from fmbench.revisions import load_registry
+    from fmbench.render import Renderer
+    from fmbench.views import site_context
     from fmbench.views.runs import run_page
 
     db = tmp_path / "sim.duckdb"
     assert ingest_paths([SIMULATOR, RULES_B], db).ok
-    registry = load_registry()
     with connect(db, read_only=True) as con:
-        page = run_page(con, lambda u: u, registry, analyze_file(SIMULATOR).record.run_id)
+        site = site_context(con, Renderer())
+        page = run_page(site, Filters(), analyze_file(SIMULATOR).record.run_id)
         conditions = {c.label: c.value for c in page.conditions}
         assert conditions["Simulator"].startswith("yes: iPhone18,1 has 6 cores; this run reports 12")
-        rules_page = run_page(con, lambda u: u, registry, analyze_file(RULES_B).record.run_id)
+        rules_page = run_page(site, Filters(), analyze_file(RULES_B).record.run_id)
         rules = {c.label: c.value for c in rules_page.conditions}
         assert rules["Scoring rules of the stored summaries"] == "stored under rules B, before 60b596e"
 

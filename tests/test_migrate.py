@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from fmbench.analysis import ANALYSIS_VERSION, analyze_file
 from fmbench.cli import main
 from fmbench.db import migrations, schema_version
-from fmbench.ingest import _Writer, ingest_paths, write_run
+from fmbench.ingest import _Writer, ingest_paths, write_prepared
+from fmbench.ingest.prepare import prepared_from
 
 from testdata import JUDGING, RUNS
 
@@ -45,7 +46,7 @@ def old_database(path: Path, versions: set[int]) -> None:
     ids = {}
     for f in FILES:
         analysis = analyze_file(f)
-        write_run(writer, analysis, f.read_bytes(), None)
+        write_prepared(writer, prepared_from(analysis, f.read_bytes(), None, writer.schemas()))
         ids[f] = analysis.record.run_id
     b, sim = ids[RULES_B], ids[SIMULATOR]
     con.execute("UPDATE runs SET verdict = 'invalid' WHERE run_id = ?", [b])

@@ -55,7 +55,8 @@ def _load(page: Any, scenario_title: str) -> str:
 
 def test_loading_a_scenarios_trials_shows_its_failures_tool_calls_and_final_state(page: Any) -> None:
     text = _load(page, "Personal organizer")
-    assert "Failure · personal-organizer · personal-organizer-002 · iteration 1" in text
+    failure = page.locator("ul.trial-sections > li", has_text="Personal organizer").locator("#scenario-failures tbody tr")
+    assert failure.first.locator("td").all_inner_texts()[:3] == ["personal-organizer", "personal-organizer-002", "1"]
     assert "Tool createReminder threw: the list is read-only." in text
     assert "createReminder" in text and "Call Dr. Lee" in text
     assert "reminders.count" in text and "reminders.latest.title" in text

@@ -1,15 +1,18 @@
-"""Every page and data file of the site: which view makes it, with which template, at which path.
+"""Every page and data file of the site: which view makes it, at which path, from which runs.
 
 The static build enumerates these and writes each one; ``serve`` answers a
 request by finding the kind for its path and calling the same view. That is
 the one rendering path: a change to a view or template shows in both.
+
+Every view is imported here and called as ``view(site, filters, **params)``; a
+page view returns a :class:`~fmbench.views.page.Page`, which names its template.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,49 +22,10 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
+from fmbench.views import catalog, comparisons, data, home, pcc, runs
 from fmbench.views import inputs as I
-
-
-@dataclass
-class SiteContext:
-    """What every view needs: the database, the URL builder and the revision registry.
-
-    ``memo`` keeps results that several pages of one build (or one request) share,
-    such as the regression report, so they are computed once.
-    """
-
-    con: duckdb.DuckDBPyConnection
-    renderer: Renderer
-    registry: Registry
-    memo: dict[str, Any] = field(default_factory=dict)
-    methodology: str = ""
-    """The publisher's methodology notes (Markdown), merged into fmbench's on the methodology page."""
-    source_links: dict[str, str] = field(default_factory=dict)
-    """Run id -> where its file can be browsed in the publisher's repository (a project's)."""
-    bulk: bool = False
-    """True in the static build: one run's trial details are kept for all of its pages and data files."""
-    _run_trials: Any = None
-
-    def once(self, key: str, compute: Callable[[], Any]) -> Any:
-        if key not in self.memo:
-            self.memo[key] = compute()
-        return self.memo[key]
-
-    def run_trials(self, run_id: str) -> Any:
-        """In a bulk build, what all trial pages and files of ``run_id`` read (:class:`fmbench.views.runs.RunTrials`,
-        the last run asked for is kept); otherwise ``None``, and each page reads only its own trials."""
-        if not self.bulk:
-            return None
-        if self._run_trials is None or self._run_trials.run_id != run_id:
-            from fmbench.views.runs import run_trials
-
-            self._run_trials = run_trials(self.con, run_id)
-        return self._run_trials
-
-    @property
-    def url(self) -> Callable[[str], str]:
-        return self.renderer.url
-
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
 
 _SEGMENT = r"[A-Za-z0-9,._-]+"
 
@@ -80,9 +44,9 @@ def _pattern(template: str) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class PageKind:
     name: str
-    template: str
     path: Callable[..., str]
-    view: Callable[..., Any]
+    view: Callable[..., Page]
+    """``(site, filters, **params) -> Page``; the page context names its own template."""
     instances: Callable[[SiteContext], list[dict[str, Any]]]
     filters: tuple[str, ...] = ()
     """The filter fields the page accepts as query parameters (empty: none)."""
@@ -123,11 +87,9 @@ def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
 
 
 def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
-    from fmbench.views.runs import trial_pages
-
     out = []
     for (run_id,) in site.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall():
-        out += [{"run_id": run_id, "scenario": s, "page": p} for s, p in trial_pages(site.con, run_id)]
+        out += [{"run_id": run_id, "scenario": s, "page": p} for s, p in runs.trial_pages(site.con, run_id)]
     return out
 
 
@@ -153,132 +115,83 @@ def _sources(site: SiteContext) -> list[dict[str, Any]]:
     ]
 
 
-# --- views bound to the site context --------------------------------------------------------
-
-
-def _runs(site: SiteContext, filters: Filters) -> Any:
-    from fmbench.views.runs import runs_page
-
-    return runs_page(site.con, site.url, filters)
-
-
-def _run(site: SiteContext, filters: Filters, run_id: str) -> Any:
-    from fmbench.views.replay import replay_section
-    from fmbench.views.runs import run_page
-
-    return run_page(
-        site.con, site.url, site.registry, run_id, replay_section(site.con, site.url, run_id),
-        repository_file=site.source_links.get(run_id),
-    )
-
-
-def _trials(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> Any:
-    from fmbench.views.runs import trials_page
-
-    return trials_page(site.con, site.url, run_id, scenario, page, bundle=site.run_trials(run_id))
-
-
-def _lazy(module: str, function: str) -> Callable[..., Any]:
-    def call(site: SiteContext, filters: Filters, **params: Any) -> Any:
-        import importlib
-
-        return getattr(importlib.import_module(f"fmbench.views.{module}"), function)(site, filters, **params)
-
-    return call
-
-
-def _lazy_instances(module: str, function: str) -> Callable[[SiteContext], list[dict[str, Any]]]:
-    def call(site: SiteContext) -> list[dict[str, Any]]:
-        import importlib
-
-        return getattr(importlib.import_module(f"fmbench.views.{module}"), function)(site)
-
-    return call
-
-
 ALL_FILTERS = tuple(FIELDS)
 
 PAGES: tuple[PageKind, ...] = (
-    PageKind("home", "home.html", urls.home, _lazy("home", "home_page"), _single, route=""),
+    PageKind("home", urls.home, home.home_page, _single, route=""),
     PageKind(
-        "methodology", "methodology.html", urls.methodology, _lazy("home", "methodology_page"), _single,
+        "methodology", urls.methodology, home.methodology_page, _single,
         route="methodology/", inputs=I.no_run,
     ),
     PageKind(
-        "revisions", "revisions.html", urls.revisions, _lazy("home", "revisions_page"), _single, route="revisions/"
+        "revisions", urls.revisions, home.revisions_page, _single, route="revisions/"
     ),
-    PageKind("data", "data.html", urls.data, _lazy("home", "data_page"), _single, ALL_FILTERS, route="data/"),
-    PageKind("runs", "runs.html", urls.runs, _runs, _single, ALL_FILTERS, route="runs/"),
-    PageKind("run", "run.html", urls.run, _run, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
+    PageKind("data", urls.data, home.data_page, _single, ALL_FILTERS, route="data/"),
+    PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
+    PageKind("run", urls.run, runs.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", "trials.html", urls.trials, _trials, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
+        "trials", urls.trials, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
         inputs=I.the_run,
     ),
     PageKind(
         "trials_page",
-        "trials.html",
         urls.trials,
-        _trials,
+        runs.trials_page,
         _trial_pages_rest,
         route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
         inputs=I.the_run,
     ),
     PageKind(
-        "devices", "devices.html", urls.devices, _lazy("catalog", "devices_page"), _single,
+        "devices", urls.devices, catalog.devices_page, _single,
         ("os_build", "device", "route", "suite"), route="devices/",
     ),
     PageKind(
         "device",
-        "device.html",
         urls.device,
-        _lazy("catalog", "device_page"),
-        _lazy_instances("catalog", "device_instances"),
+        catalog.device_page,
+        catalog.device_instances,
         ("os_build", "route", "suite", "revision", "verdict"),
         route="devices/{device}/",
         inputs=I.device_runs,
     ),
     PageKind(
-        "scenarios", "scenarios.html", urls.scenarios, _lazy("catalog", "scenarios_page"), _single,
+        "scenarios", urls.scenarios, catalog.scenarios_page, _single,
         route="scenarios/",
     ),
     PageKind(
         "scenario",
-        "scenario.html",
         urls.scenario,
-        _lazy("catalog", "scenario_page"),
-        _lazy_instances("catalog", "scenario_instances"),
+        catalog.scenario_page,
+        catalog.scenario_instances,
         ALL_FILTERS,
         route="scenarios/{scenario}/",
         inputs=I.scenario_runs,
     ),
     PageKind(
-        "pcc", "pcc.html", urls.pcc, _lazy("pcc", "pcc_page"), _single,
+        "pcc", urls.pcc, pcc.pcc_page, _single,
         ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs,
     ),
     PageKind(
         "compare_index",
-        "compare_index.html",
         urls.compare_index,
-        _lazy("comparisons", "compare_index_page"),
+        comparisons.compare_index_page,
         _single,
         ("os_build", "device", "route", "suite"),
         route="compare/",
     ),
     PageKind(
         "comparison",
-        "comparison.html",
         urls.comparison,
-        _lazy("comparisons", "comparison_page"),
-        _lazy_instances("comparisons", "comparison_instances"),
+        comparisons.comparison_page,
+        comparisons.comparison_instances,
         route="compare/{device}/{baseline}..{candidate}/",
         options=("rule", "strict"),
         inputs=I.comparison_runs,
     ),
     PageKind(
         "regressions",
-        "regressions.html",
         urls.regressions,
-        _lazy("comparisons", "regressions_page"),
+        comparisons.regressions_page,
         _single,
         ("device",),
         route="regressions/",
@@ -287,24 +200,28 @@ PAGES: tuple[PageKind, ...] = (
 
 DATA: tuple[DataKind, ...] = (
     DataKind(
-        "trials_csv", urls.data_trials_csv, _lazy("data", "trials_csv"), _run_ids, "text/csv; charset=utf-8",
+        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "text/csv; charset=utf-8",
         route="data/runs/{run_id}/trials.csv", inputs=I.the_run,
     ),
     DataKind(
-        "figures_json", urls.data_figures, _lazy("data", "figures_json"), _run_ids, "application/json",
+        "figures_json", urls.data_figures, data.figures_json, _run_ids, "application/json",
         route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
     DataKind(
-        "trials_json", urls.data_trials_json, _lazy("data", "trials_json"), _run_scenarios, "application/json",
+        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/json",
         route="data/runs/{run_id}/trials/{scenario}.json", inputs=I.the_run,
     ),
     DataKind(
-        "source", urls.data_source, _lazy("data", "source_bytes"), _sources, "application/json",
+        "trials_fragment", urls.data_trials_fragment, data.trials_fragment, _run_scenarios, "text/html; charset=utf-8",
+        route="data/runs/{run_id}/trials/{scenario}.html", inputs=I.the_run,
+    ),
+    DataKind(
+        "source", urls.data_source, data.source_bytes, _sources, "application/json",
         route="data/runs/{run_id}/{file_name}", inputs=I.the_run,
     ),
-    DataKind("runs_json", urls.data_runs_index, _lazy("data", "runs_json"), _single, "application/json", route="data/runs.json"),
+    DataKind("runs_json", urls.data_runs_index, data.runs_json, _single, "application/json", route="data/runs.json"),
     DataKind(
-        "feed", urls.regressions_feed, _lazy("comparisons", "regressions_feed"), _single, "application/atom+xml",
+        "feed", urls.regressions_feed, comparisons.regressions_feed, _single, "application/atom+xml",
         route="regressions/feed.xml",
     ),
 )
@@ -332,8 +249,8 @@ def render_page(
     site: SiteContext, kind: PageKind, filters: Filters, *, data_as_of: datetime | bool | None = False, **params: Any
 ) -> str:
     """``data_as_of``: see :meth:`fmbench.render.Renderer.render` (the static build passes it)."""
-    context = kind.view(site, filters, **params)
-    return site.renderer.render(kind.template, context, data_as_of=data_as_of)
+    page = kind.view(site, filters, **params)
+    return site.renderer.render(page.template, page, data_as_of=data_as_of)
 
 
 def everything(site: SiteContext) -> Iterator[tuple[str, PageKind | DataKind, dict[str, Any]]]:
@@ -341,6 +258,6 @@ def everything(site: SiteContext) -> Iterator[tuple[str, PageKind | DataKind, di
     for kind in PAGES:
         for params in kind.instances(site):
             yield kind.path(**params), kind, params
-    for data in DATA:
-        for params in data.instances(site):
-            yield data.path(**params), data, params
+    for kind in DATA:
+        for params in kind.instances(site):
+            yield kind.path(**params), kind, params

@@ -20,15 +20,15 @@ from typing import Any
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
-from fmbench.views import SiteContext
 from fmbench.views.data import figures_document, seed_as_text
 from fmbench.views.runs import (
-    _scenario_for_slug,
     failure_json,
     failure_rows,
     filtered_runs,
+    scenario_for_slug,
     trial_details,
 )
+from fmbench.views.site import SiteContext
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def run_json(site: SiteContext, run_id: str) -> dict[str, Any]:
 def trials_json(site: SiteContext, run_id: str, scenario: str, page: int, per_page: int) -> dict[str, Any]:
     if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
         raise NotFoundError(f"no run {run_id!r}")
-    scenario_id, _, total = _scenario_for_slug(site.con, run_id, scenario)
+    scenario_id, _, total = scenario_for_slug(site.con, run_id, scenario)
     pages = max(1, math.ceil(total / per_page))
     if page > pages:
         raise NotFoundError(f"no page {page}: {scenario_id} has {pages} page(s) of {per_page}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -13,19 +13,19 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios
-from fmbench.views import SiteContext
+from fmbench.views import catalog_queries as q
 from fmbench.views.common import (
     QUALITY_AND_SPEED,
-    RUN_COLUMNS,
     device_key,
     figure_cells,
     figure_columns,
     os_label,
-    rows,
     run_link,
     verdict_cell,
 )
+from fmbench.views.page import Page
 from fmbench.views.runs import runs_table
+from fmbench.views.site import SiteContext
 
 _BUILD_FIGURES = ("task", "prompt", "ttft50", "ttft90", "tps50", "tps90", "mem")
 CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
@@ -59,26 +59,15 @@ def _config_key(r: dict[str, Any]) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class DevicesPage:
-    title: str
+class DevicesPage(Page):
+    template: ClassVar[str] = "devices.html"
+    nav_active: ClassVar[str] = "devices"
     filters: FilterForm
     devices: Table
-    nav_active: str = "devices"
-    uses_charts: bool = False
 
 
 def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
-    where, params = filters.where()
-    found = rows(
-        site.con,
-        "SELECT coalesce(r.hardware_model, r.device_name) AS key, min(r.device_name) AS name, "
-        "string_agg(DISTINCT r.system_name, ', ') AS systems, "
-        "string_agg(DISTINCT coalesce(r.os_build, 'not recorded'), ', ' ORDER BY coalesce(r.os_build, 'not recorded')) AS builds, "
-        "count(*) AS runs, max(r.started_at) AS latest, "
-        "count(*) FILTER (WHERE r.verdict = 'publishable') AS publishable "
-        f"FROM runs r WHERE {where} GROUP BY 1 ORDER BY 2, 1",
-        params,
-    )
+    found = q.devices(site.con, filters)
     table = Table(
         "devices",
         "Devices (by hardware model)",
@@ -111,12 +100,11 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
 
 
 def device_instances(site: SiteContext) -> list[dict[str, Any]]:
-    keys = site.con.execute("SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs ORDER BY 1").fetchall()
-    return [{"device": urls.slug(k)} for (k,) in keys]
+    return [{"device": urls.slug(k)} for k in q.device_keys(site.con)]
 
 
 def _device_for_slug(site: SiteContext, device_slug: str) -> str:
-    for (key,) in site.con.execute("SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs").fetchall():
+    for key in q.device_keys(site.con):
         if urls.slug(key) == device_slug:
             return key
     raise NotFoundError(f"no device {device_slug!r}")
@@ -132,8 +120,10 @@ class ConfigSection:
 
 
 @dataclass(frozen=True)
-class DevicePage:
-    title: str
+class DevicePage(Page):
+    template: ClassVar[str] = "device.html"
+    nav_active: ClassVar[str] = "devices"
+    uses_charts: ClassVar[bool] = True
     device: str
     hardware_model: str
     filters: FilterForm
@@ -141,8 +131,6 @@ class DevicePage:
     sections: list[ConfigSection]
     attempt_rule: str
     compare_links: list[Cell]
-    nav_active: str = "devices"
-    uses_charts: bool = True
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -155,21 +143,8 @@ def _build_order(found: list[dict[str, Any]]) -> list[str]:
     return order
 
 
-def _figure_rows(site: SiteContext, run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    if not run_ids:
-        return out
-    for f in rows(
-        site.con,
-        "SELECT * FROM scenario_figures WHERE list_contains(?, run_id) ORDER BY run_id, ordinal",
-        [run_ids],
-    ):
-        out.setdefault(f["run_id"], []).append(f)
-    return out
-
-
 def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
-    figures = _figure_rows(site, [r["run_id"] for r in latest.values()])
+    figures = q.figures_by_run(site.con, [r["run_id"] for r in latest.values()])
     by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
     titles: dict[str, str] = {}
     for b in builds:
@@ -241,13 +216,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
 
 def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     key = _device_for_slug(site, device)
-    where, params = filters.where()
-    scope = "coalesce(r.hardware_model, r.device_name) = ?"
-    found = rows(
-        site.con,
-        f"SELECT {RUN_COLUMNS} FROM runs r WHERE {scope} AND {where} ORDER BY r.started_at DESC, r.run_id",
-        [key, *params],
-    )
+    found = q.device_runs(site.con, key, filters)
     name = found[0]["device_name"] if found else key
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for r in found:
@@ -275,7 +244,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             site.url(urls.device(key)),
             filters,
             fields=["os_build", "route", "suite", "revision", "verdict"],
-            scope=(scope, [key]),
+            scope=(q.DEVICE_SCOPE, [key]),
             noun="rows",
         ),
         runs=runs_table(found, site.url, "device-runs", f"Runs on {name}"),
@@ -289,22 +258,15 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
 
 
 @dataclass(frozen=True)
-class ScenariosPage:
-    title: str
+class ScenariosPage(Page):
+    template: ClassVar[str] = "scenarios.html"
+    nav_active: ClassVar[str] = "scenarios"
     scenarios: Table
-    nav_active: str = "scenarios"
-    uses_charts: bool = False
 
 
 def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
-    found = rows(
-        site.con,
-        "SELECT f.scenario_id, min(f.title) AS title, min(f.category) AS category, "
-        "count(DISTINCT f.run_id) AS runs, count(DISTINCT coalesce(r.hardware_model, r.device_name)) AS devices, "
-        "count(DISTINCT r.os_build) AS builds, sum(f.trial_count) AS trials "
-        "FROM scenario_figures f JOIN runs r USING (run_id) GROUP BY 1 ORDER BY 1",
-    )
-    order = ordered_scenarios(site.con, [run_id for (run_id,) in site.con.execute("SELECT run_id FROM runs").fetchall()])
+    found = q.scenario_totals(site.con)
+    order = ordered_scenarios(site.con, q.run_ids(site.con))
     place = {sid: i for i, sid in enumerate(order)}
     found.sort(key=lambda r: place.get(r["scenario_id"], len(place)))
     return ScenariosPage(
@@ -340,13 +302,14 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
 
 
 def scenario_instances(site: SiteContext) -> list[dict[str, Any]]:
-    found = site.con.execute("SELECT DISTINCT scenario_id FROM scenario_figures ORDER BY 1").fetchall()
-    return [{"scenario": urls.slug(s)} for (s,) in found]
+    return [{"scenario": urls.slug(s)} for s in q.scenario_ids(site.con)]
 
 
 @dataclass(frozen=True)
-class ScenarioPage:
-    title: str
+class ScenarioPage(Page):
+    template: ClassVar[str] = "scenario.html"
+    nav_active: ClassVar[str] = "scenarios"
+    uses_charts: ClassVar[bool] = True
     scenario_id: str
     category: str | None
     filters: FilterForm
@@ -354,8 +317,6 @@ class ScenarioPage:
     pcc: Table
     charts: list[Chart]
     excluded: int
-    nav_active: str = "scenarios"
-    uses_charts: bool = True
 
 
 def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: str, caption: str) -> Table:
@@ -389,22 +350,10 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
 
 
 def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> ScenarioPage:
-    ids = [s for (s,) in site.con.execute("SELECT DISTINCT scenario_id FROM scenario_figures").fetchall()]
-    scenario_id = next((s for s in ids if urls.slug(s) == scenario), None)
+    scenario_id = next((s for s in q.scenario_ids(site.con) if urls.slug(s) == scenario), None)
     if scenario_id is None:
         raise NotFoundError(f"no scenario {scenario!r}")
-    where, params = filters.where()
-    found = rows(
-        site.con,
-        f"SELECT {RUN_COLUMNS}, f.* EXCLUDE (run_id) FROM scenario_figures f JOIN runs r USING (run_id) "
-        f"WHERE f.scenario_id = ? AND r.verdict <> 'invalid' AND {where} "
-        "ORDER BY r.device_name, r.started_at, r.run_id",
-        [scenario_id, *params],
-    )
-    excluded_row = site.con.execute(
-        "SELECT count(*) FROM scenario_figures f JOIN runs r USING (run_id) WHERE f.scenario_id = ? AND r.verdict = 'invalid'",
-        [scenario_id],
-    ).fetchone()
+    found = q.scenario_runs(site.con, scenario_id, filters)
     on_device = [r for r in found if r["route"] == "onDevice"]
     pcc = [r for r in found if r["route"] == "privateCloudCompute"]
     title = found[0]["title"] if found else scenario_id
@@ -442,5 +391,5 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         on_device=_scenario_table(site, on_device, "scenario-on-device", "On-device runs of this workload"),
         pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),
         charts=chart_list,
-        excluded=int(excluded_row[0]) if excluded_row else 0,
+        excluded=q.invalid_scenario_runs(site.con, scenario_id),
     )

@@ -120,22 +120,6 @@ def arguments_text(arguments_json: str) -> list[tuple[str, str]]:
     return [(k, typed_text(json.dumps(v))) for k, v in sorted(args.items())]
 
 
-def pct(v: float | None) -> str | None:
-    return d.percent(v)
-
-
-def secs(v: float | None) -> str | None:
-    return d.seconds(v)
-
-
-def tps(v: float | None) -> str | None:
-    return d.rate(v)
-
-
-def mib(v: float | None) -> str | None:
-    return d.mebibytes(v)
-
-
 # --- a scenario's figures as table columns (one definition for every table that shows them) ---
 
 _FIGURE_COLUMNS: dict[str, Column] = {

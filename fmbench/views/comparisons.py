@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -13,9 +13,11 @@ from fmbench.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
 from fmbench.selection import ATTEMPT_RULES, SideSpec, select_side
-from fmbench.views import SiteContext
+from fmbench.views import comparison_queries as q
 from fmbench.views.catalog import config_label
-from fmbench.views.common import rows, run_link
+from fmbench.views.common import run_link
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
 
 _CONFIG_KEYS = (
     ("route", "route"),
@@ -29,18 +31,7 @@ _CONFIG_KEYS = (
 
 def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, Any]]:
     """Runs that may be compared (never an invalid one), oldest first."""
-    where = "verdict <> 'invalid' AND os_build IS NOT NULL AND hardware_model IS NOT NULL"
-    params: list[Any] = []
-    if device is not None:
-        where += " AND hardware_model = ?"
-        params.append(device)
-    return rows(
-        site.con,
-        "SELECT run_id, hardware_model, device_name, os_build, os_generation, route, suite, session_mode, "
-        "reasoning_level, fallback_mode, connectivity, generation, started_at, verdict, file_name "
-        f"FROM runs WHERE {where} ORDER BY started_at, run_id",
-        params,
-    )
+    return q.comparable_runs(site.con, device)
 
 
 def _config(r: dict[str, Any]) -> tuple[Any, ...]:
@@ -119,8 +110,10 @@ class ComparisonSection:
 
 
 @dataclass(frozen=True)
-class ComparisonPage:
-    title: str
+class ComparisonPage(Page):
+    template: ClassVar[str] = "comparison.html"
+    nav_active: ClassVar[str] = "compare"
+    uses_charts: ClassVar[bool] = True
     device: str
     baseline: str
     candidate: str
@@ -128,8 +121,6 @@ class ComparisonPage:
     rule: str
     sections: list[ComparisonSection]
     other_rules: list[Cell]
-    nav_active: str = "compare"
-    uses_charts: bool = True
 
 
 def _spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
@@ -264,7 +255,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
 
 
 def _device_for_slug(site: SiteContext, device_slug: str) -> str:
-    for (key,) in site.con.execute("SELECT DISTINCT hardware_model FROM runs WHERE hardware_model IS NOT NULL").fetchall():
+    for key in q.hardware_models(site.con):
         if urls.slug(key) == device_slug:
             return key
     raise NotFoundError(f"no device {device_slug!r}")
@@ -350,12 +341,11 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
 
 
 @dataclass(frozen=True)
-class CompareIndexPage:
-    title: str
+class CompareIndexPage(Page):
+    template: ClassVar[str] = "compare_index.html"
+    nav_active: ClassVar[str] = "compare"
     filters: FilterForm
     pairs: Table
-    nav_active: str = "compare"
-    uses_charts: bool = False
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
@@ -401,8 +391,9 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
 
 
 @dataclass(frozen=True)
-class RegressionsPage:
-    title: str
+class RegressionsPage(Page):
+    template: ClassVar[str] = "regressions.html"
+    nav_active: ClassVar[str] = "regressions"
     filters: FilterForm
     regressions: Table
     improvements: Table
@@ -410,8 +401,6 @@ class RegressionsPage:
     build_order: str
     rule: str
     confidence: str
-    nav_active: str = "regressions"
-    uses_charts: bool = False
 
 
 def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]:
@@ -502,7 +491,7 @@ def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
     report = regression_report(site)
     base = site.renderer.base_url
     site_url = site.renderer.site.site_url or (base if base.startswith("http") else "http://localhost" + base)
-    newest = site.con.execute("SELECT max(ingested_at) FROM runs").fetchone()
-    generated = newest[0].replace(tzinfo=UTC) if newest and newest[0] else datetime(2026, 1, 1, tzinfo=UTC)
+    newest = q.newest_ingest(site.con)
+    generated = newest.replace(tzinfo=UTC) if newest else datetime(2026, 1, 1, tzinfo=UTC)
     title = f"{site.renderer.site.title}: OS-build regressions"
     return atom_feed(report.regressions, site_url=site_url, generated_at=generated, title=title).encode("utf-8")

@@ -11,9 +11,16 @@ from typing import Any
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
-from fmbench.views import SiteContext
 from fmbench.views.common import rows
-from fmbench.views.runs import failure_json, failure_rows, run_figures, trial_details
+from fmbench.views.runs import (
+    failure_json,
+    failure_rows,
+    failure_table,
+    run_figures,
+    scenario_for_slug,
+    trial_details,
+)
+from fmbench.views.site import SiteContext
 
 _CSV_COLUMNS = (
     "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
@@ -107,22 +114,22 @@ def seed_as_text(run: dict[str, Any]) -> dict[str, Any]:
     return {**run, "random_seed": None if seed is None else str(seed)}
 
 
-def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials for on-demand loading on the run page (all text, rendered with textContent).
-
-    Compact JSON: it is read by the page's script, not by people, and it is the site's bulk.
-    """
-    from fmbench.views.runs import _scenario_for_slug
-
+def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str, list[Any], list[dict[str, Any]]]:
+    """A scenario's id, every trial's detail and its measured failures (from the bulk build's bundle when kept)."""
     bundle = site.run_trials(run_id)
     if bundle is not None:
         scenario_id = bundle.scenario(scenario)[0]
-        details = bundle.details.get(scenario_id, [])
-        failures = bundle.failures.get(scenario_id, [])
-    else:
-        scenario_id = _scenario_for_slug(site.con, run_id, scenario)[0]
-        details = trial_details(site.con, run_id, scenario_id)
-        failures = failure_rows(site.con, run_id, scenario_id)
+        return scenario_id, bundle.details.get(scenario_id, []), bundle.failures.get(scenario_id, [])
+    scenario_id = scenario_for_slug(site.con, run_id, scenario)[0]
+    return scenario_id, trial_details(site.con, run_id, scenario_id), failure_rows(site.con, run_id, scenario_id)
+
+
+def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
+    """A scenario's trials as data (every trial and failure, all text).
+
+    Compact JSON: it is read by programs, not by people, and it is the site's bulk.
+    """
+    scenario_id, details, failures = _scenario_trials(site, run_id, scenario)
     doc = {
         "run": run_id,
         "scenario": scenario_id,
@@ -130,6 +137,19 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         "failures": [failure_json(f) for f in failures],
     }
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+
+
+def trials_fragment(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
+    """A scenario's trials and failures laid out as on its trials pages (``_trial.html``), as an HTML fragment
+    the run page fetches and shows in place: one layout of a trial, rendered on the server."""
+    _, details, failures = _scenario_trials(site, run_id, scenario)
+    context = {
+        "trials": details,
+        "failures": failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
+        if failures
+        else None,
+    }
+    return site.renderer.render("_trials_fragment.html", context).encode("utf-8")
 
 
 def runs_json(site: SiteContext, filters: Filters) -> bytes:

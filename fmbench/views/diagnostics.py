@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench.blocks import Column, Row, Table
+from fmbench.views.page import Page
 
 
 @dataclass(frozen=True)
-class DiagnosticsPage:
-    title: str
+class DiagnosticsPage(Page):
+    template: ClassVar[str] = "diagnostics.html"
     watching: str | None
     events: Table
-    nav_active: str = ""
-    uses_charts: bool = False
 
 
 def diagnostics_page(url: Any, diagnostics: Any, watching: str | None) -> DiagnosticsPage:
@@ -33,12 +32,10 @@ def diagnostics_page(url: Any, diagnostics: Any, watching: str | None) -> Diagno
 
 
 @dataclass(frozen=True)
-class ErrorPage:
-    title: str
+class ErrorPage(Page):
+    template: ClassVar[str] = "error.html"
     status: int
     message: str
-    nav_active: str = ""
-    uses_charts: bool = False
 
 
 def error_page(status: int, title: str, message: str) -> ErrorPage:

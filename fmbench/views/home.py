@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from markupsafe import Markup
 
@@ -13,16 +14,16 @@ from fmbench.blocks import Cell, Column, FilterForm, Link, Row, Table
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.markdown_render import render_markdown
 from fmbench.revisions import Revision
-from fmbench.views import SiteContext
+from fmbench.views import home_queries as q
 from fmbench.views.common import (
-    RUN_COLUMNS,
     device_key,
     os_label,
     revision_cell,
-    rows,
     run_link,
     verdict_cell,
 )
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
 
 
 @dataclass(frozen=True)
@@ -33,25 +34,17 @@ class Stat:
 
 
 @dataclass(frozen=True)
-class HomePage:
-    title: str
+class HomePage(Page):
+    template: ClassVar[str] = "home.html"
+    nav_active: ClassVar[str] = "home"
     stats: list[Stat]
     on_device: Table
     pcc: Table
     sections: list[Link]
-    nav_active: str = "home"
-    uses_charts: bool = False
 
 
 def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) -> Table:
-    found = rows(
-        site.con,
-        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.route = ? AND r.verdict <> 'invalid' "
-        "QUALIFY row_number() OVER (PARTITION BY coalesce(r.hardware_model, r.device_name), r.os_build, r.suite "
-        "ORDER BY r.started_at DESC, r.run_id) = 1 "
-        "ORDER BY r.device_name, r.os_generation, r.os_build, r.suite, r.run_id",
-        [route],
-    )
+    found = q.newest_run_per_configuration(site.con, route)
     columns = [
         Column("device", "Device"),
         Column("os", "OS (build)"),
@@ -84,23 +77,19 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
 
 
 def home_page(site: SiteContext, filters: Filters) -> HomePage:
-    con = site.con
-    counts = dict(con.execute("SELECT verdict, count(*) FROM runs GROUP BY 1").fetchall())
-    total = sum(counts.values())
-    devices = con.execute("SELECT count(DISTINCT coalesce(hardware_model, device_name)) FROM runs").fetchone()
-    builds = con.execute("SELECT count(DISTINCT os_build) FROM runs").fetchone()
-    trials = con.execute("SELECT coalesce(sum(trial_count), 0) FROM runs").fetchone()
+    found = q.run_counts(site.con)
+    counts = found.by_verdict
     url = site.url
     return HomePage(
         title="Foundation Models benchmark results",
         stats=[
-            Stat("runs", d.count(total) or "0", url(urls.runs())),
+            Stat("runs", d.count(found.runs) or "0", url(urls.runs())),
             Stat("publishable", d.count(counts.get("publishable", 0)) or "0", url(urls.runs()) + "?verdict=publishable"),
             Stat("exploratory", d.count(counts.get("exploratory", 0)) or "0", url(urls.runs()) + "?verdict=exploratory"),
             Stat("invalid as evidence", d.count(counts.get("invalid", 0)) or "0", url(urls.runs()) + "?verdict=invalid"),
-            Stat("devices", d.count(devices[0] if devices else 0) or "0", url(urls.devices())),
-            Stat("OS builds", d.count(builds[0] if builds else 0) or "0", url(urls.compare_index())),
-            Stat("measured trials", d.count(int(trials[0]) if trials else 0) or "0", url(urls.data())),
+            Stat("devices", d.count(found.devices) or "0", url(urls.devices())),
+            Stat("OS builds", d.count(found.os_builds) or "0", url(urls.compare_index())),
+            Stat("measured trials", d.count(found.measured_trials) or "0", url(urls.data())),
         ],
         on_device=_latest_table(site, "onDevice", "latest-on-device", "On-device: newest run per device, OS build and suite"),
         pcc=_latest_table(
@@ -124,11 +113,10 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
 
 
 @dataclass(frozen=True)
-class MethodologyPage:
-    title: str
+class MethodologyPage(Page):
+    template: ClassVar[str] = "methodology.html"
+    nav_active: ClassVar[str] = "methodology"
     markdown_html: Markup
-    nav_active: str = "methodology"
-    uses_charts: bool = False
 
 
 def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
@@ -148,58 +136,43 @@ class RevisionEntry:
 
 
 @dataclass(frozen=True)
-class RevisionsPage:
-    title: str
+class RevisionsPage(Page):
+    template: ClassVar[str] = "revisions.html"
+    nav_active: ClassVar[str] = "revisions"
     entries: list[RevisionEntry]
     unknown_runs: Table
-    nav_active: str = "revisions"
-    uses_charts: bool = False
-
-
-def _revision_runs(site: SiteContext, revision_id: str | None, table_id: str, caption: str) -> Table:
-    from fmbench.views.runs import runs_table
-
-    found = rows(
-        site.con,
-        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.revision_id IS NOT DISTINCT FROM ? ORDER BY r.started_at DESC, r.run_id",
-        [revision_id],
-    )
-    return runs_table(found, site.url, table_id, caption)
 
 
 def revisions_page(site: SiteContext, filters: Filters) -> RevisionsPage:
+    from fmbench.views.runs import runs_table
+
+    by_revision = q.runs_by_revision(site.con)
     entries = [
         RevisionEntry(
             revision=r,
             status=Cell("current" if r.current else "superseded", tone=r.status),
-            runs=_revision_runs(site, r.id, f"revision-{r.id}", f"Runs measured on revision {r.id}"),
+            runs=runs_table(by_revision.get(r.id, []), site.url, f"revision-{r.id}", f"Runs measured on revision {r.id}"),
         )
         for r in sorted(site.registry.revisions, key=lambda r: r.date, reverse=True)
     ]
     return RevisionsPage(
         "Suite revisions",
         entries,
-        _revision_runs(site, None, "revision-unknown", "Runs whose revision cannot be determined"),
+        runs_table(by_revision.get(None, []), site.url, "revision-unknown", "Runs whose revision cannot be determined"),
     )
 
 
 @dataclass(frozen=True)
-class DataPage:
-    title: str
+class DataPage(Page):
+    template: ClassVar[str] = "data.html"
+    nav_active: ClassVar[str] = "data"
     filters: FilterForm
     files: Table
     index: list[Link]
-    nav_active: str = "data"
-    uses_charts: bool = False
 
 
 def data_page(site: SiteContext, filters: Filters) -> DataPage:
-    where, params = filters.where()
-    found = rows(
-        site.con,
-        f"SELECT {RUN_COLUMNS}, r.source_sha256 FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id",
-        params,
-    )
+    found = q.data_runs(site.con, filters)
     url = site.url
     table_rows = [
         Row(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -11,21 +11,23 @@ from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.views import SiteContext
-from fmbench.views.common import RUN_COLUMNS, os_label, quota_text, rows, run_link, verdict_cell
+from fmbench.views import pcc_queries as q
+from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
 
 
 @dataclass(frozen=True)
-class PccPage:
-    title: str
+class PccPage(Page):
+    template: ClassVar[str] = "pcc.html"
+    nav_active: ClassVar[str] = "pcc"
+    uses_charts: ClassVar[bool] = True
     filters: FilterForm
     availability: Table
     failure_kinds: Table
     fallback_trials: Table
     connections: Table
     charts: list[Chart]
-    nav_active: str = "pcc"
-    uses_charts: bool = True
 
 
 def _configuration(r: dict[str, Any]) -> str:
@@ -38,30 +40,10 @@ def _configuration(r: dict[str, Any]) -> str:
 
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
     con = site.con
-    where, params = filters.where()
-    found = rows(
-        con,
-        f"SELECT {RUN_COLUMNS}, r.quota_before_approaching, r.quota_before_reached, r.quota_before_reset, "
-        "r.quota_after_approaching, r.quota_after_reached, r.quota_after_reset, "
-        "a.connection, a.location, a.entitlement, a.note "
-        f"FROM runs r LEFT JOIN annotations a USING (run_id) WHERE r.route = 'privateCloudCompute' AND {where} "
-        "ORDER BY r.started_at, r.run_id",
-        params,
-    )
+    found = q.pcc_runs(con, filters)
     run_ids = [r["run_id"] for r in found]
-    kinds: dict[str, dict[str, int]] = {}
-    for run_id, kind, n in con.execute(
-        "SELECT run_id, coalesce(kind, 'not recorded'), count(*) FROM failures "
-        "WHERE NOT is_warmup AND list_contains(?, run_id) GROUP BY 1, 2 ORDER BY 1, 2",
-        [run_ids],
-    ).fetchall():
-        kinds.setdefault(run_id, {})[kind] = n
-    fallbacks = dict(
-        con.execute(
-            "SELECT run_id, count(*) FROM trials WHERE used_fallback AND list_contains(?, run_id) GROUP BY 1",
-            [run_ids],
-        ).fetchall()
-    )
+    kinds = q.failure_kinds(con, run_ids)
+    fallbacks = q.fallback_counts(con, run_ids)
     availability_rows = []
     series: dict[str, tuple[list[str], list[float | None]]] = {}
     ttft_series: dict[str, tuple[list[str], list[float | None]]] = {}
@@ -98,31 +80,19 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
             xs, ys = series.setdefault(config, ([], []))
             xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
             ys.append(success)
+    first_token_times = q.pcc_first_token_times(con, [r["run_id"] for r in found if r["verdict"] != "invalid"])
     for r in found:
         if r["verdict"] == "invalid":
             continue
-        values = [
-            v
-            for (v,) in con.execute(
-                "SELECT time_to_first_token FROM trials WHERE run_id = ? AND executed_model = 'privateCloudCompute' "
-                "AND time_to_first_token IS NOT NULL",
-                [r["run_id"]],
-            ).fetchall()
-        ]
         xs, ys = ttft_series.setdefault(_configuration(r), ([], []))
         xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
-        ys.append(distribution(values).median)
+        ys.append(distribution(first_token_times.get(r["run_id"], [])).median)
     failure_rows = [
         Row([run_link(r, site.url), vocab.label("failureKind", k) if k != "not recorded" else Cell(None, reason="the run file records no kind"), d.count(n)], run_attrs(r))
         for r in found
         for k, n in kinds.get(r["run_id"], {}).items()
     ]
-    fallback_trials = rows(
-        con,
-        "SELECT t.run_id, t.scenario_id, t.sample_id, t.iteration, t.requested_model, t.executed_model, t.fallback_reason "
-        "FROM trials t WHERE t.used_fallback AND list_contains(?, t.run_id) ORDER BY t.run_id, t.ordinal",
-        [run_ids],
-    )
+    fallback_trials = q.fallback_trials(con, run_ids)
     by_id = {r["run_id"]: r for r in found}
     chart_list = []
     if series:

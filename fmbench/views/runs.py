@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
 
@@ -25,7 +25,7 @@ from fmbench.blocks import (
 )
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.revisions import Registry
+from fmbench.views import run_queries as q
 from fmbench.views.common import (
     RUN_COLUMNS,
     Url,
@@ -45,6 +45,9 @@ from fmbench.views.common import (
     typed_text,
     verdict_cell,
 )
+from fmbench.views.page import Page
+from fmbench.views.replay import replay_section
+from fmbench.views.site import SiteContext
 
 _LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
 
@@ -53,12 +56,11 @@ _LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
 
 
 @dataclass(frozen=True)
-class RunsPage:
-    title: str
+class RunsPage(Page):
+    template: ClassVar[str] = "runs.html"
+    nav_active: ClassVar[str] = "runs"
     filters: FilterForm
     runs: Table
-    nav_active: str = "runs"
-    uses_charts: bool = False
 
 
 def runs_table(run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs") -> Table:
@@ -103,7 +105,8 @@ def filtered_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict
     return rows(con, f"SELECT {RUN_COLUMNS} FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id", params)
 
 
-def runs_page(con: duckdb.DuckDBPyConnection, url: Url, filters: Filters) -> RunsPage:
+def runs_page(site: SiteContext, filters: Filters) -> RunsPage:
+    con, url = site.con, site.url
     found = filtered_runs(con, filters)
     return RunsPage(
         title="Runs",
@@ -123,11 +126,15 @@ class ScenarioTrials:
     failure_count: int
     href: str
     data_href: str
+    fragment_href: str
+    """The scenario's trials as an HTML fragment (the trials page's layout), loaded in place by "Show here"."""
 
 
 @dataclass(frozen=True)
-class RunPage:
-    title: str
+class RunPage(Page):
+    template: ClassVar[str] = "run.html"
+    nav_active: ClassVar[str] = "runs"
+    uses_charts: ClassVar[bool] = True
     run_id: str
     verdict: Cell
     verdict_banner: Banner | None
@@ -148,8 +155,6 @@ class RunPage:
     replay: Any = None
     not_run: list[str] = field(default_factory=list)
     """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
-    nav_active: str = "runs"
-    uses_charts: bool = True
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -352,7 +357,7 @@ def _calls_text(calls: list[ToolCallDetail]) -> str:
     return " → ".join(f"{c.name}({', '.join(f'{k}: {v}' for k, v in c.arguments)})" for c in calls)
 
 
-def _failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
+def failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
         Column("sample", "Sample"),
@@ -455,42 +460,19 @@ def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, A
     return rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
 
 
-def run_page(
-    con: duckdb.DuckDBPyConnection,
-    url: Url,
-    registry: Registry,
-    run_id: str,
-    replay_section: Any = None,
-    repository_file: str | None = None,
-) -> RunPage:
-    """``repository_file``: where the run's file can be browsed in the publisher's repository, if known."""
-    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-    reasons = rows(con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
+    """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
+    con, url, registry = site.con, site.url, site.registry
+    repository_file = site.source_links.get(run_id)
+    run = q.run(con, run_id)
+    reasons = q.verdict_reasons(con, run_id)
     figures = run_figures(con, run_id)
-    executed = [
-        (m, n)
-        for m, n in con.execute(
-            "SELECT executed_model, count(*) FROM trials WHERE run_id = ? GROUP BY 1 ORDER BY 1", [run_id]
-        ).fetchall()
-    ]
-    not_run = [
-        sid
-        for (sid,) in con.execute(
-            "SELECT scenario_id FROM stored_summaries WHERE run_id = ? AND scenario_id NOT IN "
-            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?) ORDER BY ordinal",
-            [run_id, run_id],
-        ).fetchall()
-    ]
-    offline = con.execute(
-        "SELECT count(*) FILTER (WHERE offline_success), count(offline_success) FROM trials WHERE run_id = ?", [run_id]
-    ).fetchone() or (0, 0)
+    executed = q.executed_models(con, run_id)
+    not_run = q.scenarios_not_run(con, run_id)
+    offline = q.offline_counts(con, run_id)
     failures = failure_rows(con, run_id)
-    mismatches = rows(
-        con, "SELECT scenario_id, field, stored_json, recomputed_json FROM summary_mismatches WHERE run_id = ?", [run_id]
-    )
-    flags = [f"{loc}: {msg}" for loc, msg in con.execute(
-        "SELECT location, message FROM run_flags WHERE run_id = ? ORDER BY ordinal", [run_id]
-    ).fetchall()]
+    mismatches = q.summary_mismatches(con, run_id)
+    flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
     annotations, corrections = _annotations(con, run_id)
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
@@ -522,8 +504,8 @@ def run_page(
         scenarios=scenario_table(figures, url, run_id),
         safety=_safety_table(figures),
         quota=_quota(run),
-        failures=_failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
-        warmup_failures=_failure_table(
+        failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
+        warmup_failures=failure_table(
             warmups, "warmup-failures", "Warmup failures: diagnostics only, outside every rate", ""
         )
         if warmups
@@ -537,10 +519,11 @@ def run_page(
                 f["failure_count"],
                 url(urls.trials(run_id, f["scenario_id"])),
                 url(urls.data_trials_json(run_id, f["scenario_id"])),
+                url(urls.data_trials_fragment(run_id, f["scenario_id"])),
             )
             for f in figures
         ],
-        replay=replay_section,
+        replay=replay_section(con, url, run_id),
         not_run=not_run,
     )
 
@@ -613,8 +596,9 @@ class TrialDetail:
 
 
 @dataclass(frozen=True)
-class TrialsPage:
-    title: str
+class TrialsPage(Page):
+    template: ClassVar[str] = "trials.html"
+    nav_active: ClassVar[str] = "runs"
     run_id: str
     run_href: str
     scenario_id: str
@@ -624,8 +608,6 @@ class TrialsPage:
     pager: Pager
     total: int
     first_ordinal: int
-    nav_active: str = "runs"
-    uses_charts: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -783,21 +765,16 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
     return RunTrials(run_id, run, scenarios, details, failures)
 
 
-def trials_page(
-    con: duckdb.DuckDBPyConnection,
-    url: Url,
-    run_id: str,
-    scenario_slug: str,
-    page: int = 1,
-    bundle: RunTrials | None = None,
-) -> TrialsPage:
-    """One page of a scenario's trials (``bundle``: the run's :func:`run_trials`, when at hand)."""
+def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
+    """One page of a scenario's trials (read from the run's :func:`run_trials` when a bulk build keeps it)."""
+    con, url, scenario_slug = site.con, site.url, scenario
+    bundle: RunTrials | None = site.run_trials(run_id)
     if bundle is not None:
         run = bundle.run
         scenario_id, title, total = bundle.scenario(scenario_slug)
     else:
-        run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-        scenario_id, title, total = _scenario_for_slug(con, run_id, scenario_slug)
+        run = q.run(con, run_id)
+        scenario_id, title, total = scenario_for_slug(con, run_id, scenario_slug)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
@@ -815,7 +792,7 @@ def trials_page(
         scenario_id=scenario_id,
         scenario_title=title,
         trials=details,
-        failures=_failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
+        failures=failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
         if failures and page == 1
         else None,
         pager=Pager(
@@ -829,7 +806,7 @@ def trials_page(
     )
 
 
-def _scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
+def scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
     for sid, title, n in con.execute(
         "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
     ).fetchall():

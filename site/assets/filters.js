@@ -12,11 +12,11 @@
  *     filters.
  *
  * Trial detail ([data-trials-src]): a button (or link) whose attribute holds
- * the URL of a JSON list of trials (or {"trials": [...]}). On click the list
- * is fetched and rendered with DOM APIs and textContent only. Optional
- * data-trials-target="<id>" names the element to fill (default: a new
- * element right after the button); optional data-trials-heading="3".."6"
- * sets the heading level inside each trial (default 4).
+ * the URL of a scenario's trials as an HTML fragment, laid out on the server
+ * by the same partial as the trials pages (one layout of a trial). On click
+ * the fragment is fetched, parsed inertly with DOMParser and moved in.
+ * Optional data-trials-target="<id>" names the element to fill (default: a
+ * new element right after the button).
  *
  * No dependencies. Never uses innerHTML.
  */
@@ -25,7 +25,6 @@
 
   var doc = document;
   var root = doc.documentElement;
-  var NR_TITLE = "not recorded in the run file";
 
   root.classList.add("js");
 
@@ -40,27 +39,6 @@
       node.textContent = String(text);
     }
     return node;
-  }
-
-  function notRecorded(reason) {
-    var span = el("span", "nr", "not recorded");
-    span.title = reason || NR_TITLE;
-    return span;
-  }
-
-  function isMissing(v) {
-    return v === null || v === undefined;
-  }
-
-  /* text, or the "not recorded" marker when the value is null/absent */
-  function textOrNr(v) {
-    if (isMissing(v)) {
-      return notRecorded();
-    }
-    if (typeof v === "object") {
-      return doc.createTextNode(JSON.stringify(v));
-    }
-    return doc.createTextNode(String(v));
   }
 
   function toArray(list) {
@@ -236,210 +214,16 @@
 
   /* ---------- trial detail ---------- */
 
-  function headingTag(level) {
-    var n = parseInt(level, 10);
-    if (!(n >= 2 && n <= 6)) {
-      n = 4;
+  /* The fetched fragment is the server's own layout of the trials (templates/_trial.html, escaped there, as
+     on the trials pages). It is parsed as an inert document (DOMParser runs no script and loads nothing)
+     and its nodes are moved in; the page's CSP still forbids any inline script or handler. */
+  function fragmentOf(html) {
+    var parsed = new DOMParser().parseFromString(html, "text/html");
+    var list = parsed.body.querySelector(".trial-list");
+    if (!list) {
+      throw new Error("the file is not a list of trials");
     }
-    return "h" + n;
-  }
-
-  function section(parent, hTag, title) {
-    parent.appendChild(el(hTag, null, title));
-  }
-
-  function definitionList(pairs) {
-    var dl = el("dl", "conditions");
-    pairs.forEach(function (pair) {
-      var div = el("div");
-      div.appendChild(el("dt", null, pair[0]));
-      var dd = el("dd");
-      dd.appendChild(textOrNr(pair[1]));
-      div.appendChild(dd);
-      dl.appendChild(div);
-    });
-    return dl;
-  }
-
-  /* {"a": 1} or [{key, value}] or [[k, v]] -> [[k, v], ...] */
-  function pairsOf(obj, keyName, valueName) {
-    if (isMissing(obj)) {
-      return [];
-    }
-    if (Array.isArray(obj)) {
-      return obj.map(function (item) {
-        if (Array.isArray(item)) {
-          return [item[0], item[1]];
-        }
-        if (item && typeof item === "object") {
-          return [item[keyName], item[valueName]];
-        }
-        return [String(item), null];
-      });
-    }
-    if (typeof obj === "object") {
-      return Object.keys(obj).map(function (k) {
-        return [k, obj[k]];
-      });
-    }
-    return [["value", obj]];
-  }
-
-  function renderChecks(checks) {
-    if (isMissing(checks)) {
-      return el("p", null).appendChild(notRecorded()).parentNode;
-    }
-    if (!checks.length) {
-      return el("p", "muted", "This sample has no checks.");
-    }
-    var ul = el("ul", "checks");
-    checks.forEach(function (c) {
-      var li = el("li");
-      var passed = c ? c.passed : null;
-      if (passed === true) {
-        li.appendChild(el("span", "badge badge-pass", "pass"));
-      } else if (passed === false) {
-        li.appendChild(el("span", "badge badge-fail", "fail"));
-      } else {
-        li.appendChild(notRecorded());
-      }
-      li.appendChild(el("span", "check-label", c && !isMissing(c.label) ? c.label : "(unlabelled check)"));
-      if (c && !isMissing(c.detail) && c.detail !== "") {
-        li.appendChild(el("span", "check-detail", c.detail));
-      }
-      ul.appendChild(li);
-    });
-    return ul;
-  }
-
-  function renderToolCalls(calls) {
-    if (isMissing(calls)) {
-      return el("p", null).appendChild(notRecorded()).parentNode;
-    }
-    if (!calls.length) {
-      return el("p", "muted", "No tool calls.");
-    }
-    var ol = el("ol", "tool-calls");
-    calls.forEach(function (call) {
-      var li = el("li");
-      li.appendChild(el("code", null, call && !isMissing(call.name) ? call.name : "(unnamed tool)"));
-      var args = call ? call.arguments : null;
-      if (typeof args === "string") {
-        li.appendChild(el("pre", null, args));
-      } else {
-        var pairs = pairsOf(args, "name", "value");
-        if (pairs.length) {
-          li.appendChild(definitionList(pairs));
-        } else {
-          li.appendChild(el("span", "muted", " (no arguments)"));
-        }
-      }
-      ol.appendChild(li);
-    });
-    return ol;
-  }
-
-  function renderTrial(t, hTag) {
-    t = t || {};
-    var details = el("details", "trial");
-    var summary = el("summary");
-    summary.appendChild(doc.createTextNode("Trial " + (isMissing(t.ordinal) ? "?" : t.ordinal)));
-    var meta = [];
-    if (!isMissing(t.iteration)) {
-      meta.push("iteration " + t.iteration);
-    }
-    if (!isMissing(t.sample_id)) {
-      meta.push(String(t.sample_id));
-    }
-    if (Array.isArray(t.checks) && t.checks.length) {
-      var passed = t.checks.filter(function (c) {
-        return c && c.passed === true;
-      }).length;
-      meta.push(passed + " of " + t.checks.length + " checks passed");
-    }
-    if (meta.length) {
-      summary.appendChild(el("span", "trial-meta", " · " + meta.join(" · ")));
-    }
-    details.appendChild(summary);
-
-    var body = el("div", "trial-body");
-
-    section(body, hTag, "Prompt");
-    if (isMissing(t.prompt)) {
-      body.appendChild(el("p")).appendChild(notRecorded());
-    } else {
-      body.appendChild(el("pre", "trial-prompt", t.prompt));
-    }
-
-    section(body, hTag, "Response");
-    if (isMissing(t.response)) {
-      body.appendChild(el("p")).appendChild(notRecorded());
-    } else if (t.response === "") {
-      body.appendChild(el("p", "muted", "(empty response)"));
-    } else {
-      body.appendChild(el("pre", "trial-response", t.response));
-    }
-
-    section(body, hTag, "Checks");
-    body.appendChild(renderChecks(t.checks));
-
-    section(body, hTag, "Tool calls");
-    body.appendChild(renderToolCalls(t.tool_calls));
-
-    section(body, hTag, "Final state");
-    if (isMissing(t.final_state)) {
-      body.appendChild(el("p")).appendChild(notRecorded());
-    } else {
-      var state = pairsOf(t.final_state, "key", "value");
-      body.appendChild(state.length ? definitionList(state) : el("p", "muted", "Empty."));
-    }
-
-    section(body, hTag, "Metrics");
-    if (isMissing(t.metrics)) {
-      body.appendChild(el("p")).appendChild(notRecorded());
-    } else {
-      var metrics = pairsOf(t.metrics, "label", "value");
-      body.appendChild(metrics.length ? definitionList(metrics) : el("p", "muted", "None."));
-    }
-
-    var thermal = el("p");
-    thermal.appendChild(doc.createTextNode("Thermal state: "));
-    thermal.appendChild(textOrNr(t.thermal));
-    body.appendChild(thermal);
-
-    var facts = [["Offline success", t.offline_success]];
-    if (!isMissing(t.visual_fixture)) {
-      facts.push(["Visual fixture", t.visual_fixture]);
-    }
-    body.appendChild(definitionList(facts));
-    if (!isMissing(t.environment)) {
-      section(body, hTag, "Environment at this trial");
-      body.appendChild(definitionList(pairsOf(t.environment, "label", "value")));
-    }
-
-    details.appendChild(body);
-    return details;
-  }
-
-  /* A measured or warmup failure: where, its message, and the tool calls and final state it left. */
-  function renderFailure(f, hTag) {
-    f = f || {};
-    var details = el("details", "failure");
-    var where = [f.scenario_id, f.sample_id, isMissing(f.iteration) ? null : "iteration " + f.iteration]
-      .filter(function (x) {
-        return !isMissing(x);
-      })
-      .join(" · ");
-    details.appendChild(el("summary", null, "Failure · " + where));
-    var body = el("div", "trial-body");
-    body.appendChild(definitionList([["Kind", f.kind], ["Message", f.message]]));
-    section(body, hTag, "Tool calls");
-    body.appendChild(renderToolCalls(f.tool_calls));
-    section(body, hTag, "Final state");
-    var state = pairsOf(f.final_state, "key", "value");
-    body.appendChild(state.length ? definitionList(state) : el("p", "muted", "None recorded."));
-    details.appendChild(body);
-    return details;
+    return doc.adoptNode(list);
   }
 
   function loadTrials(trigger) {
@@ -457,7 +241,6 @@
       trigger._fmbTarget = target;
     }
     target.classList.add("trials");
-    var hTag = headingTag(trigger.getAttribute("data-trials-heading"));
 
     var status = el("p", "trials-status");
     status.setAttribute("role", "status");
@@ -468,29 +251,18 @@
       trigger.disabled = true;
     }
 
-    fetch(src, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    fetch(src, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (resp) {
         if (!resp.ok) {
           throw new Error("the server answered " + resp.status);
         }
-        return resp.json();
+        return resp.text();
       })
-      .then(function (data) {
-        var trials = Array.isArray(data) ? data : data && Array.isArray(data.trials) ? data.trials : null;
-        if (!trials) {
-          throw new Error("the file is not a list of trials");
-        }
-        var list = el("div", "trial-list");
-        trials.forEach(function (t) {
-          list.appendChild(renderTrial(t, hTag));
-        });
-        if (data && Array.isArray(data.failures)) {
-          data.failures.forEach(function (f) {
-            list.appendChild(renderFailure(f, hTag));
-          });
-        }
+      .then(function (html) {
+        var list = fragmentOf(html);
+        var count = list.querySelectorAll("article.trial").length;
         target.appendChild(list);
-        status.textContent = trials.length === 1 ? "1 trial loaded." : trials.length + " trials loaded.";
+        status.textContent = count === 1 ? "1 trial loaded." : count + " trials loaded.";
         trigger.hidden = true;
         target.setAttribute("tabindex", "-1");
         target.focus({ preventScroll: true });

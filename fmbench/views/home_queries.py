@@ -1,0 +1,65 @@
+"""The questions the home, revisions and data pages ask of the database, one query each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from fmbench.filters import Filters
+from fmbench.views.common import RUN_COLUMNS, rows
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """What the home page counts over every run."""
+
+    by_verdict: dict[str, int]
+    devices: int
+    os_builds: int
+    measured_trials: int
+
+    @property
+    def runs(self) -> int:
+        return sum(self.by_verdict.values())
+
+
+def run_counts(con: duckdb.DuckDBPyConnection) -> RunCounts:
+    """Runs by verdict, distinct devices and OS builds, and measured trials, over every run."""
+    by_verdict = dict(con.execute("SELECT verdict, count(*) FROM runs GROUP BY 1").fetchall())
+    devices, builds, trials = con.execute(
+        "SELECT count(DISTINCT coalesce(hardware_model, device_name)), count(DISTINCT os_build), "
+        "coalesce(sum(trial_count), 0) FROM runs"
+    ).fetchone() or (0, 0, 0)
+    return RunCounts(by_verdict, devices, builds, int(trials))
+
+
+def newest_run_per_configuration(con: duckdb.DuckDBPyConnection, route: str) -> list[dict[str, Any]]:
+    """On one route, the newest run that is not invalid per device, OS build and suite."""
+    return rows(
+        con,
+        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.route = ? AND r.verdict <> 'invalid' "
+        "QUALIFY row_number() OVER (PARTITION BY coalesce(r.hardware_model, r.device_name), r.os_build, r.suite "
+        "ORDER BY r.started_at DESC, r.run_id) = 1 "
+        "ORDER BY r.device_name, r.os_generation, r.os_build, r.suite, r.run_id",
+        [route],
+    )
+
+
+def runs_by_revision(con: duckdb.DuckDBPyConnection) -> dict[str | None, list[dict[str, Any]]]:
+    """Revision id (``None``: cannot be determined) -> its runs, newest first."""
+    out: dict[str | None, list[dict[str, Any]]] = {}
+    for r in rows(con, f"SELECT {RUN_COLUMNS} FROM runs r ORDER BY r.started_at DESC, r.run_id"):
+        out.setdefault(r["revision_id"], []).append(r)
+    return out
+
+
+def data_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:
+    """The runs matching the filters, newest first, with their files' SHA-256."""
+    where, params = filters.where()
+    return rows(
+        con,
+        f"SELECT {RUN_COLUMNS}, r.source_sha256 FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id",
+        params,
+    )

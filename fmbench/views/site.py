@@ -1,0 +1,53 @@
+"""The site context: what every view is given (the database, the URL builder, the revision registry)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from fmbench.render import Renderer
+from fmbench.revisions import Registry
+
+
+@dataclass
+class SiteContext:
+    """What every view needs: the database, the URL builder and the revision registry.
+
+    ``memo`` keeps results that several pages of one build (or one request) share,
+    such as the regression report, so they are computed once.
+    """
+
+    con: duckdb.DuckDBPyConnection
+    renderer: Renderer
+    registry: Registry
+    memo: dict[str, Any] = field(default_factory=dict)
+    methodology: str = ""
+    """The publisher's methodology notes (Markdown), merged into fmbench's on the methodology page."""
+    source_links: dict[str, str] = field(default_factory=dict)
+    """Run id -> where its file can be browsed in the publisher's repository (a project's)."""
+    bulk: bool = False
+    """True in the static build: one run's trial details are kept for all of its pages and data files."""
+    _run_trials: Any = None
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
+    def run_trials(self, run_id: str) -> Any:
+        """In a bulk build, what all trial pages and files of ``run_id`` read (:class:`fmbench.views.runs.RunTrials`,
+        the last run asked for is kept); otherwise ``None``, and each page reads only its own trials."""
+        if not self.bulk:
+            return None
+        if self._run_trials is None or self._run_trials.run_id != run_id:
+            from fmbench.views.runs import run_trials
+
+            self._run_trials = run_trials(self.con, run_id)
+        return self._run_trials
+
+    @property
+    def url(self) -> Callable[[str], str]:
+        return self.renderer.url
