@@ -20,6 +20,7 @@ from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
+from fmbench.revisions import fixtures_registry
 from fmbench.views import PAGES, SiteContext, catalog, comparisons, home, pcc, runs, site_context
 from fmbench.views.page import Page
 
@@ -36,9 +37,10 @@ DEVICE = "iPhone18,1"
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
     """Four runs of one iPhone: two OS builds of the performance suite, a quick run on-device and one on PCC."""
     db = tmp_path_factory.mktemp("contexts") / "small.duckdb"
-    assert ingest_paths([FIXTURES / name for name in (BASELINE, CANDIDATE, PCC, QUICK)], db).ok
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / name for name in (BASELINE, CANDIDATE, PCC, QUICK)], db, registry=registry).ok
     with connect(db, read_only=True) as con:
-        yield site_context(con, Renderer())
+        yield site_context(con, Renderer(), registry)
 
 
 def _run_id(site: SiteContext, file_name: str) -> str:
