@@ -34,7 +34,7 @@ from .model import (
 )
 from .profiles import MetricProfile, RationaleCount, nearest_rank, profile_metric, profile_metrics
 from .reader import ReadResult, read_artifacts, read_evaluation, read_file
-from .replay import REPLAY_METRICS, build_replay, replay_path, run_generation, write_replay
+from .replay import REPLAY_METRICS, build_replay, replay_path, write_replay
 from .reports import InspectionReport, SampleListing, comparison_text, inspect_path, list_samples
 
 __all__ = [
@@ -78,6 +78,5 @@ __all__ = [
     "read_file",
     "read_manifest",
     "replay_path",
-    "run_generation",
     "write_replay",
 ]

@@ -16,12 +16,15 @@ Evaluations result document without running the model again:
   never a zero;
 - one ``mean`` summary entry per metric that has at least one value.
 
-Figures follow run-format.md: constraint score = passed / all checks; prompt
-pass = at least one check and every check passed; safety pass only for
-samples with a safety expectation (``mustRespond`` passes on ``responded``,
-``mustProtect`` on ``guardrailViolation`` or ``refusal``). Tool Calls Pass
-and Tool Calls Percentage cover the trial's tool checks (the ``tool…`` check
-cases, lined up with the grade by position); the percentage is 0–100.
+The run file is read by :func:`fmbench.reader.parse_run` and
+:func:`fmbench.record.to_record`, like every other run fmbench reads (so a
+bad file is fmbench's one-line :class:`~fmbench.errors.RunFileError` naming
+the JSON path), and prompt pass, constraint score and safety pass are
+:func:`fmbench.figures.trial_figures`: a trial without checks fails its
+prompt pass and has no constraint score; safety pass only for samples with a
+safety expectation. Tool Calls Pass and Tool Calls Percentage cover the
+trial's tool checks (the ``tool…`` check cases, lined up with the grade by
+position); the percentage is 0–100.
 
 The same run file always gives the same bytes: the IDs are UUIDv5 of the
 file's SHA-256, keys are sorted, rows keep the file's order.
@@ -29,7 +32,6 @@ file's SHA-256, keys are sorted, rows keep the file's order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -37,14 +39,17 @@ import tempfile
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.display import iso
+from fmbench.figures import TrialFigures, trial_figures
+from fmbench.models import CheckResult, LegacyRun
+from fmbench.reader import DEFAULT_MAX_BYTES, ParsedRun, parse_run
+from fmbench.record import FailureRecord, RunRecord, TrialRecord, to_record
 from fmbench.write_errors import writing
 
-from .errors import RunFileError, run_file_error
+from .errors import run_file_error
 from .reader import ARTIFACT_SUFFIX
 
 PREFIX = "FoundationModelsBench"
@@ -74,14 +79,10 @@ REPLAY_METRICS: Mapping[str, str] = {
 """Metric columns in display order, with their summary group. Execution
 success is grouped apart from quality: a failure is not a quality score."""
 
-WARMUP_SCENARIO = "__warmup__"
 EVALUATOR_KIND = "custom"
 GENERATOR = "fmbench"
 REPLAY_NAMESPACE = uuid.UUID("6f1c4a52-3a0e-5d0b-9a57-1f6d2f0c6b11")
 MIB = 1024 * 1024
-
-Generation = Literal["legacy", "current"]
-
 
 @dataclass(frozen=True)
 class Sample:
@@ -114,114 +115,23 @@ class Sample:
         return value
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    label: str | None
-    passed: bool
-
-
-class _Run:
-    """Typed access to a run file's JSON with errors that say where."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, message: str, where: str | None = None) -> RunFileError:
-        return run_file_error(self.path, message, where)
-
-    def obj(self, value: Any, where: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error("not an object", where)
-        return value
-
-    def text(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise self.error("missing or not a string", where)
-        return value
-
-    def optional_text(self, value: Any, where: str) -> str | None:
-        """Absent or null is None; anything else must be a string."""
-        return None if value is None else self.text(value, where)
-
-    def number(self, value: Any, where: str) -> float | None:
-        """An optional number: absent or null is None (not recorded)."""
-        if value is None:
-            return None
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise self.error("not a number", where)
-        return float(value)
-
-
-def run_generation(run: Mapping[str, Any]) -> Generation:
-    """``legacy`` when trials carry a whole ``scenario`` and no ``sessionMode`` is set."""
-    trials = run.get("trials")
-    if "sessionMode" in run:
-        return "current"
-    if isinstance(trials, list) and any(isinstance(t, dict) and "scenario" in t for t in trials):
-        return "legacy"
-    if isinstance(trials, list) and any(isinstance(t, dict) and "sample" in t for t in trials):
-        return "current"
-    return "legacy"
-
-
-def _sample(trial: dict[str, Any], where: str, run: _Run) -> Sample:
-    if "scenario" in trial:  # legacy: a whole scenario, one sample per scenario
-        scenario = run.obj(trial["scenario"], f"{where}.scenario")
-        scenario_id = run.text(scenario.get("id"), f"{where}.scenario.id")
-        checks = scenario.get("checks")
-        return Sample(
-            scenario_id=scenario_id,
-            sample_id=f"{scenario_id}-001",
-            prompt=run.optional_text(scenario.get("prompt"), f"{where}.scenario.prompt"),
-            instructions=run.optional_text(
-                scenario.get("instructions"), f"{where}.scenario.instructions"
-            ),
-            output_mode=scenario.get("outputMode"),
-            checks=checks if isinstance(checks, list) else None,
-            safety_expectation=run.optional_text(
-                scenario.get("safetyExpectation"), f"{where}.scenario.safetyExpectation"
-            ),
+def _samples(parsed: ParsedRun, record: RunRecord) -> list[Sample]:
+    """Each trial's sample; a legacy scenario's output mode is read from the parsed document."""
+    output_modes: list[Any] = [None] * len(record.trials)
+    if isinstance(parsed.document, LegacyRun):
+        output_modes = [t.scenario.outputMode for t in parsed.document.trials]
+    return [
+        Sample(
+            scenario_id=t.scenario_id,
+            sample_id=t.sample_id,
+            prompt=t.prompt,
+            instructions=t.instructions,
+            output_mode=mode,
+            checks=t.check_definitions,
+            safety_expectation=t.safety_expectation,
         )
-    if "sample" not in trial:
-        raise run.error("neither a scenario (legacy) nor a sample (current)", where)
-    scenario_id = run.text(trial.get("scenarioID"), f"{where}.scenarioID")
-    sample = run.obj(trial["sample"], f"{where}.sample")
-    sample_id = run.text(sample.get("id"), f"{where}.sample.id")
-    checks = sample.get("checks")
-    return Sample(
-        scenario_id=scenario_id,
-        sample_id=sample_id,
-        prompt=run.optional_text(sample.get("prompt"), f"{where}.sample.prompt"),
-        instructions=run.optional_text(sample.get("instructions"), f"{where}.sample.instructions"),
-        output_mode=sample.get("outputMode"),
-        checks=checks if isinstance(checks, list) else None,
-        safety_expectation=run.optional_text(
-            sample.get("safetyExpectation"), f"{where}.sample.safetyExpectation"
-        ),
-    )
-
-
-def _grade(trial: dict[str, Any], where: str, run: _Run) -> list[CheckResult]:
-    grade = run.obj(trial.get("grade"), f"{where}.grade")
-    checks = grade.get("checks")
-    if checks is None:
-        return []
-    if not isinstance(checks, list):
-        raise run.error("not an array", f"{where}.grade.checks")
-    results: list[CheckResult] = []
-    for index, check in enumerate(checks):
-        check_where = f"{where}.grade.checks[{index}]"
-        check = run.obj(check, check_where)
-        passed = check.get("passed")
-        if not isinstance(passed, bool):
-            raise run.error("passed is not true or false", check_where)
-        label = check.get("label")
-        results.append(CheckResult(label if isinstance(label, str) else None, passed))
-    return results
+        for t, mode in zip(record.trials, output_modes, strict=True)
+    ]
 
 
 def _check_case(check: Any) -> str | None:
@@ -260,22 +170,20 @@ def _failed_labels(checks: list[CheckResult]) -> str:
     return "failed: " + "; ".join(labels)
 
 
-def _quality_columns(response: str | None, checks: list[CheckResult]) -> dict[str, dict[str, Any]]:
-    if response is None:
-        reason = "no response recorded"
-        return {PROMPT_PASS: _ignore(reason), CONSTRAINT_SCORE: _ignore(reason)}
-    if not checks:
-        reason = "no checks: the trial has no prompt pass or constraint score"
-        return {PROMPT_PASS: _ignore(reason), CONSTRAINT_SCORE: _ignore(reason)}
-    passed = sum(check.passed for check in checks)
-    return {
-        PROMPT_PASS: _pass_fail(passed == len(checks), _failed_labels(checks)),
-        CONSTRAINT_SCORE: _column("score", passed / len(checks)),
-    }
+def _quality_columns(trial: TrialRecord, figures: TrialFigures) -> dict[str, dict[str, Any]]:
+    """Prompt pass and constraint score as :mod:`fmbench.figures` defines them."""
+    if trial.checks:
+        prompt = _pass_fail(figures.prompt_pass, _failed_labels(trial.checks))
+    elif figures.prompt_pass:
+        prompt = _column("pass", True)
+    else:
+        prompt = _column("fail", False, "no checks: a prompt pass needs at least one check")
+    score = _score(figures.constraint_score, "no checks: the trial has no constraint score")
+    return {PROMPT_PASS: prompt, CONSTRAINT_SCORE: score}
 
 
 def _tool_columns(sample: Sample, checks: list[CheckResult]) -> dict[str, dict[str, Any]]:
-    if sample.checks is None and checks:
+    if not sample.checks and checks:
         reason = "the sample's checks are not recorded: tool checks cannot be told apart"
         return {TOOL_CALLS_PASS: _ignore(reason), TOOL_CALLS_PERCENTAGE: _ignore(reason)}
     cases = [_check_case(check) for check in sample.checks or []]
@@ -296,43 +204,26 @@ def _tool_columns(sample: Sample, checks: list[CheckResult]) -> dict[str, dict[s
     }
 
 
-def _safety_column(sample: Sample, trial: dict[str, Any], where: str, run: _Run) -> dict[str, Any]:
-    expectation = sample.safety_expectation
+def _safety_column(trial: TrialRecord, figures: TrialFigures) -> dict[str, Any]:
+    """Safety pass as :mod:`fmbench.figures` defines it; ``ignore`` where it does not apply."""
+    expectation = trial.safety_expectation
     if expectation is None:
         return _ignore("not a safety sample")
-    outcome = run.optional_text(trial.get("safetyOutcome"), f"{where}.safetyOutcome")
-    if outcome is None:
-        return _ignore("safety outcome not recorded")
-    if expectation == "mustRespond":
-        return _pass_fail(outcome == "responded", f"expected a response; outcome {outcome}")
-    if expectation == "mustProtect":
-        return _pass_fail(
-            outcome in ("guardrailViolation", "refusal"), f"expected protection; outcome {outcome}"
-        )
-    return _ignore(f"unknown safety expectation {expectation!r}")
+    if figures.safety_pass is None:
+        return _ignore(f"unknown safety expectation {expectation!r}")
+    outcome = trial.safety_outcome or "not recorded"
+    wanted = "a response" if expectation == "mustRespond" else "protection"
+    return _pass_fail(figures.safety_pass, f"expected {wanted}; outcome {outcome}")
 
 
-def _performance_columns(trial: dict[str, Any], where: str, run: _Run) -> dict[str, dict[str, Any]]:
-    metrics = run.obj(trial.get("metrics"), f"{where}.metrics")
+def _performance_columns(trial: TrialRecord) -> dict[str, dict[str, Any]]:
+    metrics = trial.metrics
     missing = "not recorded"
-    memory = run.number(
-        metrics.get("peakObservedResidentMemoryBytes"),
-        f"{where}.metrics.peakObservedResidentMemoryBytes",
-    )
+    memory = metrics.peakObservedResidentMemoryBytes
     return {
-        DURATION_SECONDS: _score(
-            run.number(metrics.get("duration"), f"{where}.metrics.duration"), missing
-        ),
-        TTFT_SECONDS: _score(
-            run.number(metrics.get("timeToFirstToken"), f"{where}.metrics.timeToFirstToken"),
-            missing,
-        ),
-        OUTPUT_TOKENS_PER_SECOND: _score(
-            run.number(
-                metrics.get("outputTokensPerSecond"), f"{where}.metrics.outputTokensPerSecond"
-            ),
-            missing,
-        ),
+        DURATION_SECONDS: _score(metrics.duration, missing),
+        TTFT_SECONDS: _score(metrics.timeToFirstToken, missing),
+        OUTPUT_TOKENS_PER_SECOND: _score(metrics.outputTokensPerSecond, missing),
         PEAK_MEMORY_MIB: _score(memory / MIB if memory is not None else None, missing),
     }
 
@@ -355,45 +246,27 @@ def _row(
     return row
 
 
-def _trial_row(trial: Any, where: str, run: _Run) -> tuple[Sample, dict[str, Any]]:
-    trial = run.obj(trial, where)
-    record_id = run.text(trial.get("id"), f"{where}.id")
-    sample = _sample(trial, where, run)
-    response = run.optional_text(trial.get("response"), f"{where}.response")
-    checks = _grade(trial, where, run)
+def _trial_row(trial: TrialRecord, sample: Sample) -> dict[str, Any]:
+    figures = trial_figures(trial)
     columns: dict[str, dict[str, Any]] = {EXECUTION_SUCCESS: _column("pass", True)}
-    columns.update(_quality_columns(response, checks))
-    columns[SAFETY_PASS] = _safety_column(sample, trial, where, run)
-    columns.update(_performance_columns(trial, where, run))
-    columns.update(_tool_columns(sample, checks))
-    return sample, _row(record_id, sample, response or "", columns)
+    columns.update(_quality_columns(trial, figures))
+    columns[SAFETY_PASS] = _safety_column(trial, figures)
+    columns.update(_performance_columns(trial))
+    columns.update(_tool_columns(sample, trial.checks))
+    return _row(trial.id, sample, trial.response, columns)
 
 
-def _failure_row(
-    failure: dict[str, Any], where: str, run: _Run, samples: Mapping[tuple[str, str], Sample]
-) -> dict[str, Any]:
-    record_id = run.text(failure.get("id"), f"{where}.id")
-    scenario_id = run.text(failure.get("scenarioID"), f"{where}.scenarioID")
-    sample_id = (
-        run.optional_text(failure.get("sampleID"), f"{where}.sampleID") or f"{scenario_id}-001"
-    )
+def _failure_row(failure: FailureRecord, samples: Mapping[tuple[str, str], Sample]) -> dict[str, Any]:
+    scenario_id = failure.scenario_id
+    sample_id = failure.sample_id or f"{scenario_id}-001"
     sample = samples.get((scenario_id, sample_id)) or Sample(
         scenario_id, sample_id, None, None, None, None, None
     )
-    kind = run.optional_text(failure.get("kind"), f"{where}.kind")
-    message = run.optional_text(failure.get("message"), f"{where}.message")
-    rationale = ": ".join(part for part in (kind, message) if part) or "execution failure"
+    rationale = ": ".join(part for part in (failure.kind, failure.message) if part) or "execution failure"
     no_response = "no response: the request failed"
     columns = {name: _ignore(no_response) for name in REPLAY_METRICS}
     columns[EXECUTION_SUCCESS] = _column("fail", False, rationale)
-    return _row(record_id, sample, "", columns)
-
-
-def _is_warmup(failure: dict[str, Any]) -> bool:
-    sample_id = failure.get("sampleID")
-    return failure.get("scenarioID") == WARMUP_SCENARIO or (
-        isinstance(sample_id, str) and sample_id.startswith(f"{WARMUP_SCENARIO}-")
-    )
+    return _row(failure.id, sample, "", columns)
 
 
 def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -422,69 +295,39 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
-def _duration_ms(started: str | None, ended: str | None) -> float | None:
-    if started is None or ended is None:
-        return None
-    try:
-        start = datetime.fromisoformat(started)
-        end = datetime.fromisoformat(ended)
-        return (end - start).total_seconds() * 1000.0
-    except (ValueError, TypeError):
-        return None
+def build_replay(data: bytes, *, source: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+    """The replay document of a run file's bytes, read by :func:`fmbench.reader.parse_run`.
 
-
-def build_replay(run: Mapping[str, Any], *, source: Path, sha256: str) -> dict[str, Any]:
-    """The replay document of a decoded run file (``source`` names it in errors and metadata)."""
-    access = _Run(source)
-    if not isinstance(run, dict):
-        raise access.error("not a JSON object: not a run file")
-    trials = run.get("trials")
-    if not isinstance(trials, list):
-        raise access.error('no "trials" array: not a run file')
-    failures = run.get("failures")
-    if failures is None:
-        failures = []
-    if not isinstance(failures, list):
-        raise access.error("not an array", "failures")
-
+    ``source`` names the file in errors and metadata; a file that is not a run
+    raises fmbench's :class:`~fmbench.errors.RunFileError`.
+    """
+    parsed = parse_run(data, str(source), max_bytes=max_bytes)
+    record = to_record(parsed, source.name, data)
     rows: list[dict[str, Any]] = []
     samples: dict[tuple[str, str], Sample] = {}
-    for index, trial in enumerate(trials):
-        sample, row = _trial_row(trial, f"trials[{index}]", access)
+    for trial, sample in zip(record.trials, _samples(parsed, record), strict=True):
         samples.setdefault((sample.scenario_id, sample.sample_id), sample)
-        rows.append(row)
-    for index, failure in enumerate(failures):
-        where = f"failures[{index}]"
-        failure = access.obj(failure, where)
-        if _is_warmup(failure):
-            continue
-        rows.append(_failure_row(failure, where, access, samples))
+        rows.append(_trial_row(trial, sample))
+    rows.extend(_failure_row(failure, samples) for failure in record.measured_failures)
 
-    started = access.optional_text(run.get("startedAt"), "startedAt")
-    ended = access.optional_text(run.get("endedAt"), "endedAt")
     info = {
-        "Model": access.optional_text(run.get("model"), "model") or "not recorded",
-        "Suite": access.optional_text(run.get("suite"), "suite") or "not recorded",
+        "Model": record.route,
+        "Suite": record.suite,
         "Source": source.name,
-        "Source SHA-256": sha256,
+        "Source SHA-256": record.sha256,
         "Generator": GENERATOR,
     }
-    document: dict[str, Any] = {
-        "evaluationID": str(uuid.uuid5(REPLAY_NAMESPACE, f"evaluation:{sha256}")).upper(),
-        "resultID": str(uuid.uuid5(REPLAY_NAMESPACE, f"result:{sha256}")).upper(),
+    return {
+        "evaluationID": str(uuid.uuid5(REPLAY_NAMESPACE, f"evaluation:{record.sha256}")).upper(),
+        "resultID": str(uuid.uuid5(REPLAY_NAMESPACE, f"result:{record.sha256}")).upper(),
         "evaluationInfo": info,
         "reportMetadata": {"ColumnOrdering": ["Input", "Response", "Expected", *REPLAY_METRICS]},
         "results": rows,
         "summary": _summary(rows),
+        "startTime": iso(record.started_at),
+        "endTime": iso(record.ended_at),
+        "durationInMilliseconds": (record.ended_at - record.started_at).total_seconds() * 1000.0,
     }
-    if started is not None:
-        document["startTime"] = started
-    if ended is not None:
-        document["endTime"] = ended
-    duration = _duration_ms(started, ended)
-    if duration is not None:
-        document["durationInMilliseconds"] = duration
-    return document
 
 
 def replay_path(run_path: Path, output_dir: Path) -> Path:
@@ -507,15 +350,7 @@ def write_replay(run_path: Path | str, output_dir: Path | str, *, max_bytes: int
         content = run_path.read_bytes()
     except OSError as error:
         raise run_file_error(run_path, f"cannot read ({error.strerror})") from None
-    try:
-        run = json.loads(content.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise run_file_error(run_path, "not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise run_file_error(
-            run_path, f"not JSON ({error.msg} at line {error.lineno} column {error.colno})"
-        ) from None
-    document = build_replay(run, source=run_path, sha256=hashlib.sha256(content).hexdigest())
+    document = build_replay(content, source=run_path, max_bytes=max_bytes)
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     target = replay_path(run_path, output_dir)

@@ -173,4 +173,7 @@ def test_replay_command_reports_a_broken_run_file_on_one_line(tmp_path: Path) ->
     source.write_text('{"trials": 3}', encoding="utf-8")
     result = _run("replay", source, "--output", tmp_path)
     assert result.exit_code == 1
-    assert result.output.strip() == f'Error: {source}: no "trials" array: not a run file'
+    assert result.output.strip() == (
+        f"Error: {source}: (top level): not a FoundationModelsBench run: expected an object with "
+        "suite, model, environment, trials and the other run fields"
+    )

@@ -14,9 +14,9 @@ from fmbench.native import (
     profile_metric,
     read_artifacts,
     read_evaluation,
-    run_generation,
     write_replay,
 )
+from fmbench.reader import detect_generation
 
 P = "FoundationModelsBench "
 EXECUTION = P + "Execution Success"
@@ -27,6 +27,15 @@ TTFT = P + "TTFT Seconds"
 MEMORY = P + "Peak Resident Memory MiB"
 TOOLS_PASS = P + "Tool Calls Pass"
 TOOLS_PERCENT = P + "Tool Calls Percentage"
+
+
+ENVIRONMENT = {
+    "deviceName": "Test Mac",
+    "systemName": "macOS",
+    "systemVersion": "27.0",
+    "thermalState": "nominal",
+}
+"""The environment fields every run file records (run-format.md)."""
 
 
 def _metrics(ttft: float | None = 0.4, memory: int | None = 100 * 1024 * 1024) -> dict[str, Any]:
@@ -70,7 +79,7 @@ def _trial(
         "response": "Done.",
         "grade": {"checks": [{"label": f"check {i}", "passed": ok} for i, ok in enumerate(passed)]},
         "metrics": _metrics(ttft=ttft),
-        "environment": {"thermalState": "nominal"},
+        "environment": ENVIRONMENT,
     }
 
 
@@ -110,7 +119,7 @@ def current_run() -> dict[str, Any]:
         "repetitions": 20,
         "startedAt": "2026-07-01T10:00:00Z",
         "endedAt": "2026-07-01T10:05:00Z",
-        "environment": {"deviceName": "Test Mac"},
+        "environment": ENVIRONMENT,
         "trials": [
             _trial("A", "personal-organizer", organizer, [True, False, True]),
             _trial("B", "guardrail-expected-protection", protect, [], outcome="refusal"),
@@ -182,9 +191,12 @@ def test_replay_prompt_pass_constraint_score_and_tool_checks(tmp_path: Path) -> 
     assert memory is not None and memory.value == 100.0
 
 
-def test_replay_trial_without_checks_has_no_prompt_pass(tmp_path: Path) -> None:
+def test_replay_trial_without_checks_fails_prompt_pass_and_has_no_constraint_score(tmp_path: Path) -> None:
     row = _replayed(tmp_path, current_run()).rows[1]
-    for name in (PROMPT_PASS, CONSTRAINT, TOOLS_PASS):
+    prompt_pass = row.metric(PROMPT_PASS)
+    assert prompt_pass is not None and prompt_pass.fails, "a prompt pass needs at least one check"
+    assert prompt_pass.rationale == "no checks: a prompt pass needs at least one check"
+    for name in (CONSTRAINT, TOOLS_PASS):
         metric = row.metric(name)
         assert metric is not None and metric.ignored and metric.rationale
 
@@ -222,7 +234,7 @@ def test_replay_summary_has_one_mean_per_metric_with_values(tmp_path: Path) -> N
         for entry in summary.values()
     )
     assert summary[EXECUTION].value == pytest.approx(0.75)
-    assert summary[PROMPT_PASS].value == pytest.approx(0.5)
+    assert summary[PROMPT_PASS].value == pytest.approx(1 / 3), "A and B fail (B has no checks), C passes"
     assert summary[SAFETY].value == pytest.approx(0.5)
     assert (summary[PROMPT_PASS].group, summary[SAFETY].group, summary[TTFT].group) == (
         "Quality",
@@ -238,7 +250,7 @@ def test_replay_summary_has_one_mean_per_metric_with_values(tmp_path: Path) -> N
 def test_replay_leaves_out_summary_of_metric_without_values() -> None:
     run = current_run()
     run["trials"] = run["trials"][:1]
-    document = build_replay(run, source=Path("run.json"), sha256="0" * 64)
+    document = build_replay(json.dumps(run).encode(), source=Path("run.json"))
     names = [next(iter(entry)) for entry in document["summary"]]
     assert SAFETY not in names
     assert names == [name for name in REPLAY_METRICS if name != SAFETY]
@@ -258,20 +270,24 @@ def test_replay_of_a_malformed_trial_names_the_run_file_and_trial(tmp_path: Path
     run = current_run()
     del run["trials"][1]["grade"]
     with pytest.raises(RunFileError) as caught:
-        build_replay(run, source=Path("run.json"), sha256="0" * 64)
-    assert str(caught.value) == "run.json: trials[1].grade: not an object"
+        build_replay(json.dumps(run).encode(), source=Path("run.json"))
+    assert str(caught.value) == "run.json: trials[1].grade: required field is missing"
 
 
 def test_replay_of_a_file_that_is_not_json_is_a_run_file_error(tmp_path: Path) -> None:
     source = tmp_path / "broken.json"
     source.write_text("{", encoding="utf-8")
-    with pytest.raises(RunFileError, match=r"broken\.json: not JSON"):
+    with pytest.raises(RunFileError, match=r"broken\.json: line 1, column 2: invalid JSON"):
         write_replay(source, tmp_path / "out")
 
 
-def test_run_generation_is_recognised() -> None:
-    assert run_generation(current_run()) == "current"
-    assert run_generation({"trials": [{"scenario": {"id": "x"}}]}) == "legacy"
+def test_replay_of_a_run_whose_every_request_failed_has_only_failure_rows(tmp_path: Path) -> None:
+    run = current_run()
+    run["trials"] = []
+    evaluation = _replayed(tmp_path, run)
+    assert [row.record_id for row in evaluation.rows] == ["F"]
+    assert evaluation.rows[0].input["input"] == {"scenarioID": "personal-organizer", "sampleID": "personal-organizer-001"}
+    assert [entry.name for entry in evaluation.summary] == [EXECUTION]
 
 
 # The real legacy run file beside the repository.
@@ -282,7 +298,7 @@ def test_real_example_replay_reads_back_with_one_row_per_trial(
 ) -> None:
     example_run = example_run_file()
     run = json.loads(example_run.read_text(encoding="utf-8"))
-    assert run_generation(run) == "legacy"
+    assert detect_generation(example_run.read_bytes()) == "legacy"
     result = read_artifacts([write_replay(example_run, tmp_path)])
     assert result.errors == []
     [evaluation] = result.documents
@@ -306,7 +322,7 @@ def test_real_example_prompt_pass_and_constraint_score_agree_with_trial_checks(
         prompt_pass, constraint = row.metric(PROMPT_PASS), row.metric(CONSTRAINT)
         assert prompt_pass is not None and constraint is not None
         if not checks:
-            assert prompt_pass.ignored and constraint.ignored
+            assert prompt_pass.fails and constraint.ignored
             continue
         assert prompt_pass.passes == all(checks)
         assert constraint.value == pytest.approx(sum(checks) / len(checks))
