@@ -283,7 +283,7 @@ def _recomputed(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[tuple[str, 
     for ordinal, trial_id, scenario, sample, checks, passed, score, safety, expectation in trials:
         reasons: dict[str, str] = {}
         if not checks:
-            reasons[PROMPT_PASS] = reasons[CONSTRAINT_SCORE] = "the trial has no checks"
+            reasons[CONSTRAINT_SCORE] = "the trial has no checks"
         if expectation is None:
             reasons[SAFETY_PASS] = "the sample has no safety expectation"
         found["trial", ordinal] = _Recomputed(
@@ -294,8 +294,7 @@ def _recomputed(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[tuple[str, 
             sample_id=sample,
             figures={
                 EXECUTION_SUCCESS: True,
-                # A trial without checks has no prompt pass to compare (the replay ignores it).
-                PROMPT_PASS: bool(passed) if checks else None,
+                PROMPT_PASS: bool(passed),
                 CONSTRAINT_SCORE: score,
                 SAFETY_PASS: safety,
             },

@@ -170,11 +170,11 @@ def test_a_replay_of_the_purpose_run_agrees_with_fmbench_on_every_trial(
         prompt_pass, constraint = agreement.figure(PROMPT_PASS), agreement.figure(CONSTRAINT)
         assert prompt_pass is not None and constraint is not None
         assert prompt_pass.agrees and constraint.agrees and agreement.agrees
+        assert prompt_pass.replay is passed, "a trial without checks fails its prompt pass in both"
         if checks:
-            assert prompt_pass.replay is passed
             assert constraint.replay == pytest.approx(score)
         else:
-            assert prompt_pass.replay_kind == constraint.replay_kind == "ignore"
+            assert (prompt_pass.replay_kind, constraint.replay_kind) == ("fail", "ignore")
             assert score is None
     [failure] = [a for a in replay.agreements if a.owner == "failure"]
     execution = failure.figure("Execution Success")
@@ -224,11 +224,11 @@ def test_ignore_rows_stay_out_of_aggregates(tmp_path: Path, db_path: Path) -> No
             "SELECT avg(aggregate_value) FROM evaluation_metric_values WHERE metric = ?",
             [PROMPT_PASS],
         ).fetchone()
-    assert kinds == [("fail", 1, 1, 1, 0.0), ("ignore", 7, 0, 0, None), ("pass", 3, 3, 3, 1.0)]
-    assert mean == (0.75,), "3 passes and 1 fail; the 7 ignored rows are not zeros"
+    assert kinds == [("fail", 7, 7, 7, 0.0), ("ignore", 1, 0, 0, None), ("pass", 3, 3, 3, 1.0)]
+    assert mean == (0.3,), "3 passes and 7 fails; the ignored failure row is not a zero"
     [artifact] = _replay(db_path, _run_id(db_path)).artifacts
     profile = {p.name: p for p in artifact.profiles}[PROMPT_PASS]
-    assert (profile.count, profile.ignored, profile.numeric_count, profile.mean) == (11, 7, 4, 0.75)
+    assert (profile.count, profile.ignored, profile.numeric_count, profile.mean) == (11, 1, 10, 0.3)
 
 
 def test_the_named_source_run_wins_when_ids_repeat_across_runs(
