@@ -46,7 +46,7 @@ from fmbench.display import iso
 from fmbench.figures import TrialFigures, trial_figures
 from fmbench.models import CheckResult, LegacyRun
 from fmbench.reader import DEFAULT_MAX_BYTES, ParsedRun, parse_run
-from fmbench.record import FailureRecord, RunRecord, TrialRecord, to_record
+from fmbench.record import FailureRecord, RunRecord, TrialRecord, to_record, typed_kind
 from fmbench.write_errors import writing
 
 from .errors import run_file_error
@@ -134,12 +134,6 @@ def _samples(parsed: ParsedRun, record: RunRecord) -> list[Sample]:
     ]
 
 
-def _check_case(check: Any) -> str | None:
-    if isinstance(check, dict) and len(check) == 1:
-        return next(iter(check))
-    return None
-
-
 def _column(
     kind: str, value: bool | float | None = None, rationale: str | None = None
 ) -> dict[str, Any]:
@@ -186,10 +180,8 @@ def _tool_columns(sample: Sample, checks: list[CheckResult]) -> dict[str, dict[s
     if not sample.checks and checks:
         reason = "the sample's checks are not recorded: tool checks cannot be told apart"
         return {TOOL_CALLS_PASS: _ignore(reason), TOOL_CALLS_PERCENTAGE: _ignore(reason)}
-    cases = [_check_case(check) for check in sample.checks or []]
-    tool_positions = [
-        i for i, case in enumerate(cases) if case is not None and case.startswith("tool")
-    ]
+    cases = [typed_kind(check) for check in sample.checks or []]
+    tool_positions = [i for i, case in enumerate(cases) if case.startswith("tool")]
     if not tool_positions:
         reason = "no tool checks"
         return {TOOL_CALLS_PASS: _ignore(reason), TOOL_CALLS_PERCENTAGE: _ignore(reason)}
