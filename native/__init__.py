@@ -32,7 +32,14 @@ from .model import (
     SummaryMetric,
     looks_like_judge,
 )
-from .profiles import MetricProfile, RationaleCount, nearest_rank, profile_metric, profile_metrics
+from .profiles import (
+    MetricProfile,
+    RationaleCount,
+    median,
+    profile_metric,
+    profile_metrics,
+    sample_variance,
+)
 from .reader import ReadResult, read_artifacts, read_evaluation, read_file
 from .replay import REPLAY_METRICS, build_replay, replay_path, write_replay
 from .reports import InspectionReport, SampleListing, comparison_text, inspect_path, list_samples
@@ -67,7 +74,7 @@ __all__ = [
     "inspect_path",
     "list_samples",
     "looks_like_judge",
-    "nearest_rank",
+    "median",
     "pair_summaries",
     "parse_document",
     "parse_gate",
@@ -78,5 +85,6 @@ __all__ = [
     "read_file",
     "read_manifest",
     "replay_path",
+    "sample_variance",
     "write_replay",
 ]

@@ -18,8 +18,9 @@ from fmbench.reader import DEFAULT_MAX_BYTES
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
+from .reader import raw_document
 from .replay import write_replay
-from .reports import comparison_text, inspect_path, list_samples
+from .reports import SAMPLE_KINDS, comparison_text, inspect_path, list_samples, report_path
 
 
 @contextmanager
@@ -52,10 +53,26 @@ def native() -> None:
 @native.command("inspect")
 @click.argument("file", type=_EXISTING)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def inspect_command(file: Path, as_json: bool) -> None:
-    """Metadata, summary metrics and per-metric profiles of FILE (or a folder)."""
+@click.option("--raw-json", is_flag=True, help="Print the document exactly as stored, byte for byte.")
+@click.option("--summary-only", is_flag=True, help="Only metadata and aggregates, no metric profiles.")
+def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: bool) -> None:
+    """Metadata, summary metrics and per-metric profiles of FILE (or a folder).
+
+    Profiles follow xceval's conventions (Booleans are not numeric, the median
+    of an even count averages the two middle values, sample variance).
+    """
+    if raw_json:
+        with _as_click_errors():
+            content = raw_document(file)
+        stream = click.get_binary_stream("stdout")
+        stream.write(content)
+        stream.flush()
+        return
     report = inspect_path(file)
-    output = report.to_json() if as_json else report.to_text()
+    if summary_only:
+        output = report.summary_json() if as_json else report.summary_text()
+    else:
+        output = report.to_json() if as_json else report.to_text()
     if output:
         click.echo(output)
     _fail_on(report.errors)
@@ -64,13 +81,40 @@ def inspect_command(file: Path, as_json: bool) -> None:
 @native.command("samples")
 @click.argument("file", type=_EXISTING)
 @click.option("--jsonl", is_flag=True, help="One JSON object per row.")
-def samples_command(file: Path, jsonl: bool) -> None:
+@click.option("--only-failures", is_flag=True, help="Only rows that failed a metric (the --metric one, if given).")
+@click.option("--metric", metavar="NAME", default=None, help="Only rows with this metric column.")
+@click.option(
+    "--kind",
+    type=click.Choice(SAMPLE_KINDS),
+    default=None,
+    help="Only rows where a metric (the --metric one, if given) has this kind; fail includes a pass whose value is false.",
+)
+def samples_command(
+    file: Path, jsonl: bool, only_failures: bool, metric: str | None, kind: str | None
+) -> None:
     """One normalized row per line."""
-    listing = list_samples(file)
+    listing = list_samples(file, only_failures=only_failures, metric=metric, kind=kind)
     output = listing.to_jsonl() if jsonl else listing.to_text()
     if output:
         click.echo(output)
     _fail_on(listing.errors)
+
+
+@native.command("report")
+@click.argument("file", type=_EXISTING)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def report_command(file: Path, as_json: bool) -> None:
+    """Per-metric profiles as xceval computes them, then the rows with issues.
+
+    Issues are failed metrics and differences between the response and
+    Expected at JSON paths. An empty Expected is no expectation (xceval
+    compares "" and so reports false mismatches on FoundationModelsBench replays).
+    """
+    reports = report_path(file)
+    output = reports.to_json() if as_json else reports.to_text()
+    if output:
+        click.echo(output)
+    _fail_on(reports.errors)
 
 
 @native.command("compare")
@@ -177,3 +221,121 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     )
     if not report.ok:
         raise SystemExit(1)
+
+
+@native.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, help="Unknown fields, columns and kinds are errors, not notes.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.pass_context
+def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, as_json: bool) -> None:
+    """Check the structure of result files (folders recursively); exit 1 on an error.
+
+    Unknown fields are notes, since later versions of the format may add them;
+    --strict makes them errors. Each finding names the file and the place.
+    """
+    from .validation import validate_paths
+
+    report = validate_paths(list(paths), strict=strict)
+    if as_json:
+        click.echo(report.to_json())
+    else:
+        for finding in report.findings:
+            click.echo(str(finding), err=finding.severity == "error")
+        click.echo(
+            f"{report.documents} documents checked, {len(report.errors)} errors, "
+            f"{len(report.findings) - len(report.errors)} notes"
+        )
+    if not report.ok:
+        ctx.exit(1)
+
+
+@native.command("list")
+@click.argument("path", type=_EXISTING)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def list_command(path: Path, as_json: bool) -> None:
+    """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
+    from fmbench.cli import text_table
+
+    from .collections import list_results
+
+    listing = list_results(path)
+    if as_json:
+        click.echo(listing.to_json())
+    elif listing.results:
+        click.echo(
+            text_table(
+                ["source", "evaluation", "result", "start", "end", "rows", "test"],
+                [
+                    (
+                        item.source + (f" line {item.line}" if item.line is not None else ""),
+                        item.evaluation_id or "not recorded",
+                        item.result_id or "not recorded",
+                        item.start_time or "not recorded",
+                        item.end_time or "not recorded",
+                        item.row_count,
+                        item.test_identifier or "-",
+                    )
+                    for item in listing.results
+                ],
+            )
+        )
+    _fail_on(listing.errors)
+
+
+@native.command("convert")
+@click.argument("source", type=_EXISTING)
+@click.argument("target", type=click.Path(path_type=Path))
+def convert_command(source: Path, target: Path) -> None:
+    """Convert between a result document (.xcevalresult), JSON Lines (.jsonl) and a folder.
+
+    A TARGET ending in .jsonl gets one document per line; one ending in
+    .xcevalresult gets the single document; any other TARGET is a folder with
+    one file per result, named by its result id.
+    """
+    from .collections import convert
+
+    with _as_click_errors():
+        written = convert(source, target)
+    for path in written:
+        click.echo(str(path))
+
+
+@native.command("pipeline")
+@click.argument("config", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="Value of ${KEY} in the manifest. Repeatable.")
+@click.option(
+    "--step-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1800.0,
+    show_default=True,
+    help="Seconds each step may run.",
+)
+@click.option("--force", is_flag=True, help="Replace the artifacts folder if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="Print the pipeline report as JSON.")
+@click.pass_context
+def pipeline_command(
+    ctx: click.Context,
+    config: Path,
+    assignments: tuple[str, ...],
+    step_timeout: float,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Run an xceval pipeline manifest (xceval.pipeline/v1): steps, then one analysis folder.
+
+    Exits 1 when a step or a gate fails. A manifest that requires Xcode is
+    refused on a machine without it.
+    """
+    from .pipeline import parse_settings, run_pipeline
+
+    with _as_click_errors():
+        outcome = run_pipeline(
+            config, parse_settings(assignments), step_timeout=step_timeout, force=force
+        )
+    if as_json:
+        click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        click.echo(outcome.to_text())
+    if not outcome.passed:
+        ctx.exit(1)

@@ -12,7 +12,9 @@ their own) and only for operations whose value moves with the metric
 (mean, median, minimum, maximum). Everything else gets no verdict.
 
 Gates: ``"<metric> [<group>] [delta] <op> <number>"`` with ``>=``, ``<=``,
-``>``, ``<`` or ``==`` (equality within 1e-9 relative). The metric is the
+``>``, ``<``, ``==`` or ``!=`` (equality within 1e-9 relative). xceval's
+grammar, a summary display name, an operator and a number with or without
+spaces (``"Mean of Accuracy>=0.9"``), is the same rule without group or delta. The metric is the
 summary display name (or, if no display name matches, the source metric
 column). The rule is evaluated on the candidate's value, or with ``delta``
 on candidate − baseline. When several summary entries match, only the
@@ -62,13 +64,14 @@ OPERATORS: Mapping[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
     "<": operator.lt,
     "==": lambda left, right: math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-12),
+    "!=": lambda left, right: not math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-12),
 }
 
 _RULE = re.compile(
     r"^\s*(?P<name>.+?)"
     r"(?:\s*\[(?P<group>[^\]]*)\])?"
     r"(?:\s+(?P<delta>delta))?"
-    r"\s*(?P<op>>=|<=|==|>|<)\s*"
+    r"\s*(?P<op>>=|<=|==|!=|>|<)\s*"
     r"(?P<value>\S+)\s*$"
 )
 
@@ -175,7 +178,7 @@ def parse_gate(text: str) -> GateRule:
     match = _RULE.match(text)
     if not match:
         raise GateRuleError(
-            f"gate {text!r}: expected '<metric> [delta] <op> <number>' with op one of >=, <=, >, <, =="
+            f"gate {text!r}: expected '<metric> [delta] <op> <number>' with op one of >=, <=, >, <, ==, !="
         )
     try:
         threshold = float(match["value"])

@@ -67,3 +67,10 @@ def _rebuild(
     where: str | None,
 ) -> ArtifactError:
     return cls(path, message, line=line, where=where)
+
+
+class PipelineError(FmbenchError):
+    """A pipeline manifest that cannot be run, named with its file and the place in it::
+
+        ci.pipeline.json: schemaVersion: unknown schema version 'xceval.pipeline/v9' …
+    """

@@ -193,3 +193,17 @@ def read_evaluation(path: Path | str) -> Evaluation:
             Path(path), f"holds {len(result.documents)} evaluation results where one was expected"
         )
     return result.documents[0]
+
+
+def raw_document(path: Path | str) -> bytes:
+    """The bytes of one stored result file, unchanged, after checking it reads as one.
+
+    Raises :class:`ArtifactError` for a folder or a file that is not a result.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ArtifactError(path, "not a file: --raw-json prints one stored document")
+    result = read_file(path)
+    if result.errors:
+        raise result.errors[0]
+    return path.read_bytes()

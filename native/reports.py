@@ -12,14 +12,33 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
+from .differences import EMPTY_EXPECTED_NOTE, RowIssues, evaluation_issues
 from .errors import ArtifactError
-from .model import Evaluation
+from .model import Evaluation, Row
 from .profiles import MetricProfile, profile_metrics
 from .reader import read_artifacts
 
 
 def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.6g}"
+
+
+def profile_line(profile: MetricProfile) -> str:
+    """One profile as text: counts, the labelled pass rate when judged, then the numeric statistics."""
+    text = (
+        f"{profile.name}: n={profile.count} pass={profile.passed} fail={profile.failed}"
+        f" ignore={profile.ignored} score={profile.scored}"
+    )
+    if profile.pass_rate is not None:
+        text += f" pass rate={profile.pass_rate:.1%}"
+    text += f" values={profile.numeric_count}"
+    if profile.numeric_count:
+        text += (
+            f" mean={_number(profile.mean)} median={_number(profile.median)}"
+            f" min={_number(profile.minimum)} max={_number(profile.maximum)}"
+            f" sd={_number(profile.standard_deviation)}"
+        )
+    return text
 
 
 @dataclass
@@ -59,14 +78,19 @@ class Inspection:
         lines.append("  metrics")
         for profile in self.profiles:
             lines.append(
-                f"    {profile.name}: n={profile.count} pass={profile.passed} fail={profile.failed}"
-                f" ignore={profile.ignored} values={profile.numeric_count}"
-                f" mean={_number(profile.mean)} median={_number(profile.median)}"
-                f" p90={_number(profile.p90)} sd={_number(profile.standard_deviation)}"
+                "    " + profile_line(profile)
             )
             for rationale in profile.rationales:
                 lines.append(f"      {rationale.count} x {rationale.rationale}")
         return "\n".join(lines)
+
+
+    def summary_dict(self) -> dict[str, Any]:
+        """Metadata and aggregates only (``inspect --summary-only``)."""
+        return self.evaluation.to_dict()
+
+    def summary_text(self) -> str:
+        return self.to_text().split("\n  metrics\n", 1)[0]
 
 
 @dataclass
@@ -83,6 +107,16 @@ class InspectionReport:
 
     def to_text(self) -> str:
         return "\n\n".join(inspection.to_text() for inspection in self.inspections)
+
+    def summary_json(self) -> str:
+        body = {
+            "documents": [inspection.summary_dict() for inspection in self.inspections],
+            "errors": [str(error) for error in self.errors],
+        }
+        return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False)
+
+    def summary_text(self) -> str:
+        return "\n\n".join(inspection.summary_text() for inspection in self.inspections)
 
 
 def inspect_path(path: Path | str) -> InspectionReport:
@@ -118,13 +152,46 @@ class SampleListing:
         return "\n".join(lines)
 
 
-def list_samples(path: Path | str) -> SampleListing:
-    """One normalized row per result row, with the file (and line) it came from."""
+SAMPLE_KINDS = ("pass", "fail", "score", "ignore")
+"""What ``samples --kind`` accepts: ``fail`` also matches a ``pass`` whose value is false."""
+
+
+def _row_matches(row: Row, *, only_failures: bool, metric: str | None, kind: str | None) -> bool:
+    metrics = [m for m in row.metrics if metric is None or m.name == metric]
+    if metric is not None and not metrics:
+        return False
+    if only_failures and not any(m.fails for m in metrics):
+        return False
+    if kind is not None:
+        if kind == "fail":
+            return any(m.fails for m in metrics)
+        if kind == "pass":
+            return any(m.passes for m in metrics)
+        return any(m.kind == kind for m in metrics)
+    return True
+
+
+def list_samples(
+    path: Path | str,
+    *,
+    only_failures: bool = False,
+    metric: str | None = None,
+    kind: str | None = None,
+) -> SampleListing:
+    """One normalized row per result row, with the file (and line) it came from.
+
+    ``only_failures`` keeps rows that failed a metric (the named one, with
+    ``metric``); ``metric`` keeps rows that have that metric column; ``kind``
+    keeps rows where a metric (the named one) has that kind, ``fail``
+    including a ``pass`` with value false and ``pass`` excluding it.
+    """
     result = read_artifacts([path])
     rows: list[dict[str, Any]] = []
     for ev in result.documents:
         order = {name: position for position, name in enumerate(ev.metric_names)}
         for row in ev.rows:
+            if not _row_matches(row, only_failures=only_failures, metric=metric, kind=kind):
+                continue
             normalized = {"source": ev.source_name, "line": ev.line, "isJudge": ev.is_judge}
             normalized.update(row.to_dict())
             metrics = normalized["metrics"]
@@ -158,3 +225,67 @@ def comparison_text(comparison: Comparison) -> str:
     for outcome in comparison.gates:
         lines.append(f"gate {outcome.status.upper()}: {outcome.rule.text}: {outcome.message}")
     return "\n".join(lines)
+
+
+@dataclass
+class EvaluationReport:
+    """``native report``: profiles as xceval computes them, then the rows with issues."""
+
+    evaluation: Evaluation
+    profiles: list[MetricProfile]
+    issues: list[RowIssues]
+
+    def to_dict(self) -> dict[str, Any]:
+        ev = self.evaluation
+        return {
+            "source": ev.source_name,
+            "line": ev.line,
+            "evaluationID": ev.evaluation_id,
+            "resultID": ev.result_id,
+            "isJudge": ev.is_judge,
+            "rowCount": len(ev.rows),
+            "metrics": [profile.to_dict() for profile in self.profiles],
+            "issues": [issue.to_dict() for issue in self.issues],
+            "notes": [EMPTY_EXPECTED_NOTE],
+        }
+
+    def to_text(self) -> str:
+        ev = self.evaluation
+        lines = [ev.location, f"  rows {len(ev.rows)}", "  metrics (as xceval computes them)"]
+        lines.extend("    " + profile_line(profile) for profile in self.profiles)
+        lines.append(f"  issues ({len(self.issues)} rows)")
+        for issue in self.issues:
+            head = f"    #{issue.index} {issue.record_id or '-'}"
+            if issue.failed_metrics:
+                head += "  failed: " + ", ".join(issue.failed_metrics)
+            lines.append(head)
+            for difference in issue.differences:
+                lines.append(f"      {difference.to_text()}")
+        lines.append(f"  note: {EMPTY_EXPECTED_NOTE}")
+        return "\n".join(lines)
+
+
+@dataclass
+class ReportSet:
+    reports: list[EvaluationReport] = field(default_factory=list)
+    errors: list[ArtifactError] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        body = {
+            "reports": [report.to_dict() for report in self.reports],
+            "errors": [str(error) for error in self.errors],
+        }
+        return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False)
+
+    def to_text(self) -> str:
+        return "\n\n".join(report.to_text() for report in self.reports)
+
+
+def report_evaluation(evaluation: Evaluation) -> EvaluationReport:
+    return EvaluationReport(evaluation, profile_metrics(evaluation), evaluation_issues(evaluation))
+
+
+def report_path(path: Path | str) -> ReportSet:
+    """The report of every result under ``path``; unreadable ones are collected as errors."""
+    result = read_artifacts([path])
+    return ReportSet([report_evaluation(ev) for ev in result.documents], result.errors)

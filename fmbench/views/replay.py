@@ -37,13 +37,15 @@ def _number(v: float | None) -> str | None:
 def _profiles(key: str, profiles: Any) -> Table:
     return Table(
         f"replay-{key}",
-        "Metric profiles over the rows linked to this run (ignored rows stay out of every aggregate)",
+        "Metric profiles over the rows linked to this run, as xceval computes them (Booleans are not"
+        " numeric; even-count median averages the two middle values; sample standard deviation)",
         [
             Column("metric", "Metric"),
             Column("count", "Rows", True),
             Column("pass", "Pass", True),
             Column("fail", "Fail", True),
             Column("ignore", "Ignored", True),
+            Column("passrate", "Pass rate", True),
             Column("mean", "Mean", True),
             Column("median", "Median", True),
             Column("sd", "Std. dev.", True),
@@ -57,9 +59,10 @@ def _profiles(key: str, profiles: Any) -> Table:
                     d.count(p.passed),
                     d.count(p.failed),
                     d.count(p.ignored),
-                    Cell(_number(p.mean), reason="no value to aggregate"),
-                    Cell(_number(p.median), reason="no value to aggregate"),
-                    Cell(_number(p.standard_deviation), reason="no value to aggregate"),
+                    Cell(None if p.pass_rate is None else f"{p.pass_rate:.1%}", reason="not a pass/fail metric"),
+                    Cell(_number(p.mean), reason="no numeric value"),
+                    Cell(_number(p.median), reason="no numeric value"),
+                    Cell(_number(p.standard_deviation), reason="no numeric value"),
                     "; ".join(f"{r.rationale} ({r.count})" for r in p.rationales[:3]) or "none",
                 ]
             )

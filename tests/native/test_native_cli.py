@@ -18,7 +18,10 @@ def _run(*args: str):
 
 def test_native_group_is_named_for_the_core_cli_to_attach() -> None:
     assert native.name == "native"
-    assert set(native.commands) == {"inspect", "samples", "compare", "replay", "ingest"}
+    assert set(native.commands) == {
+        "inspect", "samples", "report", "compare", "replay", "ingest",
+        "validate", "list", "convert", "pipeline",
+    }
 
 
 def test_inspect_json_lists_metadata_summary_and_profiles() -> None:

@@ -5,7 +5,7 @@ import math
 import pytest
 from native_data import DATA
 
-from fmbench.native import nearest_rank, profile_metric, profile_metrics, read_evaluation
+from fmbench.native import median, profile_metric, profile_metrics, read_evaluation, sample_variance
 
 PROMPT_PASS = "FoundationModelsBench Prompt Pass"
 CONSTRAINT_SCORE = "FoundationModelsBench Constraint Score"
@@ -16,28 +16,38 @@ def test_ignore_rows_do_not_lower_a_score_mean() -> None:
     profile = profile_metric(read_evaluation(DATA / "baseline.xcevalresult"), CONSTRAINT_SCORE)
     assert profile.count == 4
     assert profile.ignored == 1
+    assert profile.scored == 3
     assert profile.numeric_count == 3
     assert profile.mean == pytest.approx(0.75)
 
 
-def test_pass_fail_metric_counts_pass_as_one_and_fail_as_zero() -> None:
+def test_pass_fail_metric_has_counts_and_a_pass_rate_but_no_mean() -> None:
     profile = profile_metric(read_evaluation(DATA / "baseline.xcevalresult"), PROMPT_PASS)
     assert (profile.count, profile.passed, profile.failed, profile.ignored) == (4, 1, 2, 1)
-    assert profile.mean == pytest.approx(1 / 3), "the ignore row stays out; pass=false is a fail"
+    assert profile.numeric_count == 0, "Booleans are not numeric values"
+    assert profile.mean is None and profile.median is None
+    assert profile.pass_rate == pytest.approx(1 / 3), "the ignore row stays out; pass=false is a fail"
+    assert profile.to_dict()["passRate"] == pytest.approx(1 / 3)
 
 
-def test_median_is_nearest_rank_and_variance_is_population() -> None:
+def test_median_is_the_middle_and_variance_is_the_sample_variance() -> None:
     profile = profile_metric(read_evaluation(DATA / "baseline.xcevalresult"), CONSTRAINT_SCORE)
     assert profile.median == 0.75
-    assert profile.variance == pytest.approx(((0.25**2) + 0 + (0.25**2)) / 3)
-    assert profile.standard_deviation == pytest.approx(math.sqrt(0.125 / 3))
+    assert profile.variance == pytest.approx(((0.25**2) + 0 + (0.25**2)) / 2)
+    assert profile.standard_deviation == pytest.approx(math.sqrt(0.125 / 2))
     assert (profile.minimum, profile.maximum) == (0.5, 1.0)
 
 
-def test_nearest_rank_takes_the_lower_middle_of_an_even_count() -> None:
-    assert nearest_rank([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
-    assert nearest_rank([1.0, 2.0, 3.0, 4.0, 5.0], 0.9) == 5.0
-    assert nearest_rank([], 0.5) is None
+def test_median_of_an_even_count_averages_the_two_middle_values() -> None:
+    assert median([4.0, 1.0, 3.0, 2.0]) == 2.5
+    assert median([5.0]) == 5.0
+    assert median([]) is None
+
+
+def test_sample_variance_divides_by_n_minus_one_and_is_zero_for_one_value() -> None:
+    assert sample_variance([1.0, 2.0, 3.0, 4.0]) == pytest.approx(5 / 3)
+    assert sample_variance([7.0]) == 0.0
+    assert sample_variance([]) is None
 
 
 def test_rationales_are_distinct_with_counts() -> None:
@@ -48,9 +58,9 @@ def test_rationales_are_distinct_with_counts() -> None:
     ]
 
 
-def test_profiles_follow_column_ordering() -> None:
+def test_profiles_are_sorted_by_metric_name() -> None:
     profiles = profile_metrics(read_evaluation(DATA / "baseline.xcevalresult"))
-    assert [p.name for p in profiles] == [PROMPT_PASS, CONSTRAINT_SCORE]
+    assert [p.name for p in profiles] == [CONSTRAINT_SCORE, PROMPT_PASS]
 
 
 def test_metric_with_only_ignore_rows_has_no_mean() -> None:

@@ -210,6 +210,7 @@ def test_bad_files_do_not_stop_the_batch() -> None:
         "mixed.jsonl",
         "no-results.xcevalresult",
         "not-json.xcevalresult",
+        "truncated.xcevalresult",
     ]
 
 

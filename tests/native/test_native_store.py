@@ -228,7 +228,9 @@ def test_ignore_rows_stay_out_of_aggregates(tmp_path: Path, db_path: Path) -> No
     assert mean == (0.3,), "3 passes and 7 fails; the ignored failure row is not a zero"
     [artifact] = _replay(db_path, _run_id(db_path)).artifacts
     profile = {p.name: p for p in artifact.profiles}[PROMPT_PASS]
-    assert (profile.count, profile.ignored, profile.numeric_count, profile.mean) == (11, 1, 10, 0.3)
+    assert (profile.count, profile.ignored, profile.passed, profile.failed) == (11, 1, 3, 7)
+    assert profile.pass_rate == 0.3, "3 passes and 7 fails; the ignored failure row is not a zero"
+    assert (profile.numeric_count, profile.mean) == (0, None), "a pass/fail value is not numeric"
 
 
 def test_the_named_source_run_wins_when_ids_repeat_across_runs(

@@ -1,0 +1,184 @@
+"""Listing and converting result documents: single files, JSON Lines collections, folders.
+
+``list_results`` names every result under a path (folders recursively, with
+an exported ``manifest.json``) with its ids, times and row count.
+``convert`` moves documents between a result file (``.xcevalresult``), a
+JSON Lines collection (``.jsonl``, one document per line) and a folder (one
+file per result, named by its result id). A round trip is equal as JSON, not
+byte for byte (indentation and key spacing change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .document import json_error_text, parse_document
+from .errors import ArtifactError
+from .reader import ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, read_artifacts
+
+
+@dataclass(frozen=True)
+class ListedResult:
+    source: str
+    line: int | None
+    evaluation_id: str | None
+    result_id: str | None
+    start_time: str | None
+    end_time: str | None
+    row_count: int
+    is_judge: bool
+    test_identifier: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "line": self.line,
+            "evaluationID": self.evaluation_id,
+            "resultID": self.result_id,
+            "startTime": self.start_time,
+            "endTime": self.end_time,
+            "rowCount": self.row_count,
+            "isJudge": self.is_judge,
+            "testIdentifier": self.test_identifier,
+        }
+
+
+@dataclass
+class ResultListing:
+    results: list[ListedResult] = field(default_factory=list)
+    errors: list[ArtifactError] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        body = {"results": [r.to_dict() for r in self.results], "errors": [str(e) for e in self.errors]}
+        return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def list_results(path: Path | str) -> ResultListing:
+    """Every result under ``path`` (file, JSON Lines or folder, recursively); bad ones become errors."""
+    read = read_artifacts([path])
+    listed = [
+        ListedResult(
+            source=str(ev.path),
+            line=ev.line,
+            evaluation_id=ev.evaluation_id,
+            result_id=ev.result_id,
+            start_time=ev.start_time,
+            end_time=ev.end_time,
+            row_count=len(ev.rows),
+            is_judge=ev.is_judge,
+            test_identifier=ev.manifest.test_identifier if ev.manifest else None,
+        )
+        for ev in read.documents
+    ]
+    return ResultListing(listed, read.errors)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A result document as decoded JSON, with where it came from."""
+
+    path: Path
+    line: int | None
+    data: dict[str, Any]
+
+
+def _documents_in_file(path: Path) -> list[StoredDocument]:
+    text = path.read_bytes().decode("utf-8-sig")
+    if path.suffix.lower() == JSON_LINES_SUFFIX:
+        pieces = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    else:
+        pieces = [(None, text)]
+    out: list[StoredDocument] = []
+    for line, piece in pieces:
+        try:
+            data = json.loads(piece)
+        except json.JSONDecodeError as error:
+            raise ArtifactError(path, json_error_text(error), line=line) from None
+        parse_document(data, path=path, sha256="", line=line)  # raises with file and place
+        out.append(StoredDocument(path, line, data))
+    return out
+
+
+def read_documents(path: Path | str) -> list[StoredDocument]:
+    """The decoded documents of a file or folder; the first bad one raises :class:`ArtifactError`."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and p.suffix.lower() in (ARTIFACT_SUFFIX, JSON_LINES_SUFFIX)
+        )
+    elif path.is_file():
+        files = [path]
+    else:
+        raise ArtifactError(path, "no such file or folder")
+    documents: list[StoredDocument] = []
+    for file in files:
+        documents.extend(_documents_in_file(file))
+    if not documents:
+        raise ArtifactError(path, "holds no evaluation results")
+    return documents
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def result_file_name(data: dict[str, Any], ordinal: int) -> str:
+    """``<resultID>.xcevalresult`` (unsafe characters replaced); ``result-<n>`` without an id."""
+    result_id = data.get("resultID")
+    stem = _UNSAFE.sub("_", result_id).strip("._") if isinstance(result_id, str) else ""
+    return f"{stem or f'result-{ordinal}'}{ARTIFACT_SUFFIX}"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def convert(source: Path | str, target: Path | str) -> list[Path]:
+    """Convert between a result file, a JSON Lines collection and a folder; return the files written.
+
+    The target's form follows its name: ``.jsonl`` a collection,
+    ``.xcevalresult`` one document (the source must hold exactly one), any
+    other name a folder with one file per result named by its result id.
+    Every source document is checked before anything is written.
+    """
+    source, target = Path(source), Path(target)
+    documents = read_documents(source)
+    suffix = target.suffix.lower()
+    if suffix == JSON_LINES_SUFFIX:
+        lines = [json.dumps(d.data, ensure_ascii=False, separators=(",", ":")) for d in documents]
+        _write_atomically(target, "\n".join(lines) + "\n")
+        return [target]
+    if suffix == ARTIFACT_SUFFIX:
+        if len(documents) != 1:
+            raise ArtifactError(
+                source,
+                f"holds {len(documents)} results: convert it into a folder or a .jsonl file, not one {ARTIFACT_SUFFIX}",
+            )
+        _write_atomically(target, json.dumps(documents[0].data, indent=2, ensure_ascii=False) + "\n")
+        return [target]
+    names: dict[str, int] = {}
+    planned: list[tuple[Path, dict[str, Any]]] = []
+    for ordinal, document in enumerate(documents, start=1):
+        name = result_file_name(document.data, ordinal)
+        names[name] = names.get(name, 0) + 1
+        if names[name] > 1:
+            name = name.removesuffix(ARTIFACT_SUFFIX) + f"-{names[name]}{ARTIFACT_SUFFIX}"
+        planned.append((target / name, document.data))
+    for path, data in planned:
+        _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return [path for path, _ in planned]
