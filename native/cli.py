@@ -64,9 +64,7 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     if raw_json:
         with _as_click_errors():
             content = raw_document(file)
-        stream = click.get_binary_stream("stdout")
-        stream.write(content)
-        stream.flush()
+        click.echo(content, nl=False)  # bytes go to the binary stream unchanged
         return
     report = inspect_path(file)
     if summary_only:
@@ -257,7 +255,7 @@ def list_command(path: Path, as_json: bool) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
     from fmbench.cli import text_table
 
-    from .collections import list_results
+    from .result_sets import list_results
 
     listing = list_results(path)
     if as_json:
@@ -293,7 +291,7 @@ def convert_command(source: Path, target: Path) -> None:
     .xcevalresult gets the single document; any other TARGET is a folder with
     one file per result, named by its result id.
     """
-    from .collections import convert
+    from .result_sets import convert
 
     with _as_click_errors():
         written = convert(source, target)
