@@ -159,7 +159,7 @@ def _parse_row(index: int, item: Any, locate: _Locator) -> Row:
         input_raw=input_raw,
         input=decoded_input,
         record_id=record_id,
-        response=_parse_response(item.get(RESPONSE_COLUMN)) if RESPONSE_COLUMN in item else None,
+        response=parse_response(item.get(RESPONSE_COLUMN)) if RESPONSE_COLUMN in item else None,
         expected=item.get(EXPECTED_COLUMN),
         metrics=metrics,
         extra=extra,
@@ -181,7 +181,8 @@ def _parse_input(value: Any, where: str, locate: _Locator) -> tuple[str | None, 
         raise locate.error(json_error_text(error), where) from None
 
 
-def _parse_response(value: Any) -> Response:
+def parse_response(value: Any) -> Response:
+    """The ``Response`` column, its value decoded once more when it holds an encoded object or array."""
     if isinstance(value, dict):
         type_name = value.get("typeName")
         stored = value.get("value")

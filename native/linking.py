@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .differences import RowIssues, evaluation_issues
+from .document import parse_response
 from .model import Evaluation, MetricValue, Row, SummaryMetric
 from .profiles import MetricProfile, profile_metrics
 from .replay import CONSTRAINT_SCORE, EXECUTION_SUCCESS, PREFIX, PROMPT_PASS, SAFETY_PASS
@@ -142,7 +144,9 @@ class LinkedArtifact:
     other_run_row_count: int
     """Rows linked to a trial of another run."""
     profiles: tuple[MetricProfile, ...]
-    """Per metric column, over the rows linked to this run only (ignore rows out of aggregates)."""
+    """Per metric column, over the rows linked to this run only, as xceval computes them."""
+    issues: tuple[RowIssues, ...]
+    """Linked rows that failed a metric or differ from their Expected (an empty Expected is none)."""
     summary: tuple[SummaryMetric, ...]
     """The artifact's own summary entries, as written (over all its rows)."""
 
@@ -438,8 +442,8 @@ def _linked_rows(
     con: duckdb.DuckDBPyConnection, key: str, run_id: str
 ) -> list[tuple[Row, Owner, int]]:
     rows: dict[int, tuple[Row, Owner, int]] = {}
-    for index, input_json, record_id, owner, ordinal in con.execute(
-        "SELECT row_index, input_json, record_id, linked_owner, linked_ordinal "
+    for index, input_json, record_id, response_json, expected_json, owner, ordinal in con.execute(
+        "SELECT row_index, input_json, record_id, response_json, expected_json, linked_owner, linked_ordinal "
         "FROM evaluation_rows WHERE evaluation_key = ? AND linked_run_id = ? ORDER BY row_index",
         [key, run_id],
     ).fetchall():
@@ -449,8 +453,8 @@ def _linked_rows(
             input_raw=input_json,
             input=decoded,
             record_id=record_id,
-            response=None,
-            expected=None,
+            response=parse_response(_loads(response_json, None)) if response_json is not None else None,
+            expected=_loads(expected_json, None),
             metrics=[],
         )
         rows[index] = (row, owner, ordinal)
@@ -583,6 +587,7 @@ def replay_for_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunReplay | N
                 unlinked_row_count=unlinked_count,
                 other_run_row_count=row_count - linked_count - unlinked_count,
                 profiles=tuple(profile_metrics(evaluation)),
+                issues=tuple(evaluation_issues(evaluation)),
                 summary=summary,
             )
         )

@@ -47,3 +47,32 @@ def test_the_model_judge_artifact_is_shown_apart_as_secondary_evidence(site: tup
     deterministic, _, judge = page.partition("Secondary evidence: model-judge scores")
     assert judge, "no secondary-evidence section"
     assert "Helpfulness" in judge and "Helpfulness" not in deterministic
+
+
+def _issues_table(html: str) -> str:
+    import re
+
+    match = re.search(r'<table id="replay-issues-a\d+".*?</table>', html, re.S)
+    assert match, "no issues table"
+    return match.group(0)
+
+
+def test_the_run_page_lists_the_replays_issues_and_treats_empty_expected_as_none(site: tuple[Path, str]) -> None:
+    out, run_id = site
+    page = (out / "runs" / run_id / "index.html").read_text(encoding="utf-8")
+    table = _issues_table(page)
+    body = table.split("</caption>", 1)[1]
+    assert "Prompt Pass" in body
+    assert "mismatch" not in body, "the replay's empty Expected is no expectation"
+    assert "as xceval computes them" in page and "Pass rate" in page
+
+
+def test_serve_shows_the_same_issues_as_the_build(site: tuple[Path, str]) -> None:
+    from fmbench.serve import create_app
+
+    out, run_id = site
+    db = out.parent / "replay.duckdb"
+    client = create_app(db, host="127.0.0.1", port=8000).test_client()
+    served = client.get(f"/runs/{run_id}/", headers={"Host": "127.0.0.1:8000"}).get_data(as_text=True)
+    built = (out / "runs" / run_id / "index.html").read_text(encoding="utf-8")
+    assert _issues_table(served) == _issues_table(built)

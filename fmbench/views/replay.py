@@ -18,6 +18,7 @@ class ReplayArtifact:
     evidence: str
     details: list[tuple[str, str | None]]
     profiles: Table
+    issues: Table
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,33 @@ def _profiles(key: str, profiles: Any) -> Table:
     )
 
 
+def _issues(key: str, issues: Any) -> Table:
+    return Table(
+        f"replay-issues-{key}",
+        "Issues: linked rows that failed a metric, and differences between the response and Expected"
+        " at JSON paths (an empty Expected is no expectation; xceval would report it as a mismatch)",
+        [
+            Column("row", "Row", True),
+            Column("record", "Record"),
+            Column("failed", "Failed metrics"),
+            Column("differences", "Differences from Expected"),
+        ],
+        [
+            Row(
+                [
+                    str(issue.index),
+                    issue.record_id or "not recorded",
+                    ", ".join(name.removeprefix("FoundationModelsBench ") for name in issue.failed_metrics)
+                    or "none",
+                    "; ".join(difference.to_text() for difference in issue.differences) or "none",
+                ]
+            )
+            for issue in issues
+        ],
+        "No linked row failed a metric or differs from its Expected.",
+    )
+
+
 def _artifact(i: int, a: Any) -> ReplayArtifact:
     return ReplayArtifact(
         title=a.location,
@@ -85,6 +113,7 @@ def _artifact(i: int, a: Any) -> ReplayArtifact:
             ("Test", a.test_identifier),
         ],
         profiles=_profiles(f"a{i}", a.profiles),
+        issues=_issues(f"a{i}", a.issues),
     )
 
 
