@@ -61,6 +61,8 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     Profiles follow xceval's conventions (Booleans are not numeric, the median
     of an even count averages the two middle values, sample variance).
     """
+    if raw_json and (summary_only or as_json):
+        raise click.UsageError("--raw-json prints the stored document alone; drop --json and --summary-only")
     if raw_json:
         with _as_click_errors():
             content = raw_document(file)

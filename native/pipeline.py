@@ -126,8 +126,14 @@ class _Manifest:
         return _VARIABLE.sub(replace, value)
 
 
-def load_pipeline(path: Path | str, settings: Mapping[str, str] | None = None) -> PipelineConfig:
-    """Read and check a manifest; every problem is one :class:`PipelineError` naming the file and place."""
+def load_pipeline(
+    path: Path | str, settings: Mapping[str, str] | None = None, *, check_xcode: bool = True
+) -> PipelineConfig:
+    """Read and check a manifest; every problem is one :class:`PipelineError` naming the file and place.
+
+    A manifest that requires Xcode is refused first on a machine without it
+    (``check_xcode=False`` reads it anyway).
+    """
     path = Path(path)
     manifest = _Manifest(path, settings or {})
     try:
@@ -148,6 +154,12 @@ def load_pipeline(path: Path | str, settings: Mapping[str, str] | None = None) -
             "schemaVersion",
             f"unknown schema version {version!r}; this fmbench reads {SCHEMA_VERSION!r}"
             " (upgrade fmbench for a newer one)",
+        )
+    if data.get("requiresEvaluationsXcode") is True and check_xcode and not xcode_available():
+        raise manifest.error(
+            "requiresEvaluationsXcode",
+            "this pipeline needs Xcode with the Evaluations framework (macOS), which this machine"
+            " does not have; run it with xceval on a Mac",
         )
     unknown = sorted(set(data) - _KNOWN_KEYS)
     if unknown:
@@ -457,11 +469,6 @@ def run_pipeline(
     outcome (``passed`` false), with ``pipeline-report.json`` written.
     """
     config = load_pipeline(path, settings)
-    if config.requires_xcode and not xcode_available():
-        raise PipelineError(
-            f"{config.path}: requiresEvaluationsXcode: this pipeline needs Xcode with the Evaluations"
-            " framework (macOS), which this machine does not have; run it with xceval on a Mac"
-        )
     folder = config.artifacts_directory
     if folder.exists():
         if not force:

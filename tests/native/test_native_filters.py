@@ -75,3 +75,9 @@ def test_gates_accept_xcevals_grammar_without_spaces() -> None:
         STRUCTURED, STRUCTURED, gates=["Mean of Accuracy>=0.5", "Median of Latency!=2.5", "Median of Latency<3"]
     )
     assert [outcome.status for outcome in comparison.gates] == ["pass", "fail", "pass"]
+
+
+def test_inspect_raw_json_stands_alone() -> None:
+    result = _run("inspect", STRUCTURED, "--raw-json", "--summary-only")
+    assert result.exit_code == 2
+    assert "--raw-json prints the stored document alone" in result.output

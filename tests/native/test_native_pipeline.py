@@ -117,12 +117,17 @@ def test_an_existing_analysis_folder_is_kept_without_force(tmp_path: Path) -> No
 
 @pytest.mark.skipif(xcode_available(), reason="this machine has Xcode")
 def test_a_manifest_requiring_xcode_is_refused_in_one_line(tmp_path: Path) -> None:
+    unset = _invoke("requires-xcode.pipeline.json", {})
+    assert unset.exit_code == 1
+    assert "requiresEvaluationsXcode:" in unset.output, "refused before its unset ${WORK} is noticed"
     result = _invoke("requires-xcode.pipeline.json", {"WORK": str(tmp_path)})
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
     assert line.startswith("Error: ") and "requires-xcode.pipeline.json: requiresEvaluationsXcode:" in line
     assert "does not have" in line
     assert list(tmp_path.iterdir()) == [], "nothing is written"
+    config = load_pipeline(PIPELINES / "requires-xcode.pipeline.json", {"WORK": str(tmp_path)}, check_xcode=False)
+    assert config.requires_xcode and config.xcode == "/Applications/Xcode-beta.app"
 
 
 def test_an_unknown_schema_version_is_one_line_naming_file_and_place() -> None:
