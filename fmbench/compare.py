@@ -709,7 +709,7 @@ def _figure(
                                 verdict="too few trials",
                                 note=f"fewer than {stats.MIN_BOOTSTRAP_VALUES} values on a side: no interval")
     verdict: FigureVerdict = tol.judge(interval, delta, relative, f.unit, f.better, tolerance)
-    note = f"within tolerance ({tolerance.describe(f.unit)})" if verdict == "within tolerance" else None
+    note = tolerance.describe(f.unit) if verdict == "within tolerance" else None
     return FigureComparison(**common, delta=delta, relative_delta=relative, interval=interval, verdict=verdict,
                             note=note)
 

@@ -74,7 +74,8 @@ def test_a_three_percent_run_level_shift_is_within_tolerance_and_not_a_regressio
     ttft = first[0].comparison.scenario(WORKLOAD.id).figure("ttft_median")
     assert ttft.relative_delta == pytest.approx(0.03, abs=0.01)
     assert ttft.interval is not None and ttft.interval.excludes_zero  # detectable, with 500 trials a side
-    assert ttft.verdict == "within tolerance" and ttft.note == "within tolerance (±5%)"
+    assert ttft.verdict == "within tolerance" and ttft.note == "±5%"
+    assert "| within tolerance (±5%) |" in first[0].comparison.to_markdown()
     assert [c for c in report.changes if c.candidate_build == "24A200b"] == []
 
 

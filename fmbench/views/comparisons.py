@@ -150,7 +150,7 @@ def _delta_fmt(unit: str) -> Any:
     return lambda v: None if v is None else f"{v:+.2f}"
 
 
-_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange"}
+_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
 
 
 def _relative(v: float | None) -> str | None:
@@ -185,7 +185,8 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
                         Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
                         Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval")),
-                        Cell(f.verdict, tone=_TONE.get(f.verdict, "neutral"), title=f.note),
+                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
+                             tone=_TONE.get(f.verdict, "neutral"), title=f.note),
                     ]
                 )
             )
