@@ -224,6 +224,9 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             groups.setdefault(_config_key(r), []).append(r)
     sections = []
     compare_links: list[Cell] = []
+    from fmbench.views.comparisons import build_pairs  # (a module that imports this one)
+
+    published = set(build_pairs(site))  # link only the comparisons the site has a page for
     for i, (_, members) in enumerate(sorted(groups.items(), key=lambda kv: config_label(kv[1][0]))):
         builds = _build_order(members)
         latest: dict[str, dict[str, Any]] = {}
@@ -232,6 +235,8 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}"))
         real = [b for b in builds if b != "not recorded"]
         for a, b in itertools.pairwise(real):
+            if (key, a, b) not in published:
+                continue
             link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(urls.comparison(key, a, b)))
             if link not in compare_links:
                 compare_links.append(link)

@@ -150,6 +150,8 @@ def _delta_fmt(unit: str) -> Any:
     return lambda v: None if v is None else f"{v:+.2f}"
 
 
+_UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
+"""What an interval cell says where nothing was tested (never "not recorded": the values may be there)."""
 _TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
 
 
@@ -184,7 +186,9 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         Cell(fmt(f.candidate), reason="not recorded on the candidate"),
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
                         Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
-                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval")),
+                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
+                        if interval is not None or f.verdict not in _UNTESTED
+                        else Cell(_UNTESTED[f.verdict], title=f.note),
                         Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
                              tone=_TONE.get(f.verdict, "neutral"), title=f.note),
                     ]
