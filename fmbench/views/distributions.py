@@ -1,0 +1,126 @@
+"""Distributions where readers look: per scenario, the full distribution of each per-trial figure, as a table,
+and the trials themselves as a box chart with every point.
+
+The figures are :data:`fmbench.figures.DISTRIBUTION_FIGURES`, summarized by
+:func:`fmbench.figures.distribution`; a value that was not recorded is not a
+value, so it is left out of the count, never entered as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from fmbench import display as d
+from fmbench.blocks import Cell, Chart, Column, Row, Table
+from fmbench.figures import DISTRIBUTION_FIGURES, DistributionFigure, distribution
+
+Values = dict[str, dict[str, list[float]]]
+"""Scenario id -> figure key -> the recorded values of its trials, in trial order."""
+
+
+def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
+    """Every distribution figure's recorded values per scenario of one run, in one query."""
+    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    found: Values = {}
+    for row in con.execute(
+        f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
+    ).fetchall():
+        per = found.setdefault(row[0], {k: [] for k in keys})
+        for key, value in zip(keys, row[1:], strict=True):
+            if value is not None:
+                per[key].append(float(value))
+    return found
+
+
+def _fmt(unit: str, value: float | None) -> str | None:
+    if unit == "seconds":
+        return d.seconds(value)
+    if unit == "bytes":
+        return d.mebibytes(value)
+    return d.rate(value)
+
+
+_STATS = (
+    ("count", "Count"),
+    ("minimum", "Min"),
+    ("median", "Median"),
+    ("mean", "Mean"),
+    ("p90", "p90"),
+    ("maximum", "Max"),
+    ("standard_deviation", "Std dev"),
+)
+
+
+def distribution_table(table_id: str, titles: dict[str, str], values: Values) -> Table | None:
+    """One row per scenario and figure: count, minimum, median, mean, p90, maximum, standard deviation."""
+    if not values:
+        return None
+    columns = [Column("scenario", "Scenario"), Column("figure", "Figure")]
+    columns += [Column(key, label, True) for key, label in _STATS]
+    out = []
+    for sid, per in values.items():
+        for f in DISTRIBUTION_FIGURES:
+            dist = distribution(per.get(f.key, []))
+            cells: list[Any] = [titles.get(sid, sid), f.label, d.count(dist.count)]
+            for key, _label in _STATS[1:]:
+                cells.append(Cell(_fmt(f.unit, getattr(dist, key)), reason="no trial of this scenario recorded it"))
+            out.append(Row(cells))
+    return Table(
+        table_id,
+        "Distributions per scenario (nearest-rank median and p90, population standard deviation)",
+        columns,
+        out,
+    )
+
+
+def trials_chart(
+    chart_id: str, figure: DistributionFigure, titles: dict[str, str], values: Values, order: Sequence[str]
+) -> Chart | None:
+    """The trials of one figure per scenario, as a box with every trial drawn beside it."""
+    present = [sid for sid in order if values.get(sid, {}).get(figure.key)]
+    if not present:
+        return None
+    scale = 2**20 if figure.unit == "bytes" else 1
+    axis = {"seconds": "Seconds", "bytes": "MiB", "tokens/s": "Tokens per second", "chars/s": "Characters per second"}
+    traces = [
+        {
+            "type": "box",
+            "name": titles.get(sid, sid),
+            "y": [float(f"{v / scale:.5g}") for v in values[sid][figure.key]],
+            "boxpoints": "all",
+            "jitter": 0.4,
+            "pointpos": 0,
+            "marker": {"size": 3, "opacity": 0.5},
+            "showlegend": False,
+        }
+        for sid in present
+    ]
+    layout = {
+        "yaxis": {"title": {"text": axis[figure.unit]}, "automargin": True, "rangemode": "tozero"},
+        "xaxis": {"automargin": True, "type": "category"},
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "height": 360,
+    }
+    rows = []
+    for sid in present:
+        dist = distribution(values[sid][figure.key])
+        rows.append(Row([titles.get(sid, sid), d.count(dist.count), _fmt(figure.unit, dist.median),
+                         _fmt(figure.unit, dist.p90)]))
+    missing = [titles.get(sid, sid) for sid in order if sid not in present]
+    note = (
+        f"{figure.label} not recorded for {', '.join(missing)}: no box drawn, nothing plotted as 0." if missing else None
+    )
+    title = f"{figure.label}: every trial, by scenario"
+    return Chart(
+        id=chart_id,
+        title=title,
+        figure_json={"data": traces, "layout": layout},
+        table=Table(f"{chart_id}-table", title,
+                    [Column("scenario", "Scenario"), Column("count", "Trials", True),
+                     Column("median", "Median", True), Column("p90", "p90", True)], rows),
+        note=note,
+        alt=f"{title}: a box per scenario with each trial as a point",
+    )

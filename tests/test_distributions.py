@@ -1,0 +1,97 @@
+"""Distributions where readers look: a run page shows, per scenario, the full distribution of duration, TTFT,
+tokens/s, characters/s, the largest stream update gap and peak memory, and the trials as boxes with every point."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from fmbench.blocks import Cell
+from fmbench.db import connect
+from fmbench.figures import DISTRIBUTION_FIGURES, distribution
+from fmbench.filters import Filters
+from fmbench.ingest import ingest_paths
+from fmbench.render import Renderer
+from fmbench.revisions import fixtures_registry
+from fmbench.views import SiteContext, runs, site_context
+
+from testdata import FIXTURES
+
+QUICK = "iphone-17-pro-ios27-24a5264n-on-device-quick-2026-11-11.json"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    db = tmp_path_factory.mktemp("distributions") / "db.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / QUICK], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+def _text(cell: object) -> object:
+    return cell.text if isinstance(cell, Cell) else cell
+
+
+def test_the_run_page_shows_every_distribution_figure_of_every_scenario(site: SiteContext) -> None:
+    (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
+    page = runs.run_page(site, Filters(), run_id)
+    assert page.distributions is not None
+    labels = [c.label for c in page.distributions.columns]
+    assert labels == ["Scenario", "Figure", "Count", "Min", "Median", "Mean", "p90", "Max", "Std dev"]
+    scenarios = site.con.execute("SELECT count(*) FROM scenario_figures WHERE run_id = ? AND trial_count > 0",
+                                 [run_id]).fetchone()[0]
+    assert len(page.distributions.rows) == scenarios * len(DISTRIBUTION_FIGURES)
+    figures = {_text(r.cells[1]) for r in page.distributions.rows}
+    assert figures == {"Duration", "Time to first token", "Output tokens per second",
+                       "Output characters per second", "Largest stream update gap", "Peak observed memory"}
+
+
+def test_a_distribution_row_is_the_recomputed_distribution_of_the_recorded_values(site: SiteContext) -> None:
+    (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
+    sid, title = site.con.execute(
+        "SELECT scenario_id, title FROM scenario_figures WHERE run_id = ? AND trial_count > 0 ORDER BY ordinal",
+        [run_id],
+    ).fetchone()
+    values = [v for (v,) in site.con.execute(
+        "SELECT output_chars_per_second FROM trials WHERE run_id = ? AND scenario_id = ? "
+        "AND output_chars_per_second IS NOT NULL", [run_id, sid]).fetchall()]
+    page = runs.run_page(site, Filters(), run_id)
+    assert page.distributions is not None
+    row = next(r for r in page.distributions.rows
+               if _text(r.cells[0]) == title and _text(r.cells[1]) == "Output characters per second")
+    expected = distribution(values)
+    assert _text(row.cells[2]) == str(expected.count)
+    assert _text(row.cells[4]) == f"{expected.median:.2f}"
+    assert _text(row.cells[7]) == f"{expected.maximum:.2f}"
+
+
+def test_missing_values_are_left_out_and_an_unrecorded_figure_reads_not_recorded(site: SiteContext) -> None:
+    (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
+    recorded, total = site.con.execute(
+        "SELECT count(time_to_first_token), count(*) FROM trials WHERE run_id = ?", [run_id]).fetchone()
+    page = runs.run_page(site, Filters(), run_id)
+    assert page.distributions is not None
+    counts = sum(int(str(_text(r.cells[2])).replace(",", "")) for r in page.distributions.rows
+                 if _text(r.cells[1]) == "Time to first token")
+    assert counts == recorded
+    if recorded < total:
+        empty = [r for r in page.distributions.rows if _text(r.cells[2]) == "0"]
+        for row in empty:
+            assert row.cells[4].text is None and row.cells[4].reason
+
+
+def test_the_trials_are_drawn_as_a_box_per_scenario_with_every_point(site: SiteContext) -> None:
+    (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
+    page = runs.run_page(site, Filters(), run_id)
+    assert [c.title for c in page.trial_charts] == [
+        "Time to first token: every trial, by scenario", "Output tokens per second: every trial, by scenario"]
+    chart = page.trial_charts[0]
+    traces = chart.figure_json["data"]
+    assert all(t["type"] == "box" and t["boxpoints"] == "all" for t in traces)
+    recorded = site.con.execute(
+        "SELECT count(time_to_first_token) FROM trials WHERE run_id = ?", [run_id]).fetchone()[0]
+    assert sum(len(t["y"]) for t in traces) == recorded
+    json.dumps(chart.figure_json)  # plain JSON
