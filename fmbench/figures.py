@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from fmbench import vocabulary as vocab
 from fmbench.record import FailureRecord, RunRecord, TrialRecord
 from fmbench.rulesets import RuleSet, current_rules
 
@@ -402,3 +403,41 @@ DISTRIBUTION_FIGURES: tuple[DistributionFigure, ...] = (
     DistributionFigure("peak_memory_bytes", "Peak observed memory", "bytes"),
 )
 """Count, minimum, median, mean, p90, maximum and standard deviation of each, per scenario (:func:`distribution`)."""
+
+
+# --- agentic checks: the final state and the tool trajectory, apart ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SplitPassRates:
+    """Of an agentic scenario's trials: how many passed every state check, and every tool-trajectory check.
+
+    A trial counts toward a rate only if it has checks of that kind. A model can reach the right
+    final state by a wrong path (extra or missing calls), or take the right path and leave the
+    wrong state: the two rates say which.
+    """
+
+    state_passed: int
+    state_trials: int
+    trajectory_passed: int
+    trajectory_trials: int
+
+    @property
+    def state_rate(self) -> float | None:
+        return self.state_passed / self.state_trials if self.state_trials else None
+
+    @property
+    def trajectory_rate(self) -> float | None:
+        return self.trajectory_passed / self.trajectory_trials if self.trajectory_trials else None
+
+
+def split_pass_rates(trials: Iterable[Sequence[tuple[str | None, bool]]]) -> SplitPassRates:
+    """From each trial's ``(check case, passed)`` pairs: the state and trajectory pass counts."""
+    counts = [0, 0, 0, 0]
+    for checks in trials:
+        for offset, cases in ((0, vocab.STATE_CHECKS), (2, vocab.TRAJECTORY_CHECKS)):
+            mine = [passed for case, passed in checks if case in cases]
+            if mine:
+                counts[offset + 1] += 1
+                counts[offset] += all(mine)
+    return SplitPassRates(*counts)

@@ -95,3 +95,45 @@ def test_the_trials_are_drawn_as_a_box_per_scenario_with_every_point(site: SiteC
         "SELECT count(time_to_first_token) FROM trials WHERE run_id = ?", [run_id]).fetchone()[0]
     assert sum(len(t["y"]) for t in traces) == recorded
     json.dumps(chart.figure_json)  # plain JSON
+
+
+AGENTIC = "ipad-pro-m5-ipados27-24a5264n-on-device-agentic-2026-11-05.json"
+
+
+def test_state_and_trajectory_checks_are_counted_apart() -> None:
+    from fmbench.figures import split_pass_rates
+
+    rates = split_pass_rates([
+        [("stateEquals", True), ("toolCalled", True), ("toolCallSequence", False)],  # right state, wrong path
+        [("stateEquals", False), ("toolCalled", True)],  # right path, wrong state
+        [("contains", True)],  # neither kind: counts toward neither rate
+    ])
+    assert (rates.state_passed, rates.state_trials, rates.trajectory_passed, rates.trajectory_trials) == (1, 2, 1, 2)
+    assert rates.state_rate == 0.5 and rates.trajectory_rate == 0.5
+
+
+def test_an_agentic_run_page_shows_state_and_trajectory_pass_rates_separately(tmp_path_factory: pytest.TempPathFactory) -> None:
+    import json as _json
+
+    db = tmp_path_factory.mktemp("agentic") / "db.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / AGENTIC], db, registry=registry).ok
+    doc = _json.loads((FIXTURES / AGENTIC).read_bytes())
+    state = trajectory = state_n = trajectory_n = 0
+    for t in doc["trials"]:
+        kinds = [next(iter(c)) for c in t["sample"]["checks"]]
+        results = [c["passed"] for c in t["grade"]["checks"]]
+        s = [p for k, p in zip(kinds, results, strict=True) if k.startswith("state")]
+        j = [p for k, p in zip(kinds, results, strict=True) if k.startswith("tool")]
+        state_n += bool(s)
+        state += bool(s) and all(s)
+        trajectory_n += bool(j)
+        trajectory += bool(j) and all(j)
+    with connect(db, read_only=True) as con:
+        site = site_context(con, Renderer(), registry)
+        (run_id,) = con.execute("SELECT run_id FROM runs").fetchone()
+        page = runs.run_page(site, Filters(), run_id)
+    assert page.agentic is not None and len(page.agentic.rows) == 1
+    _title, state_cell, trajectory_cell = page.agentic.rows[0].cells
+    assert state_cell.text.endswith(f"({state}/{state_n})") and trajectory_cell.text.endswith(f"({trajectory}/{trajectory_n})")
+    assert state_n and trajectory_n and (state, trajectory) != (state_n, trajectory_n)

@@ -15,7 +15,13 @@ import duckdb
 
 from fmbench import display as d
 from fmbench.blocks import Cell, Chart, Column, Row, Table
-from fmbench.figures import DISTRIBUTION_FIGURES, DistributionFigure, distribution
+from fmbench.figures import (
+    DISTRIBUTION_FIGURES,
+    DistributionFigure,
+    SplitPassRates,
+    distribution,
+    split_pass_rates,
+)
 
 Values = dict[str, dict[str, list[float]]]
 """Scenario id -> figure key -> the recorded values of its trials, in trial order."""
@@ -124,3 +130,39 @@ def trials_chart(
         note=note,
         alt=f"{title}: a box per scenario with each trial as a point",
     )
+
+
+def agentic_split(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, SplitPassRates]:
+    """Per agentic scenario of one run: its state and trajectory pass counts (one query)."""
+    trials: dict[str, dict[int, list[tuple[str | None, bool]]]] = {}
+    for sid, ordinal, case, passed in con.execute(
+        "SELECT t.scenario_id, c.trial_ordinal, c.check_case, c.passed FROM check_results c "
+        "JOIN trials t ON t.run_id = c.run_id AND t.ordinal = c.trial_ordinal "
+        "WHERE c.run_id = ? AND t.category = 'agenticToolUse' ORDER BY c.trial_ordinal, c.ordinal",
+        [run_id],
+    ).fetchall():
+        trials.setdefault(sid, {}).setdefault(ordinal, []).append((case, bool(passed)))
+    return {sid: split_pass_rates(per.values()) for sid, per in trials.items()}
+
+
+def agentic_table(table_id: str, titles: dict[str, str], split: dict[str, SplitPassRates]) -> Table | None:
+    """State and trajectory pass rates of each agentic scenario, side by side, never combined."""
+    if not split:
+        return None
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("state", "Final state pass", True, "Trials whose every state check passed, of those with one"),
+        Column("trajectory", "Tool trajectory pass", True,
+               "Trials whose every tool check (calls, arguments, order) passed, of those with one"),
+    ]
+    out = []
+    for sid, s in split.items():
+        out.append(Row([
+            titles.get(sid, sid),
+            Cell(None if s.state_rate is None else f"{d.percent(s.state_rate)} ({s.state_passed}/{s.state_trials})",
+                 reason="no trial has a state check"),
+            Cell(None if s.trajectory_rate is None
+                 else f"{d.percent(s.trajectory_rate)} ({s.trajectory_passed}/{s.trajectory_trials})",
+                 reason="no trial has a tool check"),
+        ]))
+    return Table(table_id, "Agentic checks: the final state and the tool trajectory, apart", columns, out)

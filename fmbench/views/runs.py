@@ -161,6 +161,8 @@ class RunPage(Page):
     """Per scenario, the full distribution of each per-trial figure (:mod:`fmbench.views.distributions`)."""
     trial_charts: list[Chart] = field(default_factory=list)
     """The trials of the headline figures, a box per scenario with every trial as a point."""
+    agentic: Table | None = None
+    """Agentic scenarios' final-state and tool-trajectory pass rates, apart."""
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -535,6 +537,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         replay=replay_section(con, url, run_id),
         not_run=not_run,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
+        agentic=dist.agentic_table(f"agentic-{run_id}", titles, dist.agentic_split(con, run_id)),
         trial_charts=[
             c
             for f in DISTRIBUTION_FIGURES
