@@ -137,3 +137,25 @@ def test_an_agentic_run_page_shows_state_and_trajectory_pass_rates_separately(tm
     _title, state_cell, trajectory_cell = page.agentic.rows[0].cells
     assert state_cell.text.endswith(f"({state}/{state_n})") and trajectory_cell.text.endswith(f"({trajectory}/{trajectory_n})")
     assert state_n and trajectory_n and (state, trajectory) != (state_n, trajectory_n)
+
+
+def test_a_scenario_page_shows_each_runs_distributions_and_its_trials(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from fmbench.views import PAGES, catalog, render_page
+
+    names = ["iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json",
+             "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json",
+             "macbook-pro-m5-macos27-26a5378f-pcc-performance-2026-11-06.json"]
+    db = tmp_path_factory.mktemp("scenario") / "db.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / n for n in names], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        site = site_context(con, Renderer(), registry)
+        page = catalog.scenario_page(site, Filters(), "synthetic-throughput")
+        (kind,) = [k for k in PAGES if k.name == "scenario"]
+        html = render_page(site, kind, Filters(), scenario="synthetic-throughput")
+    assert page.distributions is not None
+    assert len(page.distributions.rows) == 3 * len(DISTRIBUTION_FIGURES)
+    assert [c.title for c in page.trial_charts] == [
+        "Time to first token: every trial, by run, on-device", "Time to first token: every trial, by run, PCC (service)"]
+    assert len(page.trial_charts[0].figure_json["data"]) == 2 and len(page.trial_charts[1].figure_json["data"]) == 1
+    assert "Distributions per run" in html and "scenario-distributions" in html

@@ -41,6 +41,25 @@ def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
     return found
 
 
+def scenario_trial_values(con: duckdb.DuckDBPyConnection, scenario_id: str, run_ids: Sequence[str]) -> Values:
+    """Every distribution figure's recorded values of one scenario, per run (keyed by run id), in one query."""
+    if not run_ids:
+        return {}
+    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    found: Values = {run_id: {k: [] for k in keys} for run_id in run_ids}
+    marks = ", ".join("?" for _ in run_ids)
+    for row in con.execute(
+        f"SELECT run_id, {', '.join(keys)} FROM trials WHERE scenario_id = ? AND run_id IN ({marks}) "
+        "ORDER BY run_id, ordinal",
+        [scenario_id, *run_ids],
+    ).fetchall():
+        per = found[row[0]]
+        for key, value in zip(keys, row[1:], strict=True):
+            if value is not None:
+                per[key].append(float(value))
+    return {run_id: per for run_id, per in found.items() if any(per.values())}
+
+
 def _fmt(unit: str, value: float | None) -> str | None:
     if unit == "seconds":
         return d.seconds(value)
@@ -60,11 +79,13 @@ _STATS = (
 )
 
 
-def distribution_table(table_id: str, titles: dict[str, str], values: Values) -> Table | None:
-    """One row per scenario and figure: count, minimum, median, mean, p90, maximum, standard deviation."""
+def distribution_table(
+    table_id: str, titles: dict[str, str], values: Values, *, per: str = "Scenario", caption: str | None = None
+) -> Table | None:
+    """One row per scenario (or run) and figure: count, minimum, median, mean, p90, maximum, standard deviation."""
     if not values:
         return None
-    columns = [Column("scenario", "Scenario"), Column("figure", "Figure")]
+    columns = [Column(per.lower(), per), Column("figure", "Figure")]
     columns += [Column(key, label, True) for key, label in _STATS]
     out = []
     for sid, per in values.items():
@@ -76,14 +97,21 @@ def distribution_table(table_id: str, titles: dict[str, str], values: Values) ->
             out.append(Row(cells))
     return Table(
         table_id,
-        "Distributions per scenario (nearest-rank median and p90, population standard deviation)",
+        caption or "Distributions per scenario (nearest-rank median and p90, population standard deviation)",
         columns,
         out,
     )
 
 
 def trials_chart(
-    chart_id: str, figure: DistributionFigure, titles: dict[str, str], values: Values, order: Sequence[str]
+    chart_id: str,
+    figure: DistributionFigure,
+    titles: dict[str, str],
+    values: Values,
+    order: Sequence[str],
+    *,
+    per: str = "scenario",
+    suffix: str = "",
 ) -> Chart | None:
     """The trials of one figure per scenario, as a box with every trial drawn beside it."""
     present = [sid for sid in order if values.get(sid, {}).get(figure.key)]
@@ -119,16 +147,16 @@ def trials_chart(
     note = (
         f"{figure.label} not recorded for {', '.join(missing)}: no box drawn, nothing plotted as 0." if missing else None
     )
-    title = f"{figure.label}: every trial, by scenario"
+    title = f"{figure.label}: every trial, by {per}{suffix}"
     return Chart(
         id=chart_id,
         title=title,
         figure_json={"data": traces, "layout": layout},
         table=Table(f"{chart_id}-table", title,
-                    [Column("scenario", "Scenario"), Column("count", "Trials", True),
+                    [Column(per, per.capitalize()), Column("count", "Trials", True),
                      Column("median", "Median", True), Column("p90", "p90", True)], rows),
         note=note,
-        alt=f"{title}: a box per scenario with each trial as a point",
+        alt=f"{title}: a box per {per} with each trial as a point",
     )
 
 
