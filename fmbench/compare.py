@@ -412,6 +412,8 @@ class Comparison:
     """The level each interval was computed at."""
     multiplicity: Multiplicity
     tested_figures: int
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
+    """The practical threshold a change must pass to be better or worse."""
 
     @property
     def rule_description(self) -> str:
@@ -440,8 +442,9 @@ class Comparison:
             f"Mean constraint score: {stats.MEAN_METHOD}.",
             "Peak memory is a maximum: its change is shown, not tested.",
             "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
-            "practical threshold (±5% for latency, throughput and memory, ±5 points for rates, unless the "
-            "project sets others); a detectable change below it is within tolerance.",
+            f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
+            f"{self.tolerance.describe('tokens/s')} for throughput, {self.tolerance.describe('bytes')} for memory, "
+            f"{self.tolerance.describe('rate')} for rates); a detectable change below it is within tolerance.",
         ]
         if len(self.baseline.run_ids) == 1 and len(self.candidate.run_ids) == 1:
             notes.append(
@@ -813,6 +816,7 @@ def compare_selected(
         figure_confidence=figure_confidence,
         multiplicity=multiplicity,
         tested_figures=tested,
+        tolerance=tolerance,
     )
 
 

@@ -102,3 +102,31 @@ def test_one_run_per_side_says_run_to_run_variation_was_not_measured(consecutive
     notes = " ".join(comparison.method_notes)
     assert "run-to-run variation was not measured" in notes
     assert "cluster bootstrap" in notes and "within tolerance" in notes
+
+
+def test_a_projects_threshold_reaches_the_site_s_comparisons_and_regressions(tmp_path: Path) -> None:
+    from fmbench.db import connect
+    from fmbench.project import parse_config
+    from fmbench.render import Renderer
+    from fmbench.revisions import fixtures_registry
+    from fmbench.views import comparisons, site_context
+
+    from testdata import FIXTURES
+
+    config = parse_config("format = 1\n[publishing.practical_change]\nlatency = 0.5\nthroughput = 0.5\n", "fmbench.toml")
+    lenient = Tolerance.of(config.publishing.practical_change)
+    assert lenient == Tolerance(latency=0.5, throughput=0.5)
+    names = ["iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json",
+             "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json"]
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / n for n in names], tmp_path / "db.duckdb", registry=registry).ok
+    with connect(tmp_path / "db.duckdb", read_only=True) as con:
+        default = site_context(con, Renderer(), registry)
+        planted = {(c.scenario.scenario_id, c.figure.key) for c in comparisons.regression_report(default).regressions}
+        assert ("synthetic-throughput", "ttft_median") in planted  # +26 %: past 5 %
+        site = site_context(con, Renderer(), registry)
+        site.tolerance = lenient
+        assert comparisons.regression_report(site).regressions == ()  # +26 % is under a 50 % threshold
+        step = comparisons.regression_report(site).steps[0]
+        assert step.comparison is not None
+        assert step.comparison.scenario("synthetic-throughput").figure("ttft_median").verdict == "within tolerance"

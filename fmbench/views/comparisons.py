@@ -51,7 +51,7 @@ def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
     from fmbench.regressions import find_build_changes
 
-    return site.once("regressions", lambda: find_build_changes(site.con))
+    return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance))
 
 
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
@@ -230,7 +230,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     try:
         b = select_side(site.con, _spec(device, baseline, config), rule)  # type: ignore[arg-type]
         c = select_side(site.con, _spec(device, candidate, config), rule)  # type: ignore[arg-type]
-        cmp = compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni")
+        cmp = compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -338,7 +338,8 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
     for cfg in wanted:
         b = select_side(site.con, _spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
         c = select_side(site.con, _spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
-        items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni")))
+        items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni",
+                                            tolerance=site.tolerance)))
     return _Result(items)
 
 
