@@ -34,6 +34,7 @@ from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
 from fmbench.render import Renderer, SiteIdentity, asset_files, normalize_base_url
 from fmbench.revisions import Registry
+from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.views import DataKind, PageKind, SiteContext, everything, render_page, site_context
 from fmbench.views.inputs import RunIndex
 from fmbench.write_errors import as_write_error, writing
@@ -219,6 +220,7 @@ def build_site(
     identity: SiteIdentity | None = None,
     methodology: str = "",
     source_links: dict[str, str] | None = None,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
@@ -236,9 +238,13 @@ def build_site(
     with open_database(db) as con:
         site = site_context(con, renderer, registry, methodology)
         site.source_links = dict(source_links or {})
+        site.tolerance = tolerance
         site.bulk = True
         index = RunIndex.read(con)
-        settings = settings_fingerprint(base_url, site.registry, renderer.identity.fingerprint() + "\x00" + methodology)
+        settings = settings_fingerprint(
+            base_url, site.registry, renderer.identity.fingerprint() + "\x00" + methodology
+            + ("" if tolerance == DEFAULT_TOLERANCE else f"\x00{tolerance}")
+        )
         if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
             settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
         else:

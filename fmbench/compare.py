@@ -59,6 +59,7 @@ import duckdb
 
 from fmbench import display as d
 from fmbench import stats
+from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
 from fmbench.db import connect
 from fmbench.errors import FmbenchError
@@ -79,6 +80,7 @@ FigureVerdict = Literal[
     "better",
     "worse",
     "no detectable change",
+    "within tolerance",
     "not recorded",
     "not comparable",
     "too few trials",
@@ -274,6 +276,19 @@ class _Trials:
     ttft: list[float] = field(default_factory=list)
     tps: list[float] = field(default_factory=list)
     memory: list[int] = field(default_factory=list)
+    clusters: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
+    """The quantile figures' values by metric (``ttft``, ``tps``), run and sample: the cluster bootstrap's input."""
+
+    def add_clustered(self, metric: str, run_id: str, sample_id: str, value: float) -> None:
+        self.clusters.setdefault(metric, {}).setdefault(run_id, {}).setdefault(sample_id, []).append(value)
+
+    def clustered(self, f: FigureDef) -> list[list[list[float]]]:
+        runs = self.clusters.get("ttft" if f.key.startswith("ttft") else "tps", {})
+        return [list(samples.values()) for samples in runs.values()]
+
+    @property
+    def run_count(self) -> int:
+        return len({run for runs in self.clusters.values() for run in runs})
 
     @property
     def attempts(self) -> int:
@@ -397,6 +412,8 @@ class Comparison:
     """The level each interval was computed at."""
     multiplicity: Multiplicity
     tested_figures: int
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
+    """The practical threshold a change must pass to be better or worse."""
 
     @property
     def rule_description(self) -> str:
@@ -420,14 +437,20 @@ class Comparison:
                 else ""
             )
             + ".",
-            f"Medians and p90s: {stats.BOOTSTRAP_METHOD} over trials "
-            "(computed exactly: the limit of infinitely many resamples, no random seed).",
+            f"Medians and p90s: {stats.CLUSTER_METHOD}.",
             f"Task success and completed prompt pass: {stats.NEWCOMBE_METHOD}.",
             f"Mean constraint score: {stats.MEAN_METHOD}.",
             "Peak memory is a maximum: its change is shown, not tested.",
-            "A verdict is better or worse only when the interval excludes zero; "
-            "otherwise there is no detectable change.",
+            "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
+            f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
+            f"{self.tolerance.describe('tokens/s')} for throughput, {self.tolerance.describe('bytes')} for memory, "
+            f"{self.tolerance.describe('rate')} for rates); a detectable change below it is within tolerance.",
         ]
+        if len(self.baseline.run_ids) == 1 and len(self.candidate.run_ids) == 1:
+            notes.append(
+                "One run per side: run-to-run variation was not measured, so the intervals cover the samples "
+                "and trials of these two runs only, not how a repeat of either run would differ."
+            )
         return tuple(notes)
 
     def to_json(self) -> dict[str, Any]:
@@ -611,9 +634,9 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
     for _run, sid, title, category, _ord in sorted(rows, key=lambda r: (order[r[0]], r[4])):
         titles.setdefault(sid, (title, category))
     data: dict[str, _Trials] = {sid: _Trials() for sid in titles}
-    for sid, passed, score, ttft, tps, memory in con.execute(
+    for sid, passed, score, ttft, tps, memory, run_id, sample_id in con.execute(
         "SELECT scenario_id, task_passed, constraint_score, time_to_first_token, output_tokens_per_second, "
-        f"peak_memory_bytes FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
+        f"peak_memory_bytes, run_id, sample_id FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
         ids,
     ).fetchall():
         t = data.setdefault(sid, _Trials())
@@ -623,8 +646,10 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
             t.scores.append(score)
         if ttft is not None:
             t.ttft.append(ttft)
+            t.add_clustered("ttft", run_id, sample_id, ttft)
         if tps is not None:
             t.tps.append(tps)
+            t.add_clustered("tps", run_id, sample_id, tps)
         if memory is not None:
             t.memory.append(int(memory))
     for sid, n in con.execute(
@@ -655,6 +680,7 @@ def _figure(
     *,
     speed_comparable: bool,
     confidence: float,
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> FigureComparison:
     vb, vc = b.value(f), c.value(f)
     common = {"key": f.key, "label": f.label, "unit": f.unit, "better": f.better, "baseline": vb, "candidate": vc}
@@ -675,8 +701,8 @@ def _figure(
     elif f.method == "mean":
         interval = stats.mean_difference(b.samples(f), c.samples(f), confidence=confidence)
     elif f.method == "quantile":
-        interval = stats.bootstrap_quantile_difference(
-            b.samples(f), c.samples(f), f.q, confidence=confidence
+        interval = stats.cluster_bootstrap_quantile_difference(
+            b.clustered(f), c.clustered(f), f.q, confidence=confidence
         )
     if f.method == "none":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
@@ -685,11 +711,10 @@ def _figure(
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
                                 verdict="too few trials",
                                 note=f"fewer than {stats.MIN_BOOTSTRAP_VALUES} values on a side: no interval")
-    verdict: FigureVerdict = "no detectable change"
-    if interval.sign:
-        went_up = interval.sign > 0
-        verdict = "better" if went_up == (f.better == "higher") else "worse"
-    return FigureComparison(**common, delta=delta, relative_delta=relative, interval=interval, verdict=verdict)
+    verdict: FigureVerdict = tol.judge(interval, delta, relative, f.unit, f.better, tolerance)
+    note = tolerance.describe(f.unit) if verdict == "within tolerance" else None
+    return FigureComparison(**common, delta=delta, relative_delta=relative, interval=interval, verdict=verdict,
+                            note=note)
 
 
 def _title(kind: Kind, differences: list[Difference], baseline: Side) -> str:
@@ -716,6 +741,7 @@ def compare_selected(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Compare two resolved sides (see :func:`fmbench.selection.select_side`)."""
     if baseline.rule != candidate.rule:
@@ -766,7 +792,7 @@ def compare_selected(
         if not b.present or not c.present:
             note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
         figures = tuple(
-            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence)
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance)
             for f in FIGURES
         )
         scenarios.append(
@@ -790,6 +816,7 @@ def compare_selected(
         figure_confidence=figure_confidence,
         multiplicity=multiplicity,
         tested_figures=tested,
+        tolerance=tolerance,
     )
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
+from fmbench import vocabulary as vocab
 from fmbench.record import FailureRecord, RunRecord, TrialRecord
 from fmbench.rulesets import RuleSet, current_rules
 
@@ -378,3 +379,65 @@ def compare_with_stored(run: RunRecord, figures: list[ScenarioFigures]) -> list[
         if fig.scenario_id not in stored_ids and run.summaries:
             mismatches.append(SummaryMismatch(fig.scenario_id, "(scenario)", "absent", "present in trials"))
     return mismatches
+
+
+# --- distributions shown per scenario ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DistributionFigure:
+    """A per-trial value whose distribution a run or scenario page shows in full."""
+
+    key: str
+    """The trial column (``trials`` table) that holds the value; absent values are ``NULL``, never 0."""
+    label: str
+    unit: Literal["seconds", "tokens/s", "chars/s", "bytes"]
+
+
+DISTRIBUTION_FIGURES: tuple[DistributionFigure, ...] = (
+    DistributionFigure("duration", "Duration", "seconds"),
+    DistributionFigure("time_to_first_token", "Time to first token", "seconds"),
+    DistributionFigure("output_tokens_per_second", "Output tokens per second", "tokens/s"),
+    DistributionFigure("output_chars_per_second", "Output characters per second", "chars/s"),
+    DistributionFigure("maximum_stream_update_gap", "Largest stream update gap", "seconds"),
+    DistributionFigure("peak_memory_bytes", "Peak observed memory", "bytes"),
+)
+"""Count, minimum, median, mean, p90, maximum and standard deviation of each, per scenario (:func:`distribution`)."""
+
+
+# --- agentic checks: the final state and the tool trajectory, apart ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SplitPassRates:
+    """Of an agentic scenario's trials: how many passed every state check, and every tool-trajectory check.
+
+    A trial counts toward a rate only if it has checks of that kind. A model can reach the right
+    final state by a wrong path (extra or missing calls), or take the right path and leave the
+    wrong state: the two rates say which.
+    """
+
+    state_passed: int
+    state_trials: int
+    trajectory_passed: int
+    trajectory_trials: int
+
+    @property
+    def state_rate(self) -> float | None:
+        return self.state_passed / self.state_trials if self.state_trials else None
+
+    @property
+    def trajectory_rate(self) -> float | None:
+        return self.trajectory_passed / self.trajectory_trials if self.trajectory_trials else None
+
+
+def split_pass_rates(trials: Iterable[Sequence[tuple[str | None, bool]]]) -> SplitPassRates:
+    """From each trial's ``(check case, passed)`` pairs: the state and trajectory pass counts."""
+    counts = [0, 0, 0, 0]
+    for checks in trials:
+        for offset, cases in ((0, vocab.STATE_CHECKS), (2, vocab.TRAJECTORY_CHECKS)):
+            mine = [passed for case, passed in checks if case in cases]
+            if mine:
+                counts[offset + 1] += 1
+                counts[offset] += all(mine)
+    return SplitPassRates(*counts)

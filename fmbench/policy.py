@@ -6,12 +6,14 @@ is listed; the verdict is the worst level among them.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
 from fmbench import vocabulary as vocab
 from fmbench.annotations import Annotations
+from fmbench.catalog import catalog_sample_count
 from fmbench.figures import SummaryMismatch
 from fmbench.record import RunRecord
 from fmbench.simulator import SimulatorJudgement, judge_simulator
@@ -20,18 +22,47 @@ VerdictLevel = Literal["publishable", "exploratory", "invalid"]
 
 MIN_WARMUPS = 5
 MIN_REPETITIONS = 20
-FULL_SAMPLE_COUNT = 25
-"""Samples per practical workload since revision 2026.09."""
+PCC_MIN_OS_GENERATION = 27
+"""Private Cloud Compute needs OS 27: a PCC run on an earlier OS is not a PCC measurement."""
+DEVICE_NAME_FIELDS = ("deviceName", "environment.deviceName", "device_name")
+"""The names a sidecar correction may give the device-name field."""
 
-_PRACTICAL_EXCLUDED_CATEGORIES = frozenset(
-    {
-        "agenticToolUse",
-        "guardrailExpectedResponse",
-        "guardrailExpectedProtection",
-        "syntheticThroughput",
-        "contextLimits",
-    }
+_HOST_NAME_PATTERNS = (
+    (re.compile(r"\.local\.?$", re.IGNORECASE), "ends in .local, as a network host name does"),
+    (re.compile(r"\w['’]s\b", re.IGNORECASE), "is a possessive, naming a person"),
+    (
+        re.compile(r"^[A-Za-z]+s-(?:MacBook|iMac|Mac|iPhone|iPad)\b", re.IGNORECASE),
+        "follows the owner's-device host name pattern (Janes-MacBook-Pro)",
+    ),
 )
+_MODEL_ID = re.compile(r"^[A-Za-z]+\d+,\d+$")
+"""The runner's default device name when none is set: the hardware model id (``iPhone18,1``)."""
+
+
+def host_name_reason(device_name: str | None, hardware_model: str | None = None) -> str | None:
+    """Why a device name looks like a host name or names a person; ``None`` for a generic name.
+
+    The runner's own default, the hardware model id, is generic.
+    """
+    if not device_name:
+        return None
+    name = device_name.strip()
+    if name == hardware_model or _MODEL_ID.match(name):
+        return None
+    for pattern, why in _HOST_NAME_PATTERNS:
+        if pattern.search(name):
+            return why
+    return None
+
+
+def corrected_device_name(annotations: Annotations | None) -> str | None:
+    """The device name an operator's sidecar correction gives, if it gives one."""
+    if annotations is None:
+        return None
+    for c in annotations.corrections:
+        if c.field in DEVICE_NAME_FIELDS and c.value.strip():
+            return c.value.strip()
+    return None
 
 
 @dataclass(frozen=True)
@@ -101,6 +132,13 @@ def assess(
             )
         elif annotations is not None and annotations.entitlement_missing:
             invalid("pcc-entitlement", "The operator's annotation says the process lacked the PCC entitlement.")
+        generation = run.os_generation
+        if generation is not None and generation < PCC_MIN_OS_GENERATION:
+            invalid(
+                "pcc-os26",
+                f"A Private Cloud Compute run on OS {generation}: PCC requires OS {PCC_MIN_OS_GENERATION}, "
+                "so these requests did not measure PCC.",
+            )
     if mismatches:
         shown = "; ".join(str(m) for m in mismatches[:3])
         more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
@@ -138,28 +176,55 @@ def assess(
             "few-repetitions",
             f"{run.repetitions} repetition(s) per sample; a publishable run has at least {MIN_REPETITIONS}.",
         )
-    if run.suite in vocab.PRACTICAL_SUITES:
-        if run.sample_limit is not None:
+    if run.sample_limit is not None:
+        exploratory(
+            "sample-limit",
+            f"Sample limit {run.sample_limit}: only part of each workload's sample set ran "
+            "(the quick suite runs one sample per workload).",
+        )
+    elif run.generation == "current":
+        partial = _partial_workloads(run)
+        if partial:
+            scenario, ran, full = partial[0]
             exploratory(
-                "sample-limit",
-                f"Sample limit {run.sample_limit}: only part of each practical workload's sample set ran "
-                "(the quick suite runs one sample per workload).",
+                "partial-samples",
+                f"{len(partial)} workload(s) ran fewer samples than the benchmark's catalog holds "
+                f"(for example {scenario}: {ran} of {full}); a publishable run measures the full sample set.",
             )
-        elif run.generation == "current":
-            samples: dict[str, set[str]] = {}
-            for t in run.trials:
-                if t.category not in _PRACTICAL_EXCLUDED_CATEGORIES:
-                    samples.setdefault(t.scenario_id, set()).add(t.sample_id)
-            for f in run.measured_failures:
-                if f.scenario_id in samples and f.sample_id:
-                    samples[f.scenario_id].add(f.sample_id)  # attempted, though it failed
-            partial = sorted(s for s, ids in samples.items() if len(ids) < FULL_SAMPLE_COUNT)
-            if partial:
-                exploratory(
-                    "partial-samples",
-                    f"{len(partial)} practical workload(s) ran fewer than {FULL_SAMPLE_COUNT} samples "
-                    f"(for example {partial[0]}: {len(samples[partial[0]])}).",
-                )
+    if run.randomized_order is not True:
+        what = (
+            "The workload order was not randomized" if run.randomized_order is False
+            else "The file does not record whether the workload order was randomized"
+        )
+        exploratory("fixed-order", f"{what}; a publishable run shuffles it with a recorded seed.")
+    if run.random_seed is None:
+        exploratory("no-seed", "No random seed recorded: the order the workloads ran in cannot be reproduced.")
+    if run.route == "privateCloudCompute" and (
+        annotations is None or not (annotations.connection or "").strip() or not (annotations.location or "").strip()
+    ):
+        missing = [
+            what
+            for what, value in (
+                ("connection type", annotations.connection if annotations else None),
+                ("approximate location", annotations.location if annotations else None),
+            )
+            if not (value or "").strip()
+        ]
+        exploratory(
+            "pcc-network",
+            f"Network conditions not recorded: a PCC run is a service measurement and needs its "
+            f"{' and '.join(missing)} in a sidecar (connection: and location: in <run>.meta.yaml).",
+        )
+    corrected = corrected_device_name(annotations)
+    name = corrected if corrected is not None else run.environment.deviceName
+    why = host_name_reason(name, run.environment.hardwareModel)
+    if why is not None:
+        source = "corrected device name" if corrected is not None else "device name"
+        exploratory(
+            "host-name",
+            f"The {source} “{name}” {why}: a publishable run names the device generically "
+            "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
+        )
     states = _thermal_states(run)
     worst = _worst_thermal(states)
     if worst is not None and worst not in vocab.PUBLISHABLE_THERMAL:
@@ -173,6 +238,22 @@ def assess(
     elif reasons:
         level = "exploratory"
     return Verdict(level, tuple(reasons))
+
+
+def _partial_workloads(run: RunRecord) -> list[tuple[str, int, int]]:
+    """``(workload, samples attempted, catalog size)`` of each fixed-catalog workload short of its full set."""
+    samples: dict[str, set[str]] = {}
+    for t in run.trials:
+        samples.setdefault(t.scenario_id, set()).add(t.sample_id)
+    for f in run.measured_failures:
+        if f.sample_id:
+            samples.setdefault(f.scenario_id, set()).add(f.sample_id)  # attempted, though it failed
+    partial = []
+    for scenario in sorted(samples):
+        full = catalog_sample_count(scenario)
+        if full is not None and len(samples[scenario]) < full:
+            partial.append((scenario, len(samples[scenario]), full))
+    return partial
 
 
 def worst_thermal_state(run: RunRecord) -> str | None:

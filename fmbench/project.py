@@ -98,7 +98,7 @@ class PathSettings(_Strict):
 
 
 class PracticalChange(_Strict):
-    """The smallest change worth calling practical, beside the statistical test (reserved for later use)."""
+    """The smallest change a comparison calls better or worse, beside the interval (:mod:`fmbench.tolerance`)."""
 
     latency: Annotated[float, Field(ge=0)] = 0.05
     """Relative, for times (TTFT, duration): 0.05 is 5 %."""
@@ -349,6 +349,7 @@ def build_project(
     """
     from fmbench.build import build_site
     from fmbench.mirror import mirror_runs
+    from fmbench.tolerance import Tolerance
 
     registry = project.registry()
     identity = project.identity()
@@ -368,5 +369,6 @@ def build_project(
         identity=identity,
         methodology=methodology,
         source_links=project.source_links() if parquet is None else {},
+        tolerance=Tolerance.of(project.config.publishing.practical_change),
     )
     return mirrored, report

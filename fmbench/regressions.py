@@ -18,10 +18,13 @@ Detection:
 - Each build is compared with the previous one by the comparison engine
   (:func:`fmbench.compare.compare_selected`), both sides chosen by the
   attempt rule (default ``latest``, as ``fmbench compare``).
-- A change is listed when its interval excludes zero. The intervals of one
-  build step are Bonferroni-adjusted over every figure tested in it, so the
-  chance that a step lists any change that is only noise stays below
-  ``1 − family_confidence``; noise is never called a regression.
+- A change is listed when its interval excludes zero **and** its size passes
+  the practical threshold (:mod:`fmbench.tolerance`: 5 % for latency,
+  throughput and memory, 5 points for rates, unless the project sets others);
+  a detectable change below the threshold is within tolerance and not listed.
+  The intervals of one build step are Bonferroni-adjusted over every figure
+  tested in it, so the chance that a step lists any change that is only noise
+  stays below ``1 − family_confidence``; noise is never called a regression.
 - Every such change is listed with its size, direction and verdict;
   :attr:`RegressionReport.regressions` are the ones whose verdict is worse.
 
@@ -60,6 +63,7 @@ from fmbench.compare import (
 )
 from fmbench.db import connect
 from fmbench.selection import AttemptRule, RunInfo, SideSpec, apply_rule, fetch_runs
+from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 
 BUILD_ORDER_RULE = (
     "Within one device, OS generation and configuration, builds are ordered by first appearance: the "
@@ -287,7 +291,7 @@ class RegressionReport:
     steps: tuple[BuildStep, ...]
     """Every build compared with its predecessor, in group order then build order."""
     changes: tuple[BuildChange, ...]
-    """Every change whose interval excludes zero (regressions and improvements)."""
+    """Every change whose interval excludes zero and passes the practical threshold (regressions and improvements)."""
     rule: AttemptRule
     family_confidence: float
     skipped_without_hardware: int
@@ -318,6 +322,7 @@ def find_build_changes(
     rule: AttemptRule = "latest",
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
     hardware_model: str | None = None,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
 ) -> RegressionReport:
     """Compare every OS build with the previous one, per device and configuration, on an open database."""
     where = "verdict <> 'invalid' AND os_build IS NOT NULL"
@@ -337,7 +342,10 @@ def find_build_changes(
         builds = groups[group]
         ordered = sorted(builds, key=lambda b: (min(r.started_at for r in builds[b]), b))
         for previous, current in itertools.pairwise(ordered):
-            steps.append(_step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence))
+            steps.append(
+                _step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence,
+                      tolerance)
+            )
     changes = tuple(c for s in steps for c in _changes_of(s))
     return RegressionReport(tuple(steps), changes, rule, family_confidence, skipped)
 
@@ -351,6 +359,7 @@ def _step(
     candidate_runs: list[RunInfo],
     rule: AttemptRule,
     family_confidence: float,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
 ) -> BuildStep:
     sides = []
     for build, runs in ((baseline_build, baseline_runs), (candidate_build, candidate_runs)):
@@ -362,7 +371,7 @@ def _step(
     refused = None
     try:
         comparison = compare_selected(
-            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni"
+            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni", tolerance=tolerance
         )
     except ComparisonRefused as exc:
         refused = exc.reason
@@ -384,10 +393,13 @@ def detect_regressions(
     rule: AttemptRule = "latest",
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
     hardware_model: str | None = None,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
 ) -> RegressionReport:
     """Open the database read-only and find every build-to-build change."""
     with connect(db, read_only=True) as con:
-        return find_build_changes(con, rule=rule, family_confidence=family_confidence, hardware_model=hardware_model)
+        return find_build_changes(
+            con, rule=rule, family_confidence=family_confidence, hardware_model=hardware_model, tolerance=tolerance
+        )
 
 
 # --- the Atom feed -----------------------------------------------------------------------

@@ -250,6 +250,11 @@ def _site() -> Any:
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
         g.site = site_context(con, renderer, registry, methodology)
         g.site.source_links = current_app.config["FMBENCH_SOURCE_LINKS"]
+        project = current_app.config.get("FMBENCH_PROJECT")
+        if project is not None:
+            from fmbench.tolerance import Tolerance
+
+            g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:

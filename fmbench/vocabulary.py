@@ -76,6 +76,9 @@ FAILURE_KINDS = {
     "generation": "Generation",
 }
 STATE_CHECKS = frozenset({"stateEquals", "stateContains"})
+TRAJECTORY_CHECKS = frozenset(
+    {"toolCalled", "toolNotCalled", "toolArgumentEquals", "toolArgumentContains", "toolCallSequence"}
+)
 TEXT_CHECKS = frozenset(
     {"contains", "containsAny", "excludes", "minimumWords", "maximumWords", "jsonEquals", "jsonContains"}
 )

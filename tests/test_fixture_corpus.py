@@ -33,8 +33,14 @@ PLANTED = {
     "macbook-pro-m5-macos26-25a362-on-device-guardrails-2026-09-15.json": ("invalid", "missing-repetitions"),
     "iphone-17-pro-ios27-24a5264n-pcc-quick-2026-10-21.json": ("invalid", "pcc-entitlement"),
     "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json": ("publishable", None),
-    # Stored under older scoring rules: explained by their rule set, so not hand-edited.
-    RULES_A: ("publishable", None),
+    # Stored under older scoring rules: explained by their rule set, so not hand-edited (no summary-mismatch);
+    # its guardrail workloads hold 6 samples, short of the catalog's 25.
+    RULES_A: ("exploratory", "partial-samples"),
+    "iphone-17-pro-ios27-24a5264n-on-device-guardrails-2026-11-04.json": ("exploratory", "partial-samples"),
+    # PCC requires OS 27: a PCC run on OS 26 is not a PCC measurement.
+    "macbook-pro-m5-macos26-25b78-pcc-quick-2026-10-02.json": ("invalid", "pcc-os26"),
+    # The June files record no seed and no randomized order.
+    "iphone-17-pro-ios27-24a5210f-on-device-quick-2026-06-16.json": ("exploratory", "no-seed"),
     RULES_C: ("exploratory", "few-repetitions"),
     # Limited to four sample ids: its empty summaries are honest, not a mismatch.
     SAMPLE_IDS: ("exploratory", "sample-limit"),
@@ -196,3 +202,5 @@ def test_each_planted_file_is_judged_as_planted(corpus_db: Path, name: str, expe
     assert verdict[1] == level
     if code:
         assert code in codes
+    if name in (RULES_A, RULES_C):
+        assert "summary-mismatch" not in codes

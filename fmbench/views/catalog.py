@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from fmbench import charts, urls
@@ -11,9 +11,11 @@ from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
+from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios
 from fmbench.views import catalog_queries as q
+from fmbench.views import distributions as dist
 from fmbench.views.common import (
     QUALITY_AND_SPEED,
     device_key,
@@ -224,6 +226,9 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             groups.setdefault(_config_key(r), []).append(r)
     sections = []
     compare_links: list[Cell] = []
+    from fmbench.views.comparisons import build_pairs  # (a module that imports this one)
+
+    published = set(build_pairs(site))  # link only the comparisons the site has a page for
     for i, (_, members) in enumerate(sorted(groups.items(), key=lambda kv: config_label(kv[1][0]))):
         builds = _build_order(members)
         latest: dict[str, dict[str, Any]] = {}
@@ -232,6 +237,8 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}"))
         real = [b for b in builds if b != "not recorded"]
         for a, b in itertools.pairwise(real):
+            if (key, a, b) not in published:
+                continue
             link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(urls.comparison(key, a, b)))
             if link not in compare_links:
                 compare_links.append(link)
@@ -317,6 +324,10 @@ class ScenarioPage(Page):
     pcc: Table
     charts: list[Chart]
     excluded: int
+    distributions: Table | None = None
+    """Per run, the full distribution of each per-trial figure of this scenario."""
+    trial_charts: list[Chart] = field(default_factory=list)
+    """TTFT of every trial, a box per run; on-device and PCC never on one axis."""
 
 
 def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: str, caption: str) -> Table:
@@ -377,6 +388,18 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
                 what="TTFT",
             )
         )
+    run_label = {
+        r["run_id"]: f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
+        for r in found
+    }
+    spread = dist.scenario_trial_values(site.con, scenario_id, [r["run_id"] for r in found])
+    ttft = next(f for f in DISTRIBUTION_FIGURES if f.key == "time_to_first_token")
+    trial_charts = [
+        c
+        for route_rows, label, suffix in ((on_device, "on-device", ", on-device"), (pcc, "pcc", ", PCC (service)"))
+        if (c := dist.trials_chart(f"trials-ttft-{label}", ttft, run_label, spread, [r["run_id"] for r in route_rows],
+                                   per="run", suffix=suffix)) is not None
+    ]
     return ScenarioPage(
         title=f"{title} ({scenario_id})",
         scenario_id=scenario_id,
@@ -392,4 +415,9 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),
         charts=chart_list,
         excluded=q.invalid_scenario_runs(site.con, scenario_id),
+        distributions=dist.distribution_table(
+            "scenario-distributions", run_label, spread, per="Run",
+            caption="Distributions per run (nearest-rank median and p90, population standard deviation)",
+        ),
+        trial_charts=trial_charts,
     )

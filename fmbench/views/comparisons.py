@@ -51,7 +51,7 @@ def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
     from fmbench.regressions import find_build_changes
 
-    return site.once("regressions", lambda: find_build_changes(site.con))
+    return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance))
 
 
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
@@ -150,7 +150,9 @@ def _delta_fmt(unit: str) -> Any:
     return lambda v: None if v is None else f"{v:+.2f}"
 
 
-_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange"}
+_UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
+"""What an interval cell says where nothing was tested (never "not recorded": the values may be there)."""
+_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
 
 
 def _relative(v: float | None) -> str | None:
@@ -184,8 +186,11 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         Cell(fmt(f.candidate), reason="not recorded on the candidate"),
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
                         Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
-                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval")),
-                        Cell(f.verdict, tone=_TONE.get(f.verdict, "neutral"), title=f.note),
+                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
+                        if interval is not None or f.verdict not in _UNTESTED
+                        else Cell(_UNTESTED[f.verdict], title=f.note),
+                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
+                             tone=_TONE.get(f.verdict, "neutral"), title=f.note),
                     ]
                 )
             )
@@ -225,7 +230,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     try:
         b = select_side(site.con, _spec(device, baseline, config), rule)  # type: ignore[arg-type]
         c = select_side(site.con, _spec(device, candidate, config), rule)  # type: ignore[arg-type]
-        cmp = compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni")
+        cmp = compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -333,7 +338,8 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
     for cfg in wanted:
         b = select_side(site.con, _spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
         c = select_side(site.con, _spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
-        items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni")))
+        items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni",
+                                            tolerance=site.tolerance)))
     return _Result(items)
 
 

@@ -24,7 +24,9 @@ from fmbench.blocks import (
     Table,
 )
 from fmbench.errors import NotFoundError
+from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.views import distributions as dist
 from fmbench.views import run_queries as q
 from fmbench.views.common import (
     RUN_COLUMNS,
@@ -155,6 +157,12 @@ class RunPage(Page):
     replay: Any = None
     not_run: list[str] = field(default_factory=list)
     """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
+    distributions: Table | None = None
+    """Per scenario, the full distribution of each per-trial figure (:mod:`fmbench.views.distributions`)."""
+    trial_charts: list[Chart] = field(default_factory=list)
+    """The trials of the headline figures, a box per scenario with every trial as a point."""
+    agentic: Table | None = None
+    """Agentic scenarios' final-state and tool-trajectory pass rates, apart."""
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -477,6 +485,9 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
     source_name = run["file_name"]
+    spread = dist.run_trial_values(con, run_id)
+    titles = {f["scenario_id"]: f["title"] for f in figures}
+    order = [f["scenario_id"] for f in figures]
     return RunPage(
         title=run_title(run),
         run_id=run_id,
@@ -525,6 +536,14 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         ],
         replay=replay_section(con, url, run_id),
         not_run=not_run,
+        distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
+        agentic=dist.agentic_table(f"agentic-{run_id}", titles, dist.agentic_split(con, run_id)),
+        trial_charts=[
+            c
+            for f in DISTRIBUTION_FIGURES
+            if f.key in ("time_to_first_token", "output_tokens_per_second")
+            and (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
+        ],
     )
 
 

@@ -10,6 +10,7 @@ import duckdb
 
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
+from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 
 
 @dataclass
@@ -29,6 +30,8 @@ class SiteContext:
     source_links: dict[str, str] = field(default_factory=dict)
     """Run id -> where its file can be browsed in the publisher's repository (a project's)."""
     bulk: bool = False
+    tolerance: Tolerance = DEFAULT_TOLERANCE
+    """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
     """True in the static build: one run's trial details are kept for all of its pages and data files."""
     _run_trials: Any = None
 

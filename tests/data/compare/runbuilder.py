@@ -42,7 +42,7 @@ class Scenario:
 
 
 SYNTHETIC = Scenario("synthetic-throughput", "Synthetic throughput", "syntheticThroughput", samples=2)
-TASK_CAPTURE = Scenario("task-capture", "Natural-language task capture", "taskParsing", samples=2,
+TASK_CAPTURE = Scenario("task-capture", "Natural-language task capture", "taskParsing", samples=25,
                         ttft=0.45, tps=35.0)
 VISUAL = Scenario("visual-recommendation", "Visual recommendation", "visualRecommendation", samples=2,
                   ttft=0.60, tps=30.0)

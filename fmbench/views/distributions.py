@@ -1,0 +1,196 @@
+"""Distributions where readers look: per scenario, the full distribution of each per-trial figure, as a table,
+and the trials themselves as a box chart with every point.
+
+The figures are :data:`fmbench.figures.DISTRIBUTION_FIGURES`, summarized by
+:func:`fmbench.figures.distribution`; a value that was not recorded is not a
+value, so it is left out of the count, never entered as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from fmbench import display as d
+from fmbench.blocks import Cell, Chart, Column, Row, Table
+from fmbench.figures import (
+    DISTRIBUTION_FIGURES,
+    DistributionFigure,
+    SplitPassRates,
+    distribution,
+    split_pass_rates,
+)
+
+Values = dict[str, dict[str, list[float]]]
+"""Scenario id -> figure key -> the recorded values of its trials, in trial order."""
+
+
+def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
+    """Every distribution figure's recorded values per scenario of one run, in one query."""
+    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    found: Values = {}
+    for row in con.execute(
+        f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
+    ).fetchall():
+        per = found.setdefault(row[0], {k: [] for k in keys})
+        for key, value in zip(keys, row[1:], strict=True):
+            if value is not None:
+                per[key].append(float(value))
+    return found
+
+
+def scenario_trial_values(con: duckdb.DuckDBPyConnection, scenario_id: str, run_ids: Sequence[str]) -> Values:
+    """Every distribution figure's recorded values of one scenario, per run (keyed by run id), in one query."""
+    if not run_ids:
+        return {}
+    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    found: Values = {run_id: {k: [] for k in keys} for run_id in run_ids}
+    marks = ", ".join("?" for _ in run_ids)
+    for row in con.execute(
+        f"SELECT run_id, {', '.join(keys)} FROM trials WHERE scenario_id = ? AND run_id IN ({marks}) "
+        "ORDER BY run_id, ordinal",
+        [scenario_id, *run_ids],
+    ).fetchall():
+        per = found[row[0]]
+        for key, value in zip(keys, row[1:], strict=True):
+            if value is not None:
+                per[key].append(float(value))
+    return {run_id: per for run_id, per in found.items() if any(per.values())}
+
+
+def _fmt(unit: str, value: float | None) -> str | None:
+    if unit == "seconds":
+        return d.seconds(value)
+    if unit == "bytes":
+        return d.mebibytes(value)
+    return d.rate(value)
+
+
+_STATS = (
+    ("count", "Count"),
+    ("minimum", "Min"),
+    ("median", "Median"),
+    ("mean", "Mean"),
+    ("p90", "p90"),
+    ("maximum", "Max"),
+    ("standard_deviation", "Std dev"),
+)
+
+
+def distribution_table(
+    table_id: str, titles: dict[str, str], values: Values, *, per: str = "Scenario", caption: str | None = None
+) -> Table | None:
+    """One row per scenario (or run) and figure: count, minimum, median, mean, p90, maximum, standard deviation."""
+    if not values:
+        return None
+    columns = [Column(per.lower(), per), Column("figure", "Figure")]
+    columns += [Column(key, label, True) for key, label in _STATS]
+    out = []
+    for sid, per in values.items():
+        for f in DISTRIBUTION_FIGURES:
+            dist = distribution(per.get(f.key, []))
+            cells: list[Any] = [titles.get(sid, sid), f.label, d.count(dist.count)]
+            for key, _label in _STATS[1:]:
+                cells.append(Cell(_fmt(f.unit, getattr(dist, key)), reason="no trial of this scenario recorded it"))
+            out.append(Row(cells))
+    return Table(
+        table_id,
+        caption or "Distributions per scenario (nearest-rank median and p90, population standard deviation)",
+        columns,
+        out,
+    )
+
+
+def trials_chart(
+    chart_id: str,
+    figure: DistributionFigure,
+    titles: dict[str, str],
+    values: Values,
+    order: Sequence[str],
+    *,
+    per: str = "scenario",
+    suffix: str = "",
+) -> Chart | None:
+    """The trials of one figure per scenario, as a box with every trial drawn beside it."""
+    present = [sid for sid in order if values.get(sid, {}).get(figure.key)]
+    if not present:
+        return None
+    scale = 2**20 if figure.unit == "bytes" else 1
+    axis = {"seconds": "Seconds", "bytes": "MiB", "tokens/s": "Tokens per second", "chars/s": "Characters per second"}
+    traces = [
+        {
+            "type": "box",
+            "name": titles.get(sid, sid),
+            "y": [float(f"{v / scale:.5g}") for v in values[sid][figure.key]],
+            "boxpoints": "all",
+            "jitter": 0.4,
+            "pointpos": 0,
+            "marker": {"size": 3, "opacity": 0.5},
+            "showlegend": False,
+        }
+        for sid in present
+    ]
+    layout = {
+        "yaxis": {"title": {"text": axis[figure.unit]}, "automargin": True, "rangemode": "tozero"},
+        "xaxis": {"automargin": True, "type": "category"},
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "height": 360,
+    }
+    rows = []
+    for sid in present:
+        dist = distribution(values[sid][figure.key])
+        rows.append(Row([titles.get(sid, sid), d.count(dist.count), _fmt(figure.unit, dist.median),
+                         _fmt(figure.unit, dist.p90)]))
+    missing = [titles.get(sid, sid) for sid in order if sid not in present]
+    note = (
+        f"{figure.label} not recorded for {', '.join(missing)}: no box drawn, nothing plotted as 0." if missing else None
+    )
+    title = f"{figure.label}: every trial, by {per}{suffix}"
+    return Chart(
+        id=chart_id,
+        title=title,
+        figure_json={"data": traces, "layout": layout},
+        table=Table(f"{chart_id}-table", title,
+                    [Column(per, per.capitalize()), Column("count", "Trials", True),
+                     Column("median", "Median", True), Column("p90", "p90", True)], rows),
+        note=note,
+        alt=f"{title}: a box per {per} with each trial as a point",
+    )
+
+
+def agentic_split(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, SplitPassRates]:
+    """Per agentic scenario of one run: its state and trajectory pass counts (one query)."""
+    trials: dict[str, dict[int, list[tuple[str | None, bool]]]] = {}
+    for sid, ordinal, case, passed in con.execute(
+        "SELECT t.scenario_id, c.trial_ordinal, c.check_case, c.passed FROM check_results c "
+        "JOIN trials t ON t.run_id = c.run_id AND t.ordinal = c.trial_ordinal "
+        "WHERE c.run_id = ? AND t.category = 'agenticToolUse' ORDER BY c.trial_ordinal, c.ordinal",
+        [run_id],
+    ).fetchall():
+        trials.setdefault(sid, {}).setdefault(ordinal, []).append((case, bool(passed)))
+    return {sid: split_pass_rates(per.values()) for sid, per in trials.items()}
+
+
+def agentic_table(table_id: str, titles: dict[str, str], split: dict[str, SplitPassRates]) -> Table | None:
+    """State and trajectory pass rates of each agentic scenario, side by side, never combined."""
+    if not split:
+        return None
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("state", "Final state pass", True, "Trials whose every state check passed, of those with one"),
+        Column("trajectory", "Tool trajectory pass", True,
+               "Trials whose every tool check (calls, arguments, order) passed, of those with one"),
+    ]
+    out = []
+    for sid, s in split.items():
+        out.append(Row([
+            titles.get(sid, sid),
+            Cell(None if s.state_rate is None else f"{d.percent(s.state_rate)} ({s.state_passed}/{s.state_trials})",
+                 reason="no trial has a state check"),
+            Cell(None if s.trajectory_rate is None
+                 else f"{d.percent(s.trajectory_rate)} ({s.trajectory_passed}/{s.trajectory_trials})",
+                 reason="no trial has a tool check"),
+        ]))
+    return Table(table_id, "Agentic checks: the final state and the tool trajectory, apart", columns, out)

@@ -1,0 +1,132 @@
+"""The practical threshold: a detectable change is better or worse only past it (5 % or 5 points by default);
+below it the change is within tolerance, and the regressions page and feed do not list it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from test_regressions import rb
+
+from fmbench.compare import compare_runs
+from fmbench.ingest import ingest_paths
+from fmbench.regressions import atom_feed, detect_regressions
+from fmbench.stats import Interval
+from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance, judge
+
+# Large runs: one practical workload, its full 25 samples, 20 repetitions each (500 trials a run).
+WORKLOAD = rb.TASK_CAPTURE  # median TTFT about 0.45 s
+LARGE = rb.RunSpec(scenarios=(WORKLOAD,))
+
+
+def day(n: int) -> datetime:
+    return datetime(2026, 11, n, 9, 0, tzinfo=UTC)
+
+
+def _interval(low: float, high: float) -> Interval:
+    return Interval(low, high, 0.95, "test")
+
+
+def test_a_detectable_change_below_the_threshold_is_within_tolerance() -> None:
+    # +3 % in a latency: the interval excludes zero, the change is under 5 %.
+    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower") == "within tolerance"
+    assert judge(_interval(0.05, 0.15), 0.11, 0.25, "seconds", "lower") == "worse"
+    assert judge(_interval(-0.15, -0.05), -0.11, -0.25, "seconds", "lower") == "better"
+    assert judge(_interval(-0.01, 0.02), 0.11, 0.25, "seconds", "lower") == "no detectable change"
+
+
+def test_rates_are_judged_in_percentage_points_and_relative_figures_by_their_ratio() -> None:
+    # A pass rate from 90 % to 94 %: 4 points, within tolerance though its relative change is 4.4 %.
+    assert judge(_interval(0.01, 0.07), 0.04, 0.044, "rate", "higher") == "within tolerance"
+    assert judge(_interval(0.03, 0.09), 0.06, 0.066, "rate", "higher") == "better"
+    assert judge(_interval(2.0, 9.0), 6.0, 0.06, "tokens/s", "higher") == "better"
+    assert judge(_interval(2.0, 9.0), 6.0, 0.04, "tokens/s", "higher") == "within tolerance"
+    assert DEFAULT_TOLERANCE.describe("seconds") == "±5%" and DEFAULT_TOLERANCE.describe("rate") == "±5 points"
+
+
+def test_the_project_setting_moves_the_threshold() -> None:
+    strict = Tolerance(latency=0.01, throughput=0.01, memory=0.01, rates=1.0)
+    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower", strict) == "worse"
+    from fmbench.project import PracticalChange
+
+    assert Tolerance.of(PracticalChange()) == DEFAULT_TOLERANCE
+
+
+@pytest.fixture(scope="module")
+def consecutive_builds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("threshold")
+    runs = folder / "runs"
+    shift = WORKLOAD.ttft
+    rb.write_run(LARGE.but(build="24A100a", started=day(1), noise_seed=11), runs, "a")
+    # A 3 % run-level TTFT shift: what two sessions on one device may differ by with nothing changed.
+    rb.write_run(LARGE.but(build="24A200b", started=day(2), noise_seed=12, ttft_offset=0.03 * shift), runs, "b")
+    # A 25 % slowdown on top of it: a regression.
+    rb.write_run(LARGE.but(build="24A300c", started=day(3), noise_seed=13, ttft_offset=0.28 * shift), runs, "c")
+    assert ingest_paths([runs], folder / "db.duckdb").ok
+    return folder / "db.duckdb"
+
+
+def test_a_three_percent_run_level_shift_is_within_tolerance_and_not_a_regression(consecutive_builds: Path) -> None:
+    report = detect_regressions(consecutive_builds)
+    first = [s for s in report.steps if s.candidate_build == "24A200b"]
+    assert len(first) == 1 and first[0].comparison is not None
+    ttft = first[0].comparison.scenario(WORKLOAD.id).figure("ttft_median")
+    assert ttft.relative_delta == pytest.approx(0.03, abs=0.01)
+    assert ttft.interval is not None and ttft.interval.excludes_zero  # detectable, with 500 trials a side
+    assert ttft.verdict == "within tolerance" and ttft.note == "±5%"
+    assert "| within tolerance (±5%) |" in first[0].comparison.to_markdown()
+    assert [c for c in report.changes if c.candidate_build == "24A200b"] == []
+
+
+def test_a_twenty_five_percent_shift_is_a_regression_on_the_page_and_in_the_feed(consecutive_builds: Path) -> None:
+    report = detect_regressions(consecutive_builds)
+    found = {(c.candidate_build, c.figure.key): c for c in report.regressions}
+    change = found[("24A300c", "ttft_median")]
+    assert change.figure.relative_delta == pytest.approx(0.25, abs=0.02)
+    assert change.verdict == "worse"
+    assert all(c.candidate_build == "24A300c" for c in report.regressions)
+    feed = atom_feed(report.regressions, site_url="https://example.org/bench/", generated_at=day(4))
+    assert "24A200b..24A300c" in feed and "24A100a..24A200b" not in feed
+
+
+def test_one_run_per_side_says_run_to_run_variation_was_not_measured(consecutive_builds: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(consecutive_builds), read_only=True)
+    try:
+        ids = dict(con.execute("SELECT os_build, run_id FROM runs").fetchall())
+    finally:
+        con.close()
+    comparison = compare_runs(ids["24A100a"], ids["24A200b"], consecutive_builds)
+    notes = " ".join(comparison.method_notes)
+    assert "run-to-run variation was not measured" in notes
+    assert "cluster bootstrap" in notes and "within tolerance" in notes
+
+
+def test_a_projects_threshold_reaches_the_site_s_comparisons_and_regressions(tmp_path: Path) -> None:
+    from fmbench.db import connect
+    from fmbench.project import parse_config
+    from fmbench.render import Renderer
+    from fmbench.revisions import fixtures_registry
+    from fmbench.views import comparisons, site_context
+
+    from testdata import FIXTURES
+
+    config = parse_config("format = 1\n[publishing.practical_change]\nlatency = 0.5\nthroughput = 0.5\n", "fmbench.toml")
+    lenient = Tolerance.of(config.publishing.practical_change)
+    assert lenient == Tolerance(latency=0.5, throughput=0.5)
+    names = ["iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json",
+             "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json"]
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / n for n in names], tmp_path / "db.duckdb", registry=registry).ok
+    with connect(tmp_path / "db.duckdb", read_only=True) as con:
+        default = site_context(con, Renderer(), registry)
+        planted = {(c.scenario.scenario_id, c.figure.key) for c in comparisons.regression_report(default).regressions}
+        assert ("synthetic-throughput", "ttft_median") in planted  # +26 %: past 5 %
+        site = site_context(con, Renderer(), registry)
+        site.tolerance = lenient
+        assert comparisons.regression_report(site).regressions == ()  # +26 % is under a 50 % threshold
+        step = comparisons.regression_report(site).steps[0]
+        assert step.comparison is not None
+        assert step.comparison.scenario("synthetic-throughput").figure("ttft_median").verdict == "within tolerance"
