@@ -57,10 +57,14 @@ def regression_report(site: SiteContext) -> Any:
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
     """(device, baseline build, candidate build) for every comparison page the site publishes.
 
-    Every step the regression detector takes (each build against the one before
-    it, per device, OS generation and configuration), and the newest OS 26
-    build against the newest OS 27 build of each device (a strict comparison).
+    Every pair of a device's OS builds that share a configuration, the baseline
+    being the build that appeared first (so every step the regression detector
+    takes, and every OS 26 build against every OS 27 build, compared strictly).
     """
+    return site.once("build_pairs", lambda: _all_build_pairs(site))
+
+
+def _all_build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
     pairs: list[tuple[str, str, str]] = []
     for step in regression_report(site).steps:
         pair = (step.group.hardware_model, step.baseline_build, step.candidate_build)
@@ -68,13 +72,13 @@ def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
             pairs.append(pair)
     found = _evidence(site)
     for device, members in itertools.groupby(sorted(found, key=lambda r: r["hardware_model"]), key=lambda r: r["hardware_model"]):
-        runs = sorted(members, key=lambda r: r["started_at"])
-        order = build_order(runs)
-        generation = {r["os_build"]: r["os_generation"] for r in runs}
-        newest = {g: [b for b in order if generation[b] == g][-1] for g in set(generation.values()) if g is not None}
-        pair = (device, newest.get(26, ""), newest.get(27, ""))
-        if 26 in newest and 27 in newest and pair not in pairs and _shared_configs(runs, pair[1], pair[2]):
-            pairs.append(pair)
+        runs = sorted(members, key=lambda r: (r["started_at"], r["run_id"]))
+        configs: dict[str, set[tuple[Any, ...]]] = {}
+        for r in runs:
+            configs.setdefault(r["os_build"], set()).add(_config(r))
+        for a, b in itertools.combinations(build_order(runs), 2):
+            if configs[a] & configs[b] and (device, a, b) not in pairs and (device, b, a) not in pairs:
+                pairs.append((device, a, b))
     return pairs
 
 
