@@ -21,7 +21,17 @@ from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
 from fmbench.revisions import fixtures_registry
-from fmbench.views import PAGES, SiteContext, catalog, comparisons, home, pcc, runs, site_context
+from fmbench.views import (
+    PAGES,
+    SiteContext,
+    builds,
+    catalog,
+    comparisons,
+    home,
+    pcc,
+    runs,
+    site_context,
+)
 from fmbench.views.page import Page
 
 from testdata import FIXTURES
@@ -217,6 +227,35 @@ def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     assert page.nav_active == "regressions"
     assert _column(page.steps, "builds") == ["24A5256a → 24A5264n"]
     assert page.rule == "latest" and page.confidence == "95%"
+
+
+def test_builds_lists_every_os_build_per_platform_in_order_of_first_appearance(site: SiteContext) -> None:
+    page = _page(site, "builds")
+    assert page.nav_active == "builds"
+    assert [p.platform for p in page.platforms] == ["iOS"]
+    assert _column(page.platforms[0].table, "build") == ["24A5256a", "24A5264n"]
+    assert page.platforms[0].table.rows[0].cells[0].href == "/builds/24A5256a/"
+
+
+def test_an_ipad_is_listed_under_ipados_from_its_hardware_model() -> None:
+    assert builds.platform("iPad17,3", "iOS") == "iPadOS"
+    assert builds.platform("iPhone18,1", "iOS") == "iOS"
+    assert builds.platform("Mac17,2", "macOS") == "macOS"
+    assert builds.platform(None, "iOS") == "iOS"
+
+
+def test_build_shows_what_it_measured_and_what_changed_against_the_previous_build(site: SiteContext) -> None:
+    page = _page(site, "build", build="24A5264n")
+    assert (page.nav_active, page.os_build) == ("builds", "24A5264n")
+    assert len(page.measured.rows) == 3
+    assert {r.cells[1] for r in page.figures.rows} >= {"On-device · Synthetic Performance · Cold session"}
+    (block,) = page.changes
+    assert block.comparison.href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
+    assert block.changes and all(c.text.startswith(("Regression", "Improvement")) for c in block.changes)
+    first = _page(site, "build", build="24A5256a")
+    assert first.changes == [] and first.first_builds == [f"iPhone 17 Pro ({DEVICE})"]
+    with pytest.raises(NotFoundError):
+        builds.build_page(site, Filters(), build="99Z999")
 
 
 def test_the_registry_holds_the_view_functions_themselves() -> None:

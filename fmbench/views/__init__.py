@@ -22,7 +22,7 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
-from fmbench.views import catalog, comparisons, data, home, pcc, runs
+from fmbench.views import builds, catalog, comparisons, data, home, pcc, runs
 from fmbench.views import inputs as I
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -187,6 +187,11 @@ PAGES: tuple[PageKind, ...] = (
         route="compare/{device}/{baseline}..{candidate}/",
         options=("rule", "strict"),
         inputs=I.comparison_runs,
+    ),
+    PageKind("builds", urls.builds, builds.builds_page, _single, route="builds/"),
+    PageKind(
+        "build", urls.build, builds.build_page, builds.build_instances, route="builds/{build}/",
+        inputs=I.build_runs,
     ),
     PageKind(
         "regressions",

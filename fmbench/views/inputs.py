@@ -151,3 +151,9 @@ def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     if evidence:
         chosen.add(min(evidence, key=lambda r: (r.started_at, r.run_id)).run_id)
     return chosen
+
+
+def build_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """Every run of each device measured on the build (its previous builds give what changed)."""
+    devices = {r.device for r in index.runs.values() if r.os_build is not None and urls.slug(r.os_build) == params["build"]}
+    return [r.run_id for r in index.runs.values() if r.device in devices]
