@@ -93,12 +93,30 @@ def test_every_page_kind_has_a_contract_test_here() -> None:
 
 def test_home_counts_runs_by_verdict_and_lists_the_newest_on_device_run_per_build(site: SiteContext) -> None:
     page = _page(site, "home")
-    assert (page.nav_active, page.uses_charts) == ("home", False)
+    assert (page.nav_active, page.uses_charts) == ("home", True)
     stats = {s.label: s.value for s in page.stats}
     assert stats["runs"] == "4" and stats["publishable"] == "2" and stats["exploratory"] == "2"
     assert stats["devices"] == "1" and stats["OS builds"] == "2"
     assert _column(page.on_device, "suite") == ["Synthetic Performance", "Synthetic Performance", "Practical Quick"]
     assert _column(page.pcc, "suite") == ["Practical Quick"]
+
+
+def test_home_overview_draws_each_configuration_of_the_newest_publishable_build_on_its_own_axes(
+    site: SiteContext,
+) -> None:
+    page = _page(site, "home")
+    (device,) = page.overview
+    assert (device.device.text, device.build.text) == (f"iPhone 17 Pro ({DEVICE})", "iOS 27.0.0 (24A5264n)")
+    assert device.build.href == "/builds/24A5264n/"
+    (config,) = device.configs  # the PCC run of that build is exploratory: only publishable runs are drawn
+    assert (config.label, config.service) == ("On-device · Synthetic Performance · Cold session", False)
+    assert config.run.href == f"/runs/{_run_id(site, CANDIDATE)}/"
+    assert [c.title for c in config.charts] == ["Median time to first token", "Median output tokens/s"]
+    for chart in config.charts:
+        (trace,) = chart.figure_json["data"]
+        assert trace["y"] == ["Synthetic throughput"] and all(v is not None for v in trace["x"])
+    assert page.changes and page.changes[0].href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
+    assert page.changes[0].text.startswith("Regression: Median TTFT of Synthetic throughput increased")
 
 
 def test_methodology_renders_the_notes_as_markup(site: SiteContext) -> None:
