@@ -231,6 +231,20 @@ def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> 
     assert f"/compare/{DEVICE}/24A5256a..24A5264n/" in hrefs
 
 
+def test_compare_index_gives_the_picker_every_configuration_and_lists_builds_measured_once(site: SiteContext) -> None:
+    page = _page(site, "compare_index")
+    (device,) = page.picker["devices"]
+    assert page.picker["base"] == "/compare/"
+    assert (device["key"], device["slug"], device["pairs"]) == (DEVICE, DEVICE, ["24A5256a..24A5264n"])
+    builds = {c["label"]: [b["build"] for b in c["builds"]] for c in device["configs"]}
+    assert builds["On-device · Synthetic Performance · Cold session"] == ["24A5256a", "24A5264n"]
+    quick = "On-device · Practical Quick · Warm reused session · offline"
+    assert builds[quick] == ["24A5264n"]  # measured once: listed, not dropped
+    assert [quick, "24A5264n"] in [
+        [r.cells[1], r.cells[2].text] for r in page.measured_once.rows
+    ]
+
+
 def test_comparison_compares_the_configuration_both_builds_measured(site: SiteContext) -> None:
     page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
     assert (page.nav_active, page.uses_charts) == ("compare", True)

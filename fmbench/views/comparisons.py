@@ -350,6 +350,48 @@ class CompareIndexPage(Page):
     nav_active: ClassVar[str] = "compare"
     filters: FilterForm
     pairs: Table
+    picker: dict[str, Any]
+    """Every device, its configurations and the builds each was measured on, in order of first appearance:
+    what the picker script chooses from (written into the page, so it works without a server)."""
+    measured_once: Table
+
+
+def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
+    """The picker's index, and the configurations measured on one build only (listed, with nothing to compare)."""
+    found = _evidence(site)
+    devices = []
+    once = []
+    for device, members in itertools.groupby(sorted(found, key=lambda r: r["hardware_model"]), key=lambda r: r["hardware_model"]):
+        runs = sorted(members, key=lambda r: (r["started_at"], r["run_id"]))
+        order = build_order(runs)
+        configs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for r in runs:
+            configs.setdefault(_config(r), {"label": config_label(r), "builds": set(), "first": r})["builds"].add(r["os_build"])
+        generation = {r["os_build"]: r["os_generation"] for r in runs}
+        entries = []
+        for c in sorted(configs.values(), key=lambda c: c["label"]):
+            builds = [b for b in order if b in c["builds"]]
+            entries.append({
+                "label": c["label"],
+                "builds": [{"build": b, "slug": urls.slug(b), "generation": generation[b]} for b in builds],
+            })
+            if len(builds) == 1:
+                r = c["first"]
+                once.append(Row([f"{r['device_name']} ({device})", c["label"],
+                                 Cell(builds[0], href=site.url(urls.build(builds[0])))], {"device": device}))
+        published = [f"{urls.slug(a)}..{urls.slug(b)}" for dv, a, b in build_pairs(site) if dv == device]
+        devices.append({"key": device, "name": runs[0]["device_name"], "slug": urls.slug(device), "configs": entries,
+                        "pairs": published})
+    return (
+        {"base": site.url(urls.compare_index()), "devices": devices},
+        Table(
+            "measured-once",
+            "Configurations measured on one OS build only (nothing to compare with yet)",
+            [Column("device", "Device"), Column("config", "Configuration"), Column("build", "OS build")],
+            once,
+            "Every configuration was measured on two builds or more.",
+        ),
+    )
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
@@ -386,6 +428,7 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
             table_rows,
             "No device has two OS builds measured with the same configuration yet.",
         ),
+        *compare_choices(site),
     )
 
 
