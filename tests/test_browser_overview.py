@@ -113,3 +113,17 @@ def test_the_os_build_pages_render_without_a_script_error(where: str, tab: tuple
     page.goto(bases[where] + "builds/", wait_until="networkidle")
     assert page.locator("main h2").all_inner_texts() == ["iOS", "iPadOS", "macOS"]  # an iPad reports iOS
     assert errors == []
+
+
+def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
+    tab: tuple[Any, list[str]], bases: dict[str, str]
+) -> None:
+    page, errors = tab
+    page.goto(bases["static"] + f"devices/{DEVICE}/", wait_until="networkidle")
+    assert page.locator("details.config-section[open]").count() == 0  # the page stays short until a choice
+    page.get_by_role("link", name=CONFIG, exact=True).click()
+    section = page.locator("details.config-section[open]")
+    assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
+    section.locator(".chart-plot .main-svg").first.wait_for(timeout=15000)
+    assert section.locator(".chart-plot:has(.main-svg)").count() == 2
+    assert errors == []

@@ -194,6 +194,11 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert (page.device, page.hardware_model) == ("iPhone 17 Pro", DEVICE)
     assert len(page.runs.rows) == 4
     assert [c.href for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert [c.href for c in page.configs] == [f"#{s.anchor}" for s in page.sections]
+    trend = {s.label: [c.id for c in s.charts] for s in page.sections}
+    assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart
+    quick = next(s for s in page.sections if s.label == "On-device · Practical Quick · Warm reused session · offline")
+    assert quick.charts == [] and [c.key for c in quick.table.columns][-4:] == ["task", "ttft50", "tps50", "mem"]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
 
