@@ -111,3 +111,7 @@ def builds() -> str:
 
 def build(build: str) -> str:
     return f"builds/{slug(build)}/"
+
+
+def device_comparison(device_a: str, device_b: str, generation: int | str) -> str:
+    return f"compare/devices/{slug(device_a)}..{slug(device_b)}/{generation}/"

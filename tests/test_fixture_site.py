@@ -70,3 +70,22 @@ def test_every_os_build_has_a_page_and_the_index_links_each(built: tuple[Path, P
 
 def test_every_internal_link_of_the_fixture_site_resolves(built: tuple[Path, Path]) -> None:
     assert broken_links(built[1]) == []
+
+
+def test_every_two_devices_sharing_a_generation_and_configuration_have_a_device_comparison(built: tuple[Path, Path]) -> None:
+    db, out = built
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        found = con.execute(
+            f"SELECT os_generation, {CONFIG}, list(DISTINCT hardware_model ORDER BY hardware_model) FROM runs "
+            "WHERE verdict <> 'invalid' AND os_build IS NOT NULL AND hardware_model IS NOT NULL "
+            "AND os_generation IS NOT NULL GROUP BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    expected = {(a, b, row[0]) for row in found for a, b in itertools.combinations(row[-1], 2)}
+    assert expected
+    for a, b, generation in expected:
+        assert (out / urls.device_comparison(a, b, generation) / "index.html").is_file(), (a, b, generation)
+    index = (out / "compare" / "index.html").read_text(encoding="utf-8")
+    assert all(f'href="/{urls.device_comparison(a, b, g)}"' in index for a, b, g in expected)

@@ -27,6 +27,7 @@ from fmbench.views import (
     builds,
     catalog,
     comparisons,
+    device_comparisons,
     home,
     pcc,
     runs,
@@ -257,6 +258,36 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
     with pytest.raises(NotFoundError):
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
+
+
+@pytest.fixture(scope="module")
+def two_devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    """The iPhone's two performance runs and the iPad's performance run of OS 27 build 24A5264n."""
+    db = tmp_path_factory.mktemp("devices") / "two.duckdb"
+    registry = fixtures_registry()
+    names = (BASELINE, CANDIDATE, "ipad-pro-m5-ipados27-24a5264n-on-device-performance-2026-11-05.json")
+    assert ingest_paths([FIXTURES / name for name in names], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+def test_device_comparison_holds_the_generation_and_configuration_and_takes_each_devices_newest_build(
+    two_devices: SiteContext,
+) -> None:
+    site = two_devices
+    assert device_comparisons.device_comparison_instances(site) == [
+        {"device_a": "iPad17,3", "device_b": DEVICE, "generation": "27"}
+    ]
+    page = _page(site, "device_comparison", device_a="iPad17,3", device_b=DEVICE, generation="27")
+    assert (page.nav_active, page.uses_charts, page.generation) == ("compare", True, 27)
+    (section,) = page.sections
+    assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
+    assert section.label == "Device comparison" and section.refused is None
+    assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    index = _page(site, "compare_index")
+    assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
+    with pytest.raises(NotFoundError):
+        device_comparisons.device_comparison_page(site, Filters(), device_a="iPad17,3", device_b=DEVICE, generation="26")
 
 
 def test_regressions_compares_every_build_step(site: SiteContext) -> None:

@@ -22,7 +22,7 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
-from fmbench.views import builds, catalog, comparisons, data, home, pcc, runs
+from fmbench.views import builds, catalog, comparisons, data, device_comparisons, home, pcc, runs
 from fmbench.views import inputs as I
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -178,6 +178,14 @@ PAGES: tuple[PageKind, ...] = (
         _single,
         ("os_build", "device", "route", "suite"),
         route="compare/",
+    ),
+    PageKind(
+        "device_comparison",
+        urls.device_comparison,
+        device_comparisons.device_comparison_page,
+        device_comparisons.device_comparison_instances,
+        route="compare/devices/{device_a}..{device_b}/{generation}/",
+        inputs=I.device_pair_runs,
     ),
     PageKind(
         "comparison",

@@ -354,6 +354,7 @@ class CompareIndexPage(Page):
     """Every device, its configurations and the builds each was measured on, in order of first appearance:
     what the picker script chooses from (written into the page, so it works without a server)."""
     measured_once: Table
+    device_pairs: Table
 
 
 def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
@@ -395,6 +396,8 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
+    from fmbench.views.device_comparisons import device_comparisons_table
+
     found = _evidence(site)
     names = {r["hardware_model"]: r["device_name"] for r in found}
     table_rows = []
@@ -429,6 +432,7 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
             "No device has two OS builds measured with the same configuration yet.",
         ),
         *compare_choices(site),
+        device_comparisons_table(site),
     )
 
 
