@@ -379,7 +379,7 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
             if len(builds) == 1:
                 r = c["first"]
                 once.append(Row([f"{r['device_name']} ({device})", c["label"],
-                                 Cell(builds[0], href=site.url(urls.build(builds[0])))], {"device": device}))
+                                 Cell(builds[0], href=site.url(urls.build(builds[0])))]))
         published = [f"{urls.slug(a)}..{urls.slug(b)}" for dv, a, b in build_pairs(site) if dv == device]
         devices.append({"key": device, "name": runs[0]["device_name"], "slug": urls.slug(device), "configs": entries,
                         "pairs": published})
