@@ -103,3 +103,15 @@ def data_trials_json(run_id: str, scenario: str) -> str:
 def data_trials_fragment(run_id: str, scenario: str) -> str:
     """A scenario's trials laid out by the trials page's own partial, fetched by the run page's "Show here"."""
     return f"data/runs/{run_id}/trials/{slug(scenario)}.html"
+
+
+def builds() -> str:
+    return "builds/"
+
+
+def build(build: str) -> str:
+    return f"builds/{slug(build)}/"
+
+
+def device_comparison(device_a: str, device_b: str, generation: int | str) -> str:
+    return f"compare/devices/{slug(device_a)}..{slug(device_b)}/{generation}/"

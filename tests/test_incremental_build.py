@@ -50,14 +50,18 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
         ).fetchone()
         scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
         pages = trial_pages(con, run_id)
+        device_builds = [b for (b,) in con.execute(
+            "SELECT DISTINCT os_build FROM runs WHERE hardware_model = ? AND os_build IS NOT NULL", [hardware]
+        ).fetchall()]
     finally:
         con.close()
     paths = [
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(),
         urls.regressions(), urls.regressions_feed(), urls.data_runs_index(), urls.revisions(),
         urls.device(hardware), urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id),
-        urls.data_source(run_id, file_name),
+        urls.data_source(run_id, file_name), urls.builds(),
     ]
+    paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
     paths += [urls.trials(run_id, s, page) for s, page in pages]
     paths += [
         p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s), urls.data_trials_fragment(run_id, s))

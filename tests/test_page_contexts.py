@@ -21,7 +21,18 @@ from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
 from fmbench.revisions import fixtures_registry
-from fmbench.views import PAGES, SiteContext, catalog, comparisons, home, pcc, runs, site_context
+from fmbench.views import (
+    PAGES,
+    SiteContext,
+    builds,
+    catalog,
+    comparisons,
+    device_comparisons,
+    home,
+    pcc,
+    runs,
+    site_context,
+)
 from fmbench.views.page import Page
 
 from testdata import FIXTURES
@@ -83,12 +94,30 @@ def test_every_page_kind_has_a_contract_test_here() -> None:
 
 def test_home_counts_runs_by_verdict_and_lists_the_newest_on_device_run_per_build(site: SiteContext) -> None:
     page = _page(site, "home")
-    assert (page.nav_active, page.uses_charts) == ("home", False)
+    assert (page.nav_active, page.uses_charts) == ("home", True)
     stats = {s.label: s.value for s in page.stats}
     assert stats["runs"] == "4" and stats["publishable"] == "2" and stats["exploratory"] == "2"
     assert stats["devices"] == "1" and stats["OS builds"] == "2"
     assert _column(page.on_device, "suite") == ["Synthetic Performance", "Synthetic Performance", "Practical Quick"]
     assert _column(page.pcc, "suite") == ["Practical Quick"]
+
+
+def test_home_overview_draws_each_configuration_of_the_newest_publishable_build_on_its_own_axes(
+    site: SiteContext,
+) -> None:
+    page = _page(site, "home")
+    (device,) = page.overview
+    assert (device.device.text, device.build.text) == (f"iPhone 17 Pro ({DEVICE})", "iOS 27.0.0 (24A5264n)")
+    assert device.build.href == "/builds/24A5264n/"
+    (config,) = device.configs  # the PCC run of that build is exploratory: only publishable runs are drawn
+    assert (config.label, config.service) == ("On-device · Synthetic Performance · Cold session", False)
+    assert config.run.href == f"/runs/{_run_id(site, CANDIDATE)}/"
+    assert [c.title for c in config.charts] == ["Median time to first token", "Median output tokens/s"]
+    for chart in config.charts:
+        (trace,) = chart.figure_json["data"]
+        assert trace["y"] == ["Synthetic throughput"] and all(v is not None for v in trace["x"])
+    assert page.changes and page.changes[0].href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
+    assert page.changes[0].text.startswith("Regression: Median TTFT of Synthetic throughput increased")
 
 
 def test_methodology_renders_the_notes_as_markup(site: SiteContext) -> None:
@@ -166,6 +195,11 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert (page.device, page.hardware_model) == ("iPhone 17 Pro", DEVICE)
     assert len(page.runs.rows) == 4
     assert [c.href for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert [c.href for c in page.configs] == [f"#{s.anchor}" for s in page.sections]
+    trend = {s.label: [c.id for c in s.charts] for s in page.sections}
+    assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart
+    quick = next(s for s in page.sections if s.label == "On-device · Practical Quick · Warm reused session · offline")
+    assert quick.charts == [] and [c.key for c in quick.table.columns][-4:] == ["task", "ttft50", "tps50", "mem"]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
 
@@ -203,6 +237,20 @@ def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> 
     assert f"/compare/{DEVICE}/24A5256a..24A5264n/" in hrefs
 
 
+def test_compare_index_gives_the_picker_every_configuration_and_lists_builds_measured_once(site: SiteContext) -> None:
+    page = _page(site, "compare_index")
+    (device,) = page.picker["devices"]
+    assert page.picker["base"] == "/compare/"
+    assert (device["key"], device["slug"], device["pairs"]) == (DEVICE, DEVICE, ["24A5256a..24A5264n"])
+    builds = {c["label"]: [b["build"] for b in c["builds"]] for c in device["configs"]}
+    assert builds["On-device · Synthetic Performance · Cold session"] == ["24A5256a", "24A5264n"]
+    quick = "On-device · Practical Quick · Warm reused session · offline"
+    assert builds[quick] == ["24A5264n"]  # measured once: listed, not dropped
+    assert [quick, "24A5264n"] in [
+        [r.cells[1], r.cells[2].text] for r in page.measured_once.rows
+    ]
+
+
 def test_comparison_compares_the_configuration_both_builds_measured(site: SiteContext) -> None:
     page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
     assert (page.nav_active, page.uses_charts) == ("compare", True)
@@ -212,11 +260,70 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
 
+@pytest.fixture(scope="module")
+def two_devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    """The iPhone's two performance runs and the iPad's performance run of OS 27 build 24A5264n."""
+    db = tmp_path_factory.mktemp("devices") / "two.duckdb"
+    registry = fixtures_registry()
+    names = (BASELINE, CANDIDATE, "ipad-pro-m5-ipados27-24a5264n-on-device-performance-2026-11-05.json")
+    assert ingest_paths([FIXTURES / name for name in names], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+def test_device_comparison_holds_the_generation_and_configuration_and_takes_each_devices_newest_build(
+    two_devices: SiteContext,
+) -> None:
+    site = two_devices
+    assert device_comparisons.device_comparison_instances(site) == [
+        {"device_a": "iPad17,3", "device_b": DEVICE, "generation": "27"}
+    ]
+    page = _page(site, "device_comparison", device_a="iPad17,3", device_b=DEVICE, generation="27")
+    assert (page.nav_active, page.uses_charts, page.generation) == ("compare", True, 27)
+    (section,) = page.sections
+    assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
+    assert section.label == "Device comparison" and section.refused is None
+    assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    index = _page(site, "compare_index")
+    assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
+    with pytest.raises(NotFoundError):
+        device_comparisons.device_comparison_page(site, Filters(), device_a="iPad17,3", device_b=DEVICE, generation="26")
+
+
 def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     page = _page(site, "regressions")
     assert page.nav_active == "regressions"
     assert _column(page.steps, "builds") == ["24A5256a → 24A5264n"]
     assert page.rule == "latest" and page.confidence == "95%"
+
+
+def test_builds_lists_every_os_build_per_platform_in_order_of_first_appearance(site: SiteContext) -> None:
+    page = _page(site, "builds")
+    assert page.nav_active == "builds"
+    assert [p.platform for p in page.platforms] == ["iOS"]
+    assert _column(page.platforms[0].table, "build") == ["24A5256a", "24A5264n"]
+    assert page.platforms[0].table.rows[0].cells[0].href == "/builds/24A5256a/"
+
+
+def test_an_ipad_is_listed_under_ipados_from_its_hardware_model() -> None:
+    assert builds.platform("iPad17,3", "iOS") == "iPadOS"
+    assert builds.platform("iPhone18,1", "iOS") == "iOS"
+    assert builds.platform("Mac17,2", "macOS") == "macOS"
+    assert builds.platform(None, "iOS") == "iOS"
+
+
+def test_build_shows_what_it_measured_and_what_changed_against_the_previous_build(site: SiteContext) -> None:
+    page = _page(site, "build", build="24A5264n")
+    assert (page.nav_active, page.os_build) == ("builds", "24A5264n")
+    assert len(page.measured.rows) == 3
+    assert {r.cells[1] for r in page.figures.rows} >= {"On-device · Synthetic Performance · Cold session"}
+    (block,) = page.changes
+    assert block.comparison.href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
+    assert block.changes and all(c.text.startswith(("Regression", "Improvement")) for c in block.changes)
+    first = _page(site, "build", build="24A5256a")
+    assert first.changes == [] and first.first_builds == [f"iPhone 17 Pro ({DEVICE})"]
+    with pytest.raises(NotFoundError):
+        builds.build_page(site, Filters(), build="99Z999")
 
 
 def test_the_registry_holds_the_view_functions_themselves() -> None:

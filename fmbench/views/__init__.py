@@ -22,7 +22,7 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
-from fmbench.views import catalog, comparisons, data, home, pcc, runs
+from fmbench.views import builds, catalog, comparisons, data, device_comparisons, home, pcc, runs
 from fmbench.views import inputs as I
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -180,6 +180,14 @@ PAGES: tuple[PageKind, ...] = (
         route="compare/",
     ),
     PageKind(
+        "device_comparison",
+        urls.device_comparison,
+        device_comparisons.device_comparison_page,
+        device_comparisons.device_comparison_instances,
+        route="compare/devices/{device_a}..{device_b}/{generation}/",
+        inputs=I.device_pair_runs,
+    ),
+    PageKind(
         "comparison",
         urls.comparison,
         comparisons.comparison_page,
@@ -187,6 +195,11 @@ PAGES: tuple[PageKind, ...] = (
         route="compare/{device}/{baseline}..{candidate}/",
         options=("rule", "strict"),
         inputs=I.comparison_runs,
+    ),
+    PageKind("builds", urls.builds, builds.builds_page, _single, route="builds/"),
+    PageKind(
+        "build", urls.build, builds.build_page, builds.build_instances, route="builds/{build}/",
+        inputs=I.build_runs,
     ),
     PageKind(
         "regressions",

@@ -30,6 +30,8 @@ from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
 _BUILD_FIGURES = ("task", "prompt", "ttft50", "ttft90", "tps50", "tps90", "mem")
+_ONE_BUILD_FIGURES = ("task", "ttft50", "tps50", "mem")
+"""A configuration measured on one build has no trend to draw: a compact table of its headline figures."""
 CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
 ATTEMPT_RULE = (
     "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
@@ -118,7 +120,10 @@ class ConfigSection:
     builds: list[str]
     table: Table
     charts: list[Chart]
+    """Trend charts across builds: only where the configuration was measured on two builds or more."""
     service: bool
+    anchor: str = ""
+    """The section's fragment id, for the configuration picker at the top of the page."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,9 @@ class DevicePage(Page):
     sections: list[ConfigSection]
     attempt_rule: str
     compare_links: list[Cell]
+    """Every published comparison of two of this device's builds."""
+    configs: list[Cell]
+    """The configuration picker: one link per section (its label and how many builds measured it)."""
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -153,6 +161,8 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
         for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
             titles.setdefault(f["scenario_id"], f["title"])
     scenario_order = [(sid, titles[sid]) for sid in ordered_scenarios(site.con, [r["run_id"] for r in latest.values()])]
+    trend = len([b for b in builds if b in latest]) >= 2
+    keys = _BUILD_FIGURES if trend else _ONE_BUILD_FIGURES
     table_rows = []
     for sid, title in scenario_order:
         for b in builds:
@@ -167,7 +177,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
                         b,
                         run_link(run, site.url),
                         verdict_cell(run["verdict"], site.url),
-                        *figure_cells(f, _BUILD_FIGURES),
+                        *figure_cells(f, keys),
                     ],
                     run_attrs(run),
                 )
@@ -175,16 +185,19 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
     service = next(iter(latest.values()))["route"] == "privateCloudCompute"
     table = Table(
         f"builds-{key}",
-        f"{label}: quality and latency per OS build, side by side",
+        f"{label}: quality and latency per OS build, side by side" if trend
+        else f"{label}: measured on one OS build, so no trend to draw",
         [
             Column("scenario", "Scenario"),
             Column("build", "OS build"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns(_BUILD_FIGURES),
+            *figure_columns(keys),
         ],
         table_rows,
     )
+    if not trend:
+        return ConfigSection(label, builds, table, [], service, key)
     shown = scenario_order[:8]
     chart_list = []
     suffix = " (PCC service: network and server included)" if service else ""
@@ -213,7 +226,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
                 what=name,
             )
         )
-    return ConfigSection(label, builds, table, chart_list, service)
+    return ConfigSection(label, builds, table, chart_list, service, key)
 
 
 def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
@@ -224,11 +237,11 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     for r in found:
         if r["verdict"] != "invalid":
             groups.setdefault(_config_key(r), []).append(r)
-    sections = []
-    compare_links: list[Cell] = []
     from fmbench.views.comparisons import build_pairs  # (a module that imports this one)
 
     published = set(build_pairs(site))  # link only the comparisons the site has a page for
+    sections = []
+    compare_links: list[Cell] = []
     for i, (_, members) in enumerate(sorted(groups.items(), key=lambda kv: config_label(kv[1][0]))):
         builds = _build_order(members)
         latest: dict[str, dict[str, Any]] = {}
@@ -236,11 +249,11 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             latest[r["os_build"] or "not recorded"] = r
         sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}"))
         real = [b for b in builds if b != "not recorded"]
-        for a, b in itertools.pairwise(real):
-            if (key, a, b) not in published:
-                continue
+        for a, b in itertools.combinations(real, 2):
+            if (key, b, a) in published:
+                a, b = b, a
             link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(urls.comparison(key, a, b)))
-            if link not in compare_links:
+            if (key, a, b) in published and link not in compare_links:
                 compare_links.append(link)
     return DevicePage(
         title=f"{name} ({key})",
@@ -258,6 +271,11 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         sections=sections,
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
+        configs=[
+            Cell(s.label, href=f"#{s.anchor}",
+                 title=f"{len(s.builds)} OS build" + ("s" if len(s.builds) != 1 else ""))
+            for s in sections
+        ],
     )
 
 

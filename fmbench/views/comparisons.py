@@ -57,10 +57,14 @@ def regression_report(site: SiteContext) -> Any:
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
     """(device, baseline build, candidate build) for every comparison page the site publishes.
 
-    Every step the regression detector takes (each build against the one before
-    it, per device, OS generation and configuration), and the newest OS 26
-    build against the newest OS 27 build of each device (a strict comparison).
+    Every pair of a device's OS builds that share a configuration, the baseline
+    being the build that appeared first (so every step the regression detector
+    takes, and every OS 26 build against every OS 27 build, compared strictly).
     """
+    return site.once("build_pairs", lambda: _all_build_pairs(site))
+
+
+def _all_build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
     pairs: list[tuple[str, str, str]] = []
     for step in regression_report(site).steps:
         pair = (step.group.hardware_model, step.baseline_build, step.candidate_build)
@@ -68,13 +72,13 @@ def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
             pairs.append(pair)
     found = _evidence(site)
     for device, members in itertools.groupby(sorted(found, key=lambda r: r["hardware_model"]), key=lambda r: r["hardware_model"]):
-        runs = sorted(members, key=lambda r: r["started_at"])
-        order = build_order(runs)
-        generation = {r["os_build"]: r["os_generation"] for r in runs}
-        newest = {g: [b for b in order if generation[b] == g][-1] for g in set(generation.values()) if g is not None}
-        pair = (device, newest.get(26, ""), newest.get(27, ""))
-        if 26 in newest and 27 in newest and pair not in pairs and _shared_configs(runs, pair[1], pair[2]):
-            pairs.append(pair)
+        runs = sorted(members, key=lambda r: (r["started_at"], r["run_id"]))
+        configs: dict[str, set[tuple[Any, ...]]] = {}
+        for r in runs:
+            configs.setdefault(r["os_build"], set()).add(_config(r))
+        for a, b in itertools.combinations(build_order(runs), 2):
+            if configs[a] & configs[b] and (device, a, b) not in pairs and (device, b, a) not in pairs:
+                pairs.append((device, a, b))
     return pairs
 
 
@@ -352,9 +356,54 @@ class CompareIndexPage(Page):
     nav_active: ClassVar[str] = "compare"
     filters: FilterForm
     pairs: Table
+    picker: dict[str, Any]
+    """Every device, its configurations and the builds each was measured on, in order of first appearance:
+    what the picker script chooses from (written into the page, so it works without a server)."""
+    measured_once: Table
+    device_pairs: Table
+
+
+def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
+    """The picker's index, and the configurations measured on one build only (listed, with nothing to compare)."""
+    found = _evidence(site)
+    devices = []
+    once = []
+    for device, members in itertools.groupby(sorted(found, key=lambda r: r["hardware_model"]), key=lambda r: r["hardware_model"]):
+        runs = sorted(members, key=lambda r: (r["started_at"], r["run_id"]))
+        order = build_order(runs)
+        configs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for r in runs:
+            configs.setdefault(_config(r), {"label": config_label(r), "builds": set(), "first": r})["builds"].add(r["os_build"])
+        generation = {r["os_build"]: r["os_generation"] for r in runs}
+        entries = []
+        for c in sorted(configs.values(), key=lambda c: c["label"]):
+            builds = [b for b in order if b in c["builds"]]
+            entries.append({
+                "label": c["label"],
+                "builds": [{"build": b, "slug": urls.slug(b), "generation": generation[b]} for b in builds],
+            })
+            if len(builds) == 1:
+                r = c["first"]
+                once.append(Row([f"{r['device_name']} ({device})", c["label"],
+                                 Cell(builds[0], href=site.url(urls.build(builds[0])))]))
+        published = [f"{urls.slug(a)}..{urls.slug(b)}" for dv, a, b in build_pairs(site) if dv == device]
+        devices.append({"key": device, "name": runs[0]["device_name"], "slug": urls.slug(device), "configs": entries,
+                        "pairs": published})
+    return (
+        {"base": site.url(urls.compare_index()), "devices": devices},
+        Table(
+            "measured-once",
+            "Configurations measured on one OS build only (nothing to compare with yet)",
+            [Column("device", "Device"), Column("config", "Configuration"), Column("build", "OS build")],
+            once,
+            "Every configuration was measured on two builds or more.",
+        ),
+    )
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
+    from fmbench.views.device_comparisons import device_comparisons_table
+
     found = _evidence(site)
     names = {r["hardware_model"]: r["device_name"] for r in found}
     table_rows = []
@@ -388,6 +437,8 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
             table_rows,
             "No device has two OS builds measured with the same configuration yet.",
         ),
+        *compare_choices(site),
+        device_comparisons_table(site),
     )
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from fmbench import charts, urls
 from fmbench import display as d
-from fmbench import urls
 from fmbench import vocabulary as vocab
-from fmbench.blocks import Cell, Column, FilterForm, Link, Row, Table
+from fmbench.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.markdown_render import render_markdown
 from fmbench.revisions import Revision
@@ -34,10 +34,28 @@ class Stat:
 
 
 @dataclass(frozen=True)
+class ConfigOverview:
+    label: str
+    run: Cell
+    service: bool
+    charts: list[Chart]
+
+
+@dataclass(frozen=True)
+class DeviceOverview:
+    device: Cell
+    build: Cell
+    configs: list[ConfigOverview]
+
+
+@dataclass(frozen=True)
 class HomePage(Page):
     template: ClassVar[str] = "home.html"
     nav_active: ClassVar[str] = "home"
+    uses_charts: ClassVar[bool] = True
     stats: list[Stat]
+    overview: list[DeviceOverview]
+    changes: list[Cell]
     on_device: Table
     pcc: Table
     sections: list[Link]
@@ -76,6 +94,62 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
     return Table(table_id, caption, columns, out, "No run on this route yet.")
 
 
+def _overview(site: SiteContext) -> list[DeviceOverview]:
+    """Each device's newest build with a publishable run: per configuration, median TTFT and output tokens/s
+    per workload as small charts of their own (a PCC configuration never shares an axis with on-device)."""
+    from fmbench.views.catalog import config_label
+    from fmbench.views.catalog_queries import figures_by_run
+
+    found = q.newest_publishable_build_runs(site.con)
+    figures = figures_by_run(site.con, [r["run_id"] for r in found])
+    devices: dict[str, DeviceOverview] = {}
+    for i, r in enumerate(found):
+        key = device_key(r)
+        if key not in devices:
+            devices[key] = DeviceOverview(
+                Cell(f"{r['device_name']} ({key})", href=site.url(urls.device(key))),
+                Cell(os_label(r), href=site.url(urls.build(r["os_build"]))),
+                [],
+            )
+        label = config_label(r)
+        service = r["route"] == "privateCloudCompute"
+        measured = [f for f in figures.get(r["run_id"], [])]
+        titles = [f["title"] for f in measured]
+        suffix = " (PCC service: network and server included)" if service else ""
+        small = [
+            charts.median_p90(
+                f"overview-{i}-{metric}",
+                f"{name}{suffix}",
+                titles,
+                [charts.Series("", [f[f"{metric}_median"] for f in measured], [f[f"{metric}_p90"] for f in measured])],
+                value_title=axis,
+                label_title="Workload",
+                fmt=fmt,
+                what=name,
+            )
+            for metric, name, axis, fmt in (
+                ("ttft", "Median time to first token", "Seconds (lower is faster)", d.seconds),
+                ("tps", "Median output tokens/s", "Output tokens per second", d.rate),
+            )
+        ]
+        devices[key].configs.append(ConfigOverview(label, run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"), service, small))
+    return list(devices.values())
+
+
+def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
+    """The newest changes the regression report found between consecutive builds, newest candidate first."""
+    from fmbench.views.comparisons import regression_report
+
+    changes: list[Any] = sorted(
+        regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
+    )[:limit]
+    return [
+        Cell(c.headline(), href=site.url(urls.comparison(c.hardware_model, c.baseline_build, c.candidate_build)),
+             tone="worse" if c.is_regression else "better")
+        for c in changes
+    ]
+
+
 def home_page(site: SiteContext, filters: Filters) -> HomePage:
     found = q.run_counts(site.con)
     counts = found.by_verdict
@@ -88,9 +162,11 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
             Stat("exploratory", d.count(counts.get("exploratory", 0)) or "0", url(urls.runs()) + "?verdict=exploratory"),
             Stat("invalid as evidence", d.count(counts.get("invalid", 0)) or "0", url(urls.runs()) + "?verdict=invalid"),
             Stat("devices", d.count(found.devices) or "0", url(urls.devices())),
-            Stat("OS builds", d.count(found.os_builds) or "0", url(urls.compare_index())),
+            Stat("OS builds", d.count(found.os_builds) or "0", url(urls.builds())),
             Stat("measured trials", d.count(found.measured_trials) or "0", url(urls.data())),
         ],
+        overview=_overview(site),
+        changes=_latest_changes(site),
         on_device=_latest_table(site, "onDevice", "latest-on-device", "On-device: newest run per device, OS build and suite"),
         pcc=_latest_table(
             site,
@@ -101,6 +177,7 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
         sections=[
             Link("Runs", url(urls.runs()), "every run with its verdict, filterable by OS build"),
             Link("Devices", url(urls.devices()), "one device across OS builds"),
+            Link("OS builds", url(urls.builds()), "what each build measured and changed"),
             Link("Scenarios", url(urls.scenarios()), "one workload across devices and builds"),
             Link("Private Cloud Compute", url(urls.pcc()), "the service over time"),
             Link("Compare OS builds", url(urls.compare_index()), "baseline vs candidate, with intervals"),

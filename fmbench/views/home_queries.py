@@ -63,3 +63,21 @@ def data_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str
         f"SELECT {RUN_COLUMNS}, r.source_sha256 FROM runs r WHERE {where} ORDER BY r.started_at DESC, r.run_id",
         params,
     )
+
+
+def newest_publishable_build_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per device, its newest OS build (by first appearance on that device) with a publishable run; on it, the
+    newest publishable run of each configuration, by device name and configuration."""
+    return rows(
+        con,
+        "WITH builds AS (SELECT coalesce(hardware_model, device_name) AS device, os_build, min(started_at) AS first_seen, "
+        "bool_or(verdict = 'publishable') AS publishable FROM runs WHERE os_build IS NOT NULL GROUP BY 1, 2), "
+        "newest AS (SELECT device, os_build FROM builds WHERE publishable "
+        "QUALIFY row_number() OVER (PARTITION BY device ORDER BY first_seen DESC, os_build DESC) = 1) "
+        f"SELECT {RUN_COLUMNS} FROM runs r JOIN newest n "
+        "ON coalesce(r.hardware_model, r.device_name) = n.device AND r.os_build = n.os_build "
+        "WHERE r.verdict = 'publishable' "
+        "QUALIFY row_number() OVER (PARTITION BY n.device, r.route, r.suite, r.session_mode, r.reasoning_level, "
+        "r.fallback_mode, r.connectivity, r.generation ORDER BY r.started_at DESC, r.run_id) = 1 "
+        "ORDER BY r.device_name, n.device, r.route, r.suite, r.session_mode, r.run_id",
+    )

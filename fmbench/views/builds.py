@@ -1,0 +1,227 @@
+"""OS build pages: every build in order of first appearance, and what one build measured and changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from fmbench import display as d
+from fmbench import urls
+from fmbench.blocks import Cell, Column, Row, Table
+from fmbench.errors import NotFoundError
+from fmbench.filters import Filters, run_attrs
+from fmbench.views import build_queries as q
+from fmbench.views.catalog import config_label
+from fmbench.views.catalog_queries import figures_by_run
+from fmbench.views.common import device_key, figure_cells, figure_columns, run_link, verdict_cell
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
+
+PLATFORMS = ("iOS", "iPadOS", "macOS", "visionOS", "watchOS", "tvOS")
+_HEADLINE = ("task", "ttft50", "tps50")
+
+
+def platform(hardware_model: str | None, system_name: str | None) -> str:
+    """The platform a run was measured on. The runner reports an iPad's system as iOS, so the hardware model
+    decides where it is recorded (``iPad…`` is iPadOS); otherwise the reported system name."""
+    model = hardware_model or ""
+    for prefix, name in (("iPad", "iPadOS"), ("iPhone", "iOS"), ("Mac", "macOS"), ("RealityDevice", "visionOS"),
+                         ("Watch", "watchOS"), ("AppleTV", "tvOS")):
+        if model.startswith(prefix):
+            return name
+    return system_name or "platform not recorded"
+
+
+def _platform_order(name: str) -> tuple[int, str]:
+    return (PLATFORMS.index(name) if name in PLATFORMS else len(PLATFORMS), name)
+
+
+# --- every build ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlatformBuilds:
+    platform: str
+    table: Table
+
+
+@dataclass(frozen=True)
+class BuildsPage(Page):
+    template: ClassVar[str] = "builds.html"
+    nav_active: ClassVar[str] = "builds"
+    platforms: list[PlatformBuilds]
+
+
+def builds_page(site: SiteContext, filters: Filters) -> BuildsPage:
+    found = q.build_appearances(site.con)
+    per: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for r in found:
+        per.setdefault(platform(r["hardware_model"], r["system_name"]), {}).setdefault(r["os_build"], []).append(r)
+    sections = []
+    for name in sorted(per, key=_platform_order):
+        table_rows = []
+        for build, members in per[name].items():
+            first = members[0]
+            table_rows.append(
+                Row(
+                    [
+                        Cell(build, href=site.url(urls.build(build))),
+                        f"{name} {first['system_version']}",
+                        f"{min(m['first_seen'] for m in members):%Y-%m-%d}",
+                        ", ".join(f"{m['device_name']} ({m['device']})" for m in members),
+                        d.count(sum(m["runs"] for m in members)),
+                        d.count(sum(m["publishable"] for m in members)) or "0",
+                    ],
+                    {"os_build": build},
+                )
+            )
+        sections.append(
+            PlatformBuilds(
+                name,
+                Table(
+                    f"builds-{urls.slug(name)}",
+                    f"{name} builds, in order of first appearance",
+                    [
+                        Column("build", "OS build"),
+                        Column("version", "Version"),
+                        Column("first", "First measured (UTC)"),
+                        Column("devices", "Devices"),
+                        Column("runs", "Runs", True),
+                        Column("publishable", "Publishable", True),
+                    ],
+                    table_rows,
+                ),
+            )
+        )
+    return BuildsPage("OS builds", sections)
+
+
+def build_instances(site: SiteContext) -> list[dict[str, Any]]:
+    return [{"build": urls.slug(b)} for b in q.os_builds(site.con)]
+
+
+# --- one build -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuildChangeBlock:
+    heading: str
+    comparison: Cell
+    changes: list[Cell]
+    note: str | None
+
+
+@dataclass(frozen=True)
+class BuildPage(Page):
+    template: ClassVar[str] = "build.html"
+    nav_active: ClassVar[str] = "builds"
+    os_build: str
+    platforms: list[str]
+    measured: Table
+    figures: Table
+    changes: list[BuildChangeBlock]
+    first_builds: list[str]
+
+
+def _build_for_slug(site: SiteContext, build_slug: str) -> str:
+    for b in q.os_builds(site.con):
+        if urls.slug(b) == build_slug:
+            return b
+    raise NotFoundError(f"no OS build {build_slug!r}")
+
+
+def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
+    from fmbench.views.comparisons import regression_report
+
+    os_build = _build_for_slug(site, build)
+    found = q.build_runs(site.con, os_build)
+    url = site.url
+    newest: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in found:
+        if r["verdict"] != "invalid":
+            newest[(device_key(r), config_label(r))] = r
+    measured = Table(
+        "measured",
+        f"Devices and configurations measured on {os_build} (every run, invalid ones included)",
+        [
+            Column("device", "Device"),
+            Column("platform", "Platform"),
+            Column("config", "Configuration"),
+            Column("run", "Run (UTC)"),
+            Column("verdict", "Verdict"),
+            Column("trials", "Trials", True),
+            Column("failures", "Failures", True),
+        ],
+        [
+            Row(
+                [
+                    Cell(f"{r['device_name']} ({device_key(r)})", href=url(urls.device(device_key(r)))),
+                    f"{platform(r['hardware_model'], r['system_name'])} {r['system_version']}",
+                    config_label(r),
+                    run_link(r, url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
+                    verdict_cell(r["verdict"], url),
+                    d.count(r["trial_count"]),
+                    d.count(r["failure_count"]),
+                ],
+                run_attrs(r),
+            )
+            for r in found
+        ],
+        "No run was measured on this build.",
+    )
+    figures = figures_by_run(site.con, [r["run_id"] for r in newest.values()])
+    figure_rows = []
+    for (device, label), r in sorted(newest.items()):
+        for f in figures.get(r["run_id"], []):
+            figure_rows.append(
+                Row([f"{r['device_name']} ({device})", label, f["title"], *figure_cells(f, _HEADLINE)], run_attrs(r))
+            )
+    headline = Table(
+        "headline",
+        "Headline figures per workload: the newest run that is evidence, per device and configuration",
+        [Column("device", "Device"), Column("config", "Configuration"), Column("scenario", "Scenario"),
+         *figure_columns(_HEADLINE)],
+        figure_rows,
+        "No run on this build is evidence.",
+    )
+    blocks = []
+    compared: set[str] = set()
+    for step in regression_report(site).steps:
+        if step.candidate_build != os_build:
+            continue
+        compared.add(step.group.hardware_model)
+        g = step.group
+        label = config_label({"route": g.route, "suite": g.suite, "session_mode": g.session_mode,
+                              "reasoning_level": g.reasoning_level, "fallback_mode": g.fallback_mode,
+                              "connectivity": g.connectivity})
+        changes = [] if step.comparison is None else [
+            Cell(c.headline(), tone="worse" if c.is_regression else "better")
+            for c in _step_changes(step)
+        ]
+        blocks.append(
+            BuildChangeBlock(
+                f"{step.device_name} ({g.hardware_model}): {label}",
+                Cell(f"{step.baseline_build} → {step.candidate_build}",
+                     href=url(urls.comparison(g.hardware_model, step.baseline_build, step.candidate_build))),
+                changes,
+                step.refused or (None if changes else "No change whose interval excludes zero."),
+            )
+        )
+    first = sorted({f"{r['device_name']} ({device_key(r)})" for r in found
+                    if r["verdict"] != "invalid" and device_key(r) not in compared})
+    return BuildPage(
+        title=f"OS build {os_build}",
+        os_build=os_build,
+        platforms=sorted({f"{platform(r['hardware_model'], r['system_name'])} {r['system_version']}" for r in found}),
+        measured=measured,
+        figures=headline,
+        changes=blocks,
+        first_builds=first,
+    )
+
+
+def _step_changes(step: Any) -> list[Any]:
+    from fmbench.regressions import BuildChange
+
+    assert step.comparison is not None
+    return [BuildChange(step, s, f) for s, f in step.comparison.changes()]

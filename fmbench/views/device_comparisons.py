@@ -1,0 +1,155 @@
+"""Device comparisons (publishing rules §5): two devices on one OS generation, configuration by configuration."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from fmbench import urls
+from fmbench.blocks import Banner, Cell, Column, Row, Table
+from fmbench.compare import ComparisonRefused, compare_selected
+from fmbench.errors import NotFoundError
+from fmbench.filters import Filters
+from fmbench.selection import select_side
+from fmbench.views import comparison_queries as q
+from fmbench.views.catalog import config_label
+from fmbench.views.common import run_link
+from fmbench.views.comparisons import (
+    ComparisonSection,
+    _config,
+    _delta_charts,
+    _figure_table,
+    _spec,
+    build_order,
+)
+from fmbench.views.page import Page
+from fmbench.views.site import SiteContext
+
+RULE = "latest"
+
+
+def _by_generation(site: SiteContext) -> dict[int, dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]]]:
+    """OS generation -> configuration -> device -> its runs that are evidence, oldest first."""
+    def compute() -> dict[int, dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]]]:
+        out: dict[int, dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]]] = {}
+        for r in q.comparable_runs(site.con):
+            if r["os_generation"] is None:
+                continue
+            out.setdefault(r["os_generation"], {}).setdefault(_config(r), {}).setdefault(r["hardware_model"], []).append(r)
+        return out
+
+    return site.once("device_comparisons", compute)
+
+
+def device_pairs(site: SiteContext) -> list[tuple[str, str, int]]:
+    """(device A, device B, OS generation) for every two devices measured on one generation with one configuration;
+    A is the first by hardware model."""
+    pairs: list[tuple[str, str, int]] = []
+    for generation, configs in sorted(_by_generation(site).items()):
+        for devices in configs.values():
+            for a, b in itertools.combinations(sorted(devices), 2):
+                if (a, b, generation) not in pairs:
+                    pairs.append((a, b, generation))
+    return sorted(pairs)
+
+
+def device_comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
+    return [{"device_a": urls.slug(a), "device_b": urls.slug(b), "generation": str(g)} for a, b, g in device_pairs(site)]
+
+
+@dataclass(frozen=True)
+class DeviceComparisonPage(Page):
+    template: ClassVar[str] = "device_comparison.html"
+    nav_active: ClassVar[str] = "compare"
+    uses_charts: ClassVar[bool] = True
+    device_a: str
+    device_b: str
+    generation: int
+    rule: str
+    sections: list[ComparisonSection]
+
+
+def _newest_build(runs: list[dict[str, Any]]) -> str:
+    return build_order(runs)[-1]
+
+
+def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b: str, build_b: str, key: str) -> ComparisonSection:
+    heading = f"{config_label(config)}: {a} on {build_a}, {b} on {build_b}"
+    try:
+        side_a = select_side(site.con, _spec(a, build_a, config), RULE)
+        side_b = select_side(site.con, _spec(b, build_b, config), RULE)
+        cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni")
+    except ComparisonRefused as exc:
+        return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
+                                 [], [], None, None, [], [], refused=str(exc))
+    return ComparisonSection(
+        heading=heading,
+        label=cmp.label,
+        title=cmp.title,
+        rule=cmp.rule_description,
+        baseline_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.baseline.runs],
+        candidate_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.candidate.runs],
+        differences=Table(
+            f"diff-{key}",
+            "Every condition that differs between the sides",
+            [Column("condition", "Condition"), Column("baseline", "Device A"), Column("candidate", "Device B")],
+            [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
+            "No condition differs.",
+        ),
+        caveats=[Banner("warning", "Caveat", c.message) for c in cmp.caveats],
+        dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
+        speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
+        table=_figure_table(cmp, f"figures-{key}"),
+        charts=_delta_charts(cmp, key),
+        methods=list(cmp.method_notes),
+    )
+
+
+def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, device_b: str, generation: str) -> DeviceComparisonPage:
+    by_slug = {urls.slug(k): k for k in q.hardware_models(site.con)}
+    if device_a not in by_slug or device_b not in by_slug:
+        raise NotFoundError(f"no device {device_a if device_a not in by_slug else device_b!r}")
+    a, b = by_slug[device_a], by_slug[device_b]
+    try:
+        gen = int(generation)
+    except ValueError:
+        raise NotFoundError(f"no OS generation {generation!r}") from None
+    configs = _by_generation(site).get(gen, {})
+    shared = [(cfg, devices) for cfg, devices in configs.items() if a in devices and b in devices]
+    if a == b or not shared:
+        raise NotFoundError(f"{a} and {b} were not measured with one configuration on OS {gen}")
+    shared.sort(key=lambda item: config_label(item[1][a][0]))
+    sections = [
+        _section(site, devices[a][0], a, _newest_build(devices[a]), b, _newest_build(devices[b]), f"s{i}")
+        for i, (_, devices) in enumerate(shared)
+    ]
+    name_a, name_b = shared[0][1][a][0]["device_name"], shared[0][1][b][0]["device_name"]
+    return DeviceComparisonPage(
+        title=f"{name_a} ({a}) and {name_b} ({b}) on OS {gen}",
+        device_a=a,
+        device_b=b,
+        generation=gen,
+        rule=RULE,
+        sections=sections,
+    )
+
+
+def device_comparisons_table(site: SiteContext) -> Table:
+    """The compare index's list of device comparisons."""
+    names = {r["hardware_model"]: r["device_name"] for r in q.comparable_runs(site.con)}
+    rows = []
+    for a, b, g in device_pairs(site):
+        configs = [config_label(devices[a][0]) for devices in _by_generation(site)[g].values() if a in devices and b in devices]
+        rows.append(Row([
+            Cell(f"{names[a]} ({a}) and {names[b]} ({b})", href=site.url(urls.device_comparison(a, b, g))),
+            f"OS {g}",
+            "; ".join(sorted(configs)),
+        ], {"device": a}))
+    return Table(
+        "device-comparisons",
+        "Two devices on one OS generation, for every configuration both were measured with (each on its newest build)",
+        [Column("devices", "Devices"), Column("generation", "OS"), Column("configs", "Configurations")],
+        rows,
+        "No two devices were measured with one configuration on one OS generation yet.",
+    )

@@ -1,0 +1,129 @@
+"""In a real headless Chromium: the home page's overview charts, the compare picker, the OS build pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fmbench.build import build_site
+from fmbench.ingest import ingest_paths
+from fmbench.revisions import fixtures_registry
+
+from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
+from testdata import FIXTURES
+
+pytestmark = pytest.mark.browser
+
+DEVICE = "Mac17,2"
+CONFIG = "On-device · Synthetic Performance · Cold session"
+"""Measured on three builds of the Mac: 25B78, then 26A5361b, then 26A5378f."""
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("overview")
+    registry = fixtures_registry()
+    db = root / "fixtures.duckdb"
+    assert ingest_paths([FIXTURES], db, registry=registry).ok
+    out = root / "_site"
+    build_site(db, out, registry=registry)
+    return db, out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def bases(corpus: tuple[Path, Path]) -> Iterator[dict[str, str]]:
+    with static_server(corpus[1]) as static, fmbench_server(corpus[0]) as served:
+        yield {"static": static, "serve": served}
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[tuple[Any, list[str]]]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page, errors
+    context.close()
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_the_home_page_draws_its_overview_charts(where: str, tab: tuple[Any, list[str]], bases: dict[str, str]) -> None:
+    page, errors = tab
+    page.goto(bases[where], wait_until="networkidle")
+    page.wait_for_selector(".overview-device .chart-plot .main-svg", timeout=15000)
+    drawn = page.locator(".overview-device .chart-plot:has(.main-svg)").count()
+    assert drawn >= 2 and drawn == page.locator(".overview-device .chart-plot").count()
+    assert errors == []
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_the_picker_opens_two_non_adjacent_builds_and_a_reload_keeps_the_choice(
+    where: str, tab: tuple[Any, list[str]], bases: dict[str, str]
+) -> None:
+    page, errors = tab
+    page.goto(bases[where] + "compare/", wait_until="networkidle")
+    page.select_option("#pick-device", DEVICE)
+    page.select_option("#pick-config", CONFIG)
+    page.select_option("#pick-baseline", "25B78")
+    page.select_option("#pick-candidate", "26A5378f")
+    page.wait_for_function("() => location.hash.includes('candidate=26A5378f')")
+    page.reload(wait_until="networkidle")  # the choice lives in the URL
+    assert page.eval_on_selector("#pick-baseline", "s => s.value") == "25B78"
+    assert page.eval_on_selector("#pick-candidate", "s => s.value") == "26A5378f"
+    with page.expect_navigation():
+        page.click("#pick-open")
+    assert page.url.endswith(f"compare/{DEVICE}/25B78..26A5378f/")
+    assert "25B78 → 26A5378f" in page.locator("main h1").inner_text()
+    page.reload(wait_until="networkidle")
+    assert page.url.endswith(f"compare/{DEVICE}/25B78..26A5378f/")
+    assert errors == []
+
+
+def test_a_configuration_measured_once_says_so_in_the_picker(tab: tuple[Any, list[str]], bases: dict[str, str]) -> None:
+    page, errors = tab
+    page.goto(bases["static"] + "compare/", wait_until="networkidle")
+    page.select_option("#pick-device", DEVICE)
+    page.select_option("#pick-config", "On-device · Agentic Tools · Cold session")
+    assert "measured on one build only (26A5361b)" in page.locator("#pick-result").inner_text()
+    assert page.locator("#pick-open").count() == 0
+    assert errors == []
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_the_os_build_pages_render_without_a_script_error(where: str, tab: tuple[Any, list[str]], bases: dict[str, str]) -> None:
+    page, errors = tab
+    for path in ("builds/", "builds/24A5264n/", f"devices/{DEVICE}/"):
+        response = page.goto(bases[where] + path, wait_until="networkidle")
+        assert response is not None and response.status == 200, path
+        assert page.locator("main h1").count() == 1, path
+    page.goto(bases[where] + "builds/", wait_until="networkidle")
+    assert page.locator("main h2").all_inner_texts() == ["iOS", "iPadOS", "macOS"]  # an iPad reports iOS
+    assert errors == []
+
+
+def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
+    tab: tuple[Any, list[str]], bases: dict[str, str]
+) -> None:
+    page, errors = tab
+    page.goto(bases["static"] + f"devices/{DEVICE}/", wait_until="networkidle")
+    assert page.locator("details.config-section[open]").count() == 0  # the page stays short until a choice
+    page.get_by_role("link", name=CONFIG, exact=True).click()
+    section = page.locator("details.config-section[open]")
+    assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
+    section.locator(".chart-plot .main-svg").first.wait_for(timeout=15000)
+    assert section.locator(".chart-plot:has(.main-svg)").count() == 2
+    assert errors == []
