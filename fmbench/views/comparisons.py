@@ -157,6 +157,12 @@ def _relative(v: float | None) -> str | None:
     return None if v is None else f"{v * 100:+.1f}%"
 
 
+def _absent(text: str) -> str | None:
+    """A side's missing value: ``None`` (shown as not recorded) unless it is something else, such as
+    no measured trial."""
+    return None if text == d.NOT_RECORDED else text
+
+
 def _figure_table(cmp: Comparison, table_id: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
@@ -180,8 +186,10 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         s.title,
                         f.label,
                         f.better,
-                        Cell(fmt(f.baseline), reason="not recorded on the baseline"),
-                        Cell(fmt(f.candidate), reason="not recorded on the candidate"),
+                        Cell(fmt(f.baseline) if f.baseline is not None else _absent(f.baseline_absent),
+                             reason="not recorded on the baseline"),
+                        Cell(fmt(f.candidate) if f.candidate is not None else _absent(f.candidate_absent),
+                             reason="not recorded on the candidate"),
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
                         Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
                         Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval")),
