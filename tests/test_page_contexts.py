@@ -194,6 +194,11 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
     assert _column(page.connections, "connection") == ["cellular-5g"]
     assert page.failure_kinds.rows == []
     assert [c.id for c in page.charts] == ["pcc-availability", "pcc-ttft"]
+    ttft = page.charts[1]
+    assert "7 trial(s) that fell back to the on-device model left out" in ttft.title
+    # one series per device and configuration: suite and session are in its name, never pooled
+    names = [trace["name"] for trace in ttft.figure_json["data"]]
+    assert len(names) == 1 and "Private Cloud Compute" in names[0] and "fallback enabled" in names[0]
 
 
 def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> None:
