@@ -37,7 +37,7 @@ from typing import Any, Literal
 import duckdb
 
 from fmbench.errors import FilterError, NotFoundError
-from fmbench.figures import token_count_source
+from fmbench.queries import token_sources
 
 AttemptRule = Literal["latest", "first", "pooled"]
 ATTEMPT_RULES: tuple[AttemptRule, ...] = ("latest", "first", "pooled")
@@ -257,13 +257,7 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
         ids,
     ).fetchall():
         reasons.setdefault(run_id, []).append((level, code, message))
-    sources: dict[str, list[str]] = {}
-    for run_id, source in con.execute(
-        f"SELECT DISTINCT run_id, token_count_source FROM trials WHERE run_id IN ({marks}) "
-        "AND token_count_source IS NOT NULL ORDER BY 1, 2",
-        ids,
-    ).fetchall():
-        sources.setdefault(run_id, []).append(source)
+    sources = token_sources(con, ids)
     network = {
         run_id: (connection, location)
         for run_id, connection, location in con.execute(
@@ -274,7 +268,7 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
         RunInfo(
             *row,
             reasons=tuple(reasons.get(row[0], ())),
-            token_count_source=token_count_source(sources.get(row[0], ())),
+            token_count_source=sources.run(row[0]),
             pcc_connection=network.get(row[0], (None, None))[0],
             pcc_location=network.get(row[0], (None, None))[1],
         )

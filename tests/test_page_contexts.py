@@ -182,6 +182,31 @@ def test_scenario_separates_on_device_from_pcc_runs(site: SiteContext) -> None:
     assert (page.nav_active, page.uses_charts) == ("scenarios", True)
     assert page.scenario_id == "task-capture"
     assert len(page.on_device.rows) == 1 and len(page.pcc.rows) == 1
+    assert _column(page.on_device, "tokens") == ["System tokenizer (counted)"]
+    assert _column(page.pcc, "tokens") == ["Session usage (counted)"]
+    # one TTFT chart per configuration, named by it
+    assert [c.title.split(",")[1].split(" · ")[1] for c in page.charts] == ["Practical Quick", "Practical Quick"]
+
+
+def test_a_pcc_scenario_shows_speed_and_memory_of_the_trials_pcc_answered_and_counts_the_fallbacks(
+    site: SiteContext,
+) -> None:
+    page = _page(site, "scenario", scenario="workout-plan")
+    assert "2 trial(s) that fell back to the on-device model left out" in page.pcc.caption
+    pooled = site.con.execute(
+        "SELECT memory_max FROM scenario_figures JOIN runs USING (run_id) "
+        "WHERE route = 'privateCloudCompute' AND scenario_id = 'workout-plan'"
+    ).fetchone()
+    assert pooled is not None and pooled[0] > 1_000 * 2**20  # the stored figure pools the on-device fallbacks
+    assert _column(page.pcc, "mem") == ["225 MiB"]
+
+
+def test_the_run_page_shows_the_token_count_source_of_the_run_and_of_each_scenario(site: SiteContext) -> None:
+    (pcc,) = site.con.execute("SELECT run_id FROM runs WHERE route = 'privateCloudCompute'").fetchone() or ("",)
+    page = _page(site, "run", run_id=pcc)
+    (condition,) = [c for c in page.conditions if c.label == "Token count source"]
+    assert isinstance(condition.value, Cell) and condition.value.text == "Mixed"
+    assert "Mixed" in _column(page.scenarios, "tokens") and "Session usage (counted)" in _column(page.scenarios, "tokens")
 
 
 def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: SiteContext) -> None:

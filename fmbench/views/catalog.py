@@ -12,7 +12,7 @@ from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.queries import ordered_scenarios
+from fmbench.queries import ordered_scenarios, token_sources
 from fmbench.views import catalog_queries as q
 from fmbench.views.common import (
     QUALITY_AND_SPEED,
@@ -24,6 +24,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.page import Page
+from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
@@ -329,7 +330,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
             Column("config", "Configuration"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns(QUALITY_AND_SPEED),
+            *figure_columns((*QUALITY_AND_SPEED, "tokens")),
         ],
         [
             Row(
@@ -339,7 +340,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
                     config_label(r),
                     run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
                     verdict_cell(r["verdict"], site.url),
-                    *figure_cells(r, QUALITY_AND_SPEED),
+                    *figure_cells(r, (*QUALITY_AND_SPEED, "tokens")),
                 ],
                 run_attrs(r),
             )
@@ -354,29 +355,37 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
     if scenario_id is None:
         raise NotFoundError(f"no scenario {scenario!r}")
     found = q.scenario_runs(site.con, scenario_id, filters)
+    sources = token_sources(site.con, [r["run_id"] for r in found])
+    found = [{**r, "token_count_source": sources.scenario(r["run_id"], scenario_id)} for r in found]
     on_device = [r for r in found if r["route"] == "onDevice"]
-    pcc = [r for r in found if r["route"] == "privateCloudCompute"]
+    # PCC speed and memory from the trials PCC answered; the fallbacks are counted and said.
+    speeds = pcc_speed(site.con, [r["run_id"] for r in found if r["route"] == "privateCloudCompute"])
+    pcc = [with_pcc_speed(r, speeds.get((r["run_id"], scenario_id))) for r in found if r["route"] == "privateCloudCompute"]
+    fell_back = sum(r["pcc_fell_back"] for r in pcc)
     title = found[0]["title"] if found else scenario_id
     chart_list = []
     for route_rows, label, suffix in (
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        if not route_rows:
-            continue
-        labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in route_rows]
-        chart_list.append(
-            charts.median_p90(
-                f"ttft-{label}",
-                f"Time to first token, {label}{suffix}",
-                labels,
-                [charts.Series("", [r["ttft_median"] for r in route_rows], [r["ttft_p90"] for r in route_rows])],
-                value_title="Seconds (lower is faster)",
-                label_title="Run",
-                fmt=d.seconds,
-                what="TTFT",
+        # One chart per configuration (suite, session, reasoning, fallback, connectivity): never pooled.
+        configurations: dict[str, list[dict[str, Any]]] = {}
+        for r in route_rows:
+            configurations.setdefault(config_label(r), []).append(r)
+        for i, (config, config_rows) in enumerate(configurations.items()):
+            labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in config_rows]
+            chart_list.append(
+                charts.median_p90(
+                    f"ttft-{label}" + (f"-{i + 1}" if i else ""),
+                    f"Time to first token, {config}{suffix}",
+                    labels,
+                    [charts.Series("", [r["ttft_median"] for r in config_rows], [r["ttft_p90"] for r in config_rows])],
+                    value_title="Seconds (lower is faster)",
+                    label_title="Run",
+                    fmt=d.seconds,
+                    what="TTFT",
+                )
             )
-        )
     return ScenarioPage(
         title=f"{title} ({scenario_id})",
         scenario_id=scenario_id,
@@ -389,7 +398,12 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
             noun="runs",
         ),
         on_device=_scenario_table(site, on_device, "scenario-on-device", "On-device runs of this workload"),
-        pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),
+        pcc=_scenario_table(
+            site, pcc, "scenario-pcc",
+            "Private Cloud Compute runs of this workload (latency, throughput and memory over the trials PCC "
+            f"answered; {fell_back} trial(s) that fell back to the on-device model left out of them)"
+            if fell_back else "Private Cloud Compute runs of this workload",
+        ),
         charts=chart_list,
         excluded=q.invalid_scenario_runs(site.con, scenario_id),
     )

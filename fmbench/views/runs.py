@@ -24,7 +24,9 @@ from fmbench.blocks import (
     Table,
 )
 from fmbench.errors import NotFoundError
+from fmbench.figures import token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.queries import token_sources
 from fmbench.views import run_queries as q
 from fmbench.views.common import (
     RUN_COLUMNS,
@@ -42,6 +44,7 @@ from fmbench.views.common import (
     rows,
     run_link,
     run_title,
+    token_source_cell,
     typed_text,
     verdict_cell,
 )
@@ -164,7 +167,8 @@ def _simulator_text(run: dict[str, Any]) -> str:
 
 
 def _conditions(
-    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0)
+    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0),
+    token_source: str | None = None,
 ) -> list[Condition]:
     legacy = run["generation"] == "legacy"
 
@@ -201,6 +205,7 @@ def _conditions(
             legacy_field=True,
         ),
         c("Seed and order", seed_text, legacy_field=True),
+        Condition("Token count source", token_source_cell(token_source)),
         c("Context size", d.count(run["model_context_size"]), legacy_field=True),
         c("Device label", run["device_name"]),
         c("Hardware model", run["hardware_model"]),
@@ -249,7 +254,7 @@ def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url
     )
 
 
-_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
+_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem", "tokens")
 
 
 def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios") -> Table:
@@ -457,7 +462,10 @@ def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[C
 
 
 def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    return rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
+    """The run's scenario figures, each with the token count source of its trials."""
+    found = rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
+    sources = token_sources(con, [run_id])
+    return [{**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in found]
 
 
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
@@ -483,7 +491,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         verdict=verdict_cell(run["verdict"], url),
         verdict_banner=_verdict_banner(run, reasons, url),
         revision_banner=revision_banner(run, registry, url),
-        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1]))),
+        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
+                               token_count_source(f["token_count_source"] for f in figures)),
         downloads=[
             Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
             Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
