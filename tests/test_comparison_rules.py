@@ -216,3 +216,19 @@ def test_fmbench_compare_of_a_file_that_is_not_a_run_names_the_file(tmp_path: Pa
     result = CliRunner().invoke(main, ["compare", str(good), str(bad)])
     assert result.exit_code == 1
     assert "bad.json" in result.output and "Traceback" not in result.output
+
+
+def test_the_api_and_data_files_give_token_count_source_per_run_and_scenario(lab: Lab) -> None:
+    from fmbench.serve import create_app
+
+    lab.add("estimated", BASE.but(token_source="characterEstimate")).ingest()
+    run_id = lab.ids["estimated"]
+    client = create_app(lab.db, host="127.0.0.1", port=8000).test_client()
+    headers = {"Host": "127.0.0.1:8000"}
+    listing = client.get("/api/runs", headers=headers).get_json()
+    assert [r["token_count_source"] for r in listing["runs"]] == ["characterEstimate"]
+    one = client.get(f"/api/runs/{run_id}", headers=headers).get_json()
+    assert one["run"]["token_count_source"] == "characterEstimate"
+    assert {s["token_count_source"] for s in one["scenarios"]} == {"characterEstimate"}
+    page = client.get(f"/runs/{run_id}/", headers=headers).get_data(as_text=True)
+    assert "Character estimate (estimated from characters)" in page

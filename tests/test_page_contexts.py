@@ -168,6 +168,9 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert [c.href for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
+    pcc = page.sections[-1].table
+    assert "7 trial(s) that fell back to the on-device model left out" in pcc.caption
+    assert "Session usage (counted)" in _column(pcc, "tokens")
 
 
 def test_scenarios_lists_every_measured_workload(site: SiteContext) -> None:

@@ -144,8 +144,34 @@ def _build_order(found: list[dict[str, Any]]) -> list[str]:
     return order
 
 
+def _with_sources_and_pcc_speed(
+    site: SiteContext, figures: dict[str, list[dict[str, Any]]], latest: dict[str, dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each scenario row with its token count source; a PCC run's speed and memory over the trials PCC answered."""
+    run_ids = list(figures)
+    sources = token_sources(site.con, run_ids)
+    pcc_ids = [r["run_id"] for r in latest.values() if r["route"] == "privateCloudCompute"]
+    speeds = pcc_speed(site.con, pcc_ids)
+    out = {}
+    for run_id, rows_ in figures.items():
+        out[run_id] = [
+            {
+                **(with_pcc_speed(f, speeds.get((run_id, f["scenario_id"]))) if run_id in pcc_ids else f),
+                "token_count_source": sources.scenario(run_id, f["scenario_id"]),
+            }
+            for f in rows_
+        ]
+    return out
+
+
+def _fell_back_note(figures: Any) -> str:
+    n = sum(f.get("pcc_fell_back", 0) for f in figures)
+    return (f" (PCC latency, throughput and memory over the trials PCC answered; {n} trial(s) that fell back to "
+            "the on-device model left out of them)") if n else ""
+
+
 def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
-    figures = q.figures_by_run(site.con, [r["run_id"] for r in latest.values()])
+    figures = _with_sources_and_pcc_speed(site, q.figures_by_run(site.con, [r["run_id"] for r in latest.values()]), latest)
     by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
     titles: dict[str, str] = {}
     for b in builds:
@@ -166,7 +192,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
                         b,
                         run_link(run, site.url),
                         verdict_cell(run["verdict"], site.url),
-                        *figure_cells(f, _BUILD_FIGURES),
+                        *figure_cells(f, (*_BUILD_FIGURES, "tokens")),
                     ],
                     run_attrs(run),
                 )
@@ -174,13 +200,13 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
     service = next(iter(latest.values()))["route"] == "privateCloudCompute"
     table = Table(
         f"builds-{key}",
-        f"{label}: quality and latency per OS build, side by side",
+        f"{label}: quality and latency per OS build, side by side" + _fell_back_note(by.values()),
         [
             Column("scenario", "Scenario"),
             Column("build", "OS build"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns(_BUILD_FIGURES),
+            *figure_columns((*_BUILD_FIGURES, "tokens")),
         ],
         table_rows,
     )
