@@ -212,6 +212,17 @@ def test_the_run_page_shows_the_token_count_source_of_the_run_and_of_each_scenar
     assert "Mixed" in _column(page.scenarios, "tokens") and "Session usage (counted)" in _column(page.scenarios, "tokens")
 
 
+def test_the_run_page_of_a_pcc_run_with_fallbacks_splits_speed_and_memory_by_executed_model(site: SiteContext) -> None:
+    (pcc,) = site.con.execute("SELECT run_id FROM runs WHERE route = 'privateCloudCompute'").fetchone() or ("",)
+    table = _page(site, "run", run_id=pcc).executed_models
+    assert table is not None
+    assert set(_column(table, "model")) == {"Private Cloud Compute", "On-device"}
+    workout = [row for row in table.rows if row.cells[0].title == "workout-plan"]
+    assert [(r.cells[1].text, r.cells[2]) for r in workout] == [("On-device", "2"), ("Private Cloud Compute", "3")]
+    assert _page(site, "run", run_id=site.con.execute(
+        "SELECT run_id FROM runs WHERE route = 'onDevice' LIMIT 1").fetchone()[0]).executed_models is None  # type: ignore[index]
+
+
 def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: SiteContext) -> None:
     page = _page(site, "pcc")
     assert (page.nav_active, page.uses_charts) == ("pcc", True)

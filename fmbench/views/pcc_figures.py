@@ -69,3 +69,39 @@ def with_pcc_speed(row: dict[str, Any], speed: PccSpeed | None) -> dict[str, Any
     if speed is None:
         return {**row, "pcc_fell_back": 0}
     return {**row, **speed.figures, "pcc_fell_back": speed.fell_back}
+
+
+def by_executed_model(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
+    """Per scenario whose trials ran on more than one executed model: each model's trial count, latency,
+    throughput and peak memory (:func:`fmbench.figures.model_figures`, as ``summarize --json`` gives them)."""
+    grouped: dict[tuple[str, str], dict[str, list[float]]] = {}
+    titles: dict[str, str] = {}
+    for sid, title, executed, duration, ttft, tps, memory in con.execute(
+        "SELECT scenario_id, scenario_title, executed_model, duration, time_to_first_token, output_tokens_per_second, "
+        "peak_memory_bytes FROM trials WHERE run_id = ? AND scenario_id IN (SELECT scenario_id FROM trials "
+        "WHERE run_id = ? GROUP BY scenario_id HAVING count(DISTINCT executed_model) > 1) ORDER BY ordinal",
+        [run_id, run_id],
+    ).fetchall():
+        titles.setdefault(sid, title)
+        values = grouped.setdefault((sid, executed), {"duration": [], "ttft": [], "tps": [], "memory": []})
+        for key, value in (("duration", duration), ("ttft", ttft), ("tps", tps), ("memory", memory)):
+            if value is not None:
+                values[key].append(value)
+    out = []
+    for (sid, executed), values in grouped.items():
+        ttft, tps = distribution(values["ttft"]), distribution(values["tps"])
+        out.append(
+            {
+                "scenario_id": sid,
+                "title": titles[sid],
+                "executed_model": executed,
+                "trial_count": len(values["duration"]),
+                "duration_median": distribution(values["duration"]).median,
+                "ttft_median": ttft.median,
+                "ttft_p90": ttft.p90,
+                "tps_median": tps.median,
+                "tps_p90": tps.p90,
+                "memory_max": distribution(values["memory"]).maximum,
+            }
+        )
+    return out

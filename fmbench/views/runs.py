@@ -49,6 +49,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.page import Page
+from fmbench.views.pcc_figures import by_executed_model
 from fmbench.views.replay import replay_section
 from fmbench.views.site import SiteContext
 
@@ -158,6 +159,8 @@ class RunPage(Page):
     replay: Any = None
     not_run: list[str] = field(default_factory=list)
     """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
+    executed_models: Table | None = None
+    """Speed and memory per executed model of the scenarios whose trials ran on more than one."""
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -461,6 +464,39 @@ def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[C
     ]
 
 
+def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table | None:
+    """The scenarios whose trials ran on more than one executed model, with each model's own figures."""
+    found = by_executed_model(con, run_id)
+    if not found:
+        return None
+    return Table(
+        "executed-models",
+        "Split by executed model: latency, throughput and memory of each model's trials (the scenario table "
+        "above pools them, as the run file's summaries do)",
+        [
+            Column("scenario", "Scenario"),
+            Column("model", "Executed model"),
+            Column("trials", "Trials", True),
+            *figure_columns(("ttft50", "ttft90", "tps50", "tps90", "mem")),
+        ],
+        [
+            Row(
+                [
+                    Cell(f["title"], title=f["scenario_id"]),
+                    route_cell(f["executed_model"]),
+                    d.count(f["trial_count"]),
+                    d.seconds(f["ttft_median"]),
+                    d.seconds(f["ttft_p90"]),
+                    d.rate(f["tps_median"]),
+                    d.rate(f["tps_p90"]),
+                    d.mebibytes(f["memory_max"]),
+                ]
+            )
+            for f in found
+        ],
+    )
+
+
 def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
     """The run's scenario figures, each with the token count source of its trials."""
     found = rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
@@ -511,6 +547,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if mismatches
         else None,
         scenarios=scenario_table(figures, url, run_id),
+        executed_models=executed_model_table(con, run_id),
         safety=_safety_table(figures),
         quota=_quota(run),
         failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
