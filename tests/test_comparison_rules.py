@@ -5,6 +5,7 @@ conditions, sides with no measured trial, and comparing two files with no databa
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,25 @@ def test_the_api_and_data_files_give_token_count_source_per_run_and_scenario(lab
     assert {s["token_count_source"] for s in one["scenarios"]} == {"characterEstimate"}
     page = client.get(f"/runs/{run_id}/", headers=headers).get_data(as_text=True)
     assert "Character estimate (estimated from characters)" in page
+
+
+def test_regressions_and_the_feed_list_no_tokens_per_second_change_between_counted_and_estimated_builds(
+    tmp_path: Path,
+) -> None:
+    from fmbench.ingest import ingest_paths
+    from fmbench.regressions import atom_feed, detect_regressions
+
+    folder = tmp_path / "runs"
+    rb.write_run(BASE.but(build="24A100a"), folder, "a")
+    rb.write_run(BASE.but(build="24A200b", started=LATER, token_source="characterEstimate", tps_offset=-8.0), folder, "b")
+    assert ingest_paths([folder], tmp_path / "db.duckdb").ok
+    report = detect_regressions(tmp_path / "db.duckdb")
+    assert len(report.steps) == 1
+    assert not [c for c in report.changes if c.figure.key.startswith("tps")]
+    step = report.steps[0]
+    assert step.comparison is not None
+    tps = step.comparison.scenario("synthetic-throughput").figure("tps_median")
+    assert tps.verdict == "not comparable" and tps.delta is not None and tps.delta < 0
+    feed = atom_feed(report.regressions, site_url="https://example.org/fmbench/",
+                     generated_at=datetime(2026, 11, 20, tzinfo=UTC))
+    assert "tokens/s" not in feed
