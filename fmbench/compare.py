@@ -19,11 +19,22 @@ Choices this module makes, stated once:
   holds equal but differs anyway is a caveat.
 - **Execution comparisons** compare quality figures; latency, throughput and
   memory are reported per side with no delta, interval or verdict ("not
-  comparable": PCC includes the network and the server), so PCC and
-  on-device speed never share one ranking.
+  compared: PCC is a service benchmark": it includes the network and the
+  server), so PCC and on-device speed never share one ranking.
 - **Refused** (:class:`ComparisonRefused`): a run judged invalid on either
   side; the same run on both sides; a pooled side that mixes session modes
-  (cold and warm are never pooled), routes, hardware models or OS builds.
+  (cold and warm are never pooled), routes, hardware models or OS builds;
+  sides of different session modes (cold against warm) or different suites.
+- **Token counts**: tokens/s between a side whose token counts are counted
+  (session usage, system tokenizer) and one estimated from characters (or
+  mixed) gets no verdict; output characters per second is compared in its
+  place. A differing token count source is a listed difference.
+- **PCC sides** take latency, throughput and memory from the PCC-executed
+  trials only (quality counts every trial) and say how many fell back;
+  differing or unrecorded network conditions (the sidecar's connection and
+  location) are listed and marked.
+- **Two run files** with no database are compared in an in-memory one
+  (:func:`compare_files`).
 - **Caveats** (compared, but marked): exploratory runs, different or unknown
   suite revisions, superseded revisions, different fixture corpora, OS
   generations that differ outside strict mode, variation inside a pooled side.
@@ -1070,8 +1081,18 @@ def _run_line(r: RunInfo) -> str:
         f"{r.system_name} {r.system_version} build {r.os_build or d.NOT_RECORDED} · "
         f"{vocab.label('route', r.route)} · {vocab.label('suite', r.suite)} · "
         f"{vocab.label('sessionMode', r.session_mode) or 'session ' + d.NOT_RECORDED} · "
+        f"tokens {_token_source_text(r.token_count_source)} · "
         f"started {d.iso(r.started_at)} · {r.verdict}"
     )
+
+
+def _token_source_text(source: str | None) -> str:
+    if source is None:
+        return d.NOT_RECORDED
+    if source == "mixed":
+        return "mixed"
+    kind = "estimated" if token_counting([source]) == "estimated" else "counted"
+    return f"{kind} ({vocab.label('tokenCountSource', source)})"
 
 
 def _side_lines(name: str, side: Side) -> list[str]:
