@@ -101,10 +101,7 @@ FigureVerdict = Literal[
 
 NOT_COMPARABLE_NOTE = "not compared: PCC is a service benchmark"
 NO_MEASURED_TRIAL = "no measured trial"
-ESTIMATED_TOKENS_NOTE = (
-    "not compared: token counts were estimated from characters on {sides}; characters per second is "
-    "compared instead"
-)
+ESTIMATED_TOKENS_NOTE = "not compared: {why}; characters per second is compared instead"
 SPEED_NOTE = (
     "Execution comparison: latency, throughput and memory are shown per side without a delta or a "
     "verdict, because PCC includes the network and the server (and its model's memory is not on the "
@@ -752,15 +749,29 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
     return data, titles
 
 
+_LIKE_TOKENS = {("counted", "counted"), ("estimated", "estimated"), (None, None)}
+"""Token counting on both sides that makes tokens/s like for like (two legacy files record no source)."""
+
+
 def _tokens_unlike(b: _Trials, c: _Trials) -> bool:
-    """One side's token counts estimated (or mixed) and the other's counted: tokens/s is not like for like."""
-    kb, kc = token_counting(b.token_sources), token_counting(c.token_sources)
-    return kb is not None and kc is not None and (kb != kc or kb == "mixed")
+    """One side's token counts estimated (or mixed, or of an unrecorded source) and the other's counted:
+    tokens/s is not like for like."""
+    if not (b.token_sources or b.tps) or not (c.token_sources or c.tps):
+        return False  # a side without trials: nothing to compare either way
+    return (token_counting(b.token_sources), token_counting(c.token_sources)) not in _LIKE_TOKENS
 
 
 def _estimated_sides(b: _Trials, c: _Trials) -> str:
-    names = [n for n, t in (("the baseline", b), ("the candidate", c)) if token_counting(t.token_sources) != "counted"]
-    return " and ".join(names)
+    parts = []
+    for name, t in (("the baseline", b), ("the candidate", c)):
+        kind = token_counting(t.token_sources)
+        if kind == "estimated":
+            parts.append(f"token counts were estimated from characters on {name}")
+        elif kind == "mixed":
+            parts.append(f"token counts were partly estimated from characters on {name}")
+        elif kind is None:
+            parts.append(f"the token count source is not recorded on {name}")
+    return " and ".join(parts)
 
 
 def _scenario_figures(b: _Trials, c: _Trials, speed_comparable: bool) -> tuple[FigureDef, ...]:
@@ -811,7 +822,7 @@ def _figure(
         delta = vc - vb
         return FigureComparison(**common, delta=delta, relative_delta=delta / abs(vb) if vb else None,
                                 interval=None, verdict="not comparable",
-                                note=ESTIMATED_TOKENS_NOTE.format(sides=_estimated_sides(b, c)))
+                                note=ESTIMATED_TOKENS_NOTE.format(why=_estimated_sides(b, c)))
     if vb is None or vc is None:
         side = "either side" if vb is None and vc is None else ("the baseline" if vb is None else "the candidate")
         return FigureComparison(**common, delta=None, relative_delta=None, interval=None,

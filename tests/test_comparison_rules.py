@@ -255,3 +255,22 @@ def test_regressions_and_the_feed_list_no_tokens_per_second_change_between_count
     feed = atom_feed(report.regressions, site_url="https://example.org/fmbench/",
                      generated_at=datetime(2026, 11, 20, tzinfo=UTC))
     assert "tokens/s" not in feed
+
+
+def test_a_side_that_records_no_token_count_source_gets_no_tokens_per_second_verdict_against_a_counted_one(
+    lab: Lab,
+) -> None:
+    lab.add("unrecorded", BASE).add("counted", BASE.but(build="24A5270a", started=LATER, tps_offset=-8.0))
+
+    def drop_sources(doc: dict) -> None:  # type: ignore[type-arg]
+        for t in doc["trials"]:
+            del t["metrics"]["tokenCountSource"]
+
+    _rewrite(lab.paths["unrecorded"], drop_sources)
+    lab.ingest()
+    c = lab.compare("unrecorded", "counted")
+    f = c.scenario("synthetic-throughput").figure("tps_median")
+    assert f.verdict == "not comparable"
+    assert f.note == ("not compared: the token count source is not recorded on the baseline; characters per "
+                      "second is compared instead")
+    assert c.scenario("synthetic-throughput").figure("cps_median").verdict == "no detectable change"
