@@ -216,7 +216,8 @@ def _delta_charts(cmp: Comparison, key: str) -> list[Chart]:
                 f"{fig_key}-{key}",
                 title,
                 [s.title for s in cmp.scenarios],
-                [None if f.delta is None else f.delta * scale for f in figs],
+                # a change that is not compared (tokens counted on one side, estimated on the other) is not drawn
+                [None if f.delta is None or f.verdict == "not comparable" else f.delta * scale for f in figs],
                 [None if f.interval is None else f.interval.low * scale for f in figs],
                 [None if f.interval is None else f.interval.high * scale for f in figs],
                 value_title=axis,
