@@ -410,11 +410,14 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
     with intervals. Exits 1 with a one-line message when the comparison is
     refused or a side cannot be read.
     """
-    from fmbench.compare import compare_runs
+    from fmbench.compare import compare_runs, sides_are_files
 
     project = _project()
+    # Two run files and no --db: compared in memory, no database needed.
+    in_memory = db is None and sides_are_files(baseline, candidate)
     with user_errors():
-        result = compare_runs(baseline, candidate, _db(db, project), rule=rule, strict_os=strict_os)  # type: ignore[arg-type]
+        result = compare_runs(baseline, candidate, None if in_memory else _db(db, project),  # type: ignore[arg-type]
+                              rule=rule, strict_os=strict_os, registry=_registry(project) if in_memory else None)
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif fmt == "markdown":

@@ -19,11 +19,22 @@ Choices this module makes, stated once:
   holds equal but differs anyway is a caveat.
 - **Execution comparisons** compare quality figures; latency, throughput and
   memory are reported per side with no delta, interval or verdict ("not
-  comparable": PCC includes the network and the server), so PCC and
-  on-device speed never share one ranking.
+  compared: PCC is a service benchmark": it includes the network and the
+  server), so PCC and on-device speed never share one ranking.
 - **Refused** (:class:`ComparisonRefused`): a run judged invalid on either
   side; the same run on both sides; a pooled side that mixes session modes
-  (cold and warm are never pooled), routes, hardware models or OS builds.
+  (cold and warm are never pooled), routes, hardware models or OS builds;
+  sides of different session modes (cold against warm) or different suites.
+- **Token counts**: tokens/s between a side whose token counts are counted
+  (session usage, system tokenizer) and one estimated from characters (or
+  mixed) gets no verdict; output characters per second is compared in its
+  place. A differing token count source is a listed difference.
+- **PCC sides** take latency, throughput and memory from the PCC-executed
+  trials only (quality counts every trial) and say how many fell back;
+  differing or unrecorded network conditions (the sidecar's connection and
+  location) are listed and marked.
+- **Two run files** with no database are compared in an in-memory one
+  (:func:`compare_files`).
 - **Caveats** (compared, but marked): exploratory runs, different or unknown
   suite revisions, superseded revisions, different fixture corpora, OS
   generations that differ outside strict mode, variation inside a pooled side.
@@ -53,6 +64,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
@@ -61,10 +73,11 @@ from fmbench import display as d
 from fmbench import stats
 from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
-from fmbench.db import connect
+from fmbench.db import apply_migration, connect, migrations
 from fmbench.errors import FmbenchError
-from fmbench.figures import distribution
+from fmbench.figures import distribution, token_counting
 from fmbench.queries import ordered_scenarios
+from fmbench.revisions import Registry, load_registry
 from fmbench.selection import (
     RULE_DESCRIPTIONS,
     AttemptRule,
@@ -85,9 +98,12 @@ FigureVerdict = Literal[
     "not comparable",
     "too few trials",
     "not tested",
+    "no measured trial",
 ]
 
-NOT_COMPARABLE_NOTE = "not comparable: PCC includes network and server"
+NOT_COMPARABLE_NOTE = "not compared: PCC is a service benchmark"
+NO_MEASURED_TRIAL = "no measured trial"
+ESTIMATED_TOKENS_NOTE = "not compared: {why}; characters per second is compared instead"
 SPEED_NOTE = (
     "Execution comparison: latency, throughput and memory are shown per side without a delta or a "
     "verdict, because PCC includes the network and the server (and its model's memory is not on the "
@@ -148,6 +164,10 @@ CONDITIONS: tuple[Condition, ...] = (
               _label("thermalState", "worst_thermal_state")),
     Condition("model_context_size", "Context size", "context", lambda r: r.model_context_size),
     Condition("generation", "Run file generation", "format", lambda r: r.generation),
+    Condition("token_count_source", "Token count source", "tokens",
+              _label("tokenCountSource", "token_count_source")),
+    Condition("pcc_connection", "PCC connection (sidecar)", "network", lambda r: r.pcc_connection),
+    Condition("pcc_location", "PCC location (sidecar)", "network", lambda r: r.pcc_location),
 )
 _CONDITION = {c.key: c for c in CONDITIONS}
 CONFIGURATION_KEYS = tuple(c.key for c in CONDITIONS if c.group == "configuration")
@@ -262,7 +282,13 @@ FIGURES: tuple[FigureDef, ...] = (
     FigureDef("tps_p90", "p90 output tokens/s", "tokens/s", "higher", "quantile", True, 0.9),
     FigureDef("peak_memory", "Peak memory (max of peak resident)", "bytes", "lower", "none", True),
 )
-FIGURE = {f.key: f for f in FIGURES}
+CHARS_FIGURES: tuple[FigureDef, ...] = (
+    FigureDef("cps_median", "Median output characters/s", "chars/s", "higher", "quantile", True, 0.5),
+    FigureDef("cps_p90", "p90 output characters/s", "chars/s", "higher", "quantile", True, 0.9),
+)
+"""Compared in place of tokens/s when one side's token counts are estimated and the other's counted:
+characters per second does not depend on the tokenizer."""
+FIGURE = {f.key: f for f in (*FIGURES, *CHARS_FIGURES)}
 
 
 @dataclass
@@ -276,14 +302,18 @@ class _Trials:
     ttft: list[float] = field(default_factory=list)
     tps: list[float] = field(default_factory=list)
     memory: list[int] = field(default_factory=list)
+    cps: list[float] = field(default_factory=list)
+    token_sources: list[str | None] = field(default_factory=list)
+    fell_back: int = 0
+    """PCC trials that ran on the device instead (their speed is left out on a PCC side)."""
     clusters: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
-    """The quantile figures' values by metric (``ttft``, ``tps``), run and sample: the cluster bootstrap's input."""
+    """The quantile figures' values by metric (``ttft``, ``tps``, ``cps``), run and sample: the cluster bootstrap's input."""
 
     def add_clustered(self, metric: str, run_id: str, sample_id: str, value: float) -> None:
         self.clusters.setdefault(metric, {}).setdefault(run_id, {}).setdefault(sample_id, []).append(value)
 
     def clustered(self, f: FigureDef) -> list[list[list[float]]]:
-        runs = self.clusters.get("ttft" if f.key.startswith("ttft") else "tps", {})
+        runs = self.clusters.get(f.key.split("_", 1)[0], {})
         return [list(samples.values()) for samples in runs.values()]
 
     @property
@@ -307,12 +337,14 @@ class _Trials:
             return sum(self.scores) / len(self.scores) if self.scores else None
         if f.key == "peak_memory":
             return distribution(self.memory).maximum
-        dist = distribution(self.ttft if f.key.startswith("ttft") else self.tps)
+        dist = distribution(self.samples(f))
         return dist.median if f.q == 0.5 else dist.p90
 
     def samples(self, f: FigureDef) -> list[float]:
         if f.key == "constraint_score":
             return self.scores
+        if f.key.startswith("cps"):
+            return self.cps
         return self.ttft if f.key.startswith("ttft") else self.tps
 
     def counts(self, f: FigureDef) -> tuple[int, int]:
@@ -338,6 +370,9 @@ class FigureComparison:
     interval: stats.Interval | None
     verdict: FigureVerdict
     note: str | None = None
+    baseline_absent: str = d.NOT_RECORDED
+    """What the baseline's value reads when it has none: ``not recorded``, or ``no measured trial``."""
+    candidate_absent: str = d.NOT_RECORDED
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -352,6 +387,8 @@ class FigureComparison:
             "interval": self.interval.to_json() if self.interval else None,
             "verdict": self.verdict,
             "note": self.note,
+            "baseline_absent": None if self.baseline is not None else self.baseline_absent,
+            "candidate_absent": None if self.candidate is not None else self.candidate_absent,
         }
 
 
@@ -528,8 +565,45 @@ def _refuse_mixed_pool(name: str, side: Side) -> None:
             )
 
 
+def _refuse_unlike_configuration(baseline: Side, candidate: Side) -> None:
+    """Cold sessions are never compared with warm ones, nor one suite with another (their figures
+    measure different things); every run on a side shares these (pools that mix them are refused)."""
+    for attr, code, what in (("session_mode", "session-modes", "session mode"), ("suite", "suites", "suite")):
+        vb = {getattr(r, attr) for r in baseline.runs} - {None}
+        vc = {getattr(r, attr) for r in candidate.runs} - {None}
+        if vb and vc and vb != vc:
+            vocabulary = "sessionMode" if attr == "session_mode" else "suite"
+            shown_b = ", ".join(sorted(vocab.label(vocabulary, v) or v for v in vb))
+            shown_c = ", ".join(sorted(vocab.label(vocabulary, v) or v for v in vc))
+            extra = "cold and warm sessions are never compared" if attr == "session_mode" else (
+                "different suites measure different workloads and are never compared"
+            )
+            raise ComparisonRefused(
+                code, f"the sides differ in {what} ({shown_b} against {shown_c}): {extra}; "
+                f"pick sides of one {what} with a filter word such as {_hint_key(attr)}=…",
+            )
+
+
+def _fallback_caveats(sides: Sequence[tuple[str, dict[str, _Trials]]]) -> list[Caveat]:
+    out = []
+    for name, data in sides:
+        fell_back = sum(t.fell_back for t in data.values())
+        if fell_back:
+            trials = sum(t.trials for t in data.values())
+            out.append(
+                Caveat(
+                    "pcc-fallback",
+                    f"{fell_back} of the {name}'s {trials} trial(s) fell back to the on-device model: its "
+                    "latency, throughput and memory are those of the PCC-executed trials only; its quality "
+                    "figures count every trial.",
+                )
+            )
+    return out
+
+
 def _hint_key(attr: str) -> str:
-    return {"session_mode": "session", "route": "route", "hardware_model": "device", "os_build": "os_build"}[attr]
+    return {"session_mode": "session", "route": "route", "hardware_model": "device", "os_build": "os_build",
+            "suite": "suite"}[attr]
 
 
 def _differences(baseline: Side, candidate: Side) -> tuple[list[Difference], set[str]]:
@@ -619,7 +693,35 @@ def _caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, s
         )
     if kind == "execution":
         caveats.append(Caveat("execution-speed", SPEED_NOTE))
+    caveats += _network_caveats(differing, baseline, candidate)
     return caveats
+
+
+def _network_caveats(differing: set[str], baseline: Side, candidate: Side) -> list[Caveat]:
+    """PCC figures include the network: say when the sides' network conditions differ or are unknown."""
+    runs = (*baseline.runs, *candidate.runs)
+    if not runs or any(r.route != "privateCloudCompute" for r in runs):
+        return []
+    out = []
+    changed = [_CONDITION[k].label for k in ("pcc_connection", "pcc_location") if k in differing]
+    if changed:
+        out.append(
+            Caveat(
+                "pcc-network-differs",
+                f"The PCC sides were measured over different networks ({', '.join(changed)} differ): "
+                "their latency and throughput include the network, so a change may be the network's.",
+            )
+        )
+    unknown = [r.run_id for r in runs if r.pcc_connection is None or r.pcc_location is None]
+    if unknown:
+        out.append(
+            Caveat(
+                "pcc-network-unrecorded",
+                f"Network conditions not recorded for PCC run(s) {', '.join(unknown)} (no sidecar with the "
+                "connection type and approximate location).",
+            )
+        )
+    return out
 
 
 def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]]]:
@@ -634,9 +736,11 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
     for _run, sid, title, category, _ord in sorted(rows, key=lambda r: (order[r[0]], r[4])):
         titles.setdefault(sid, (title, category))
     data: dict[str, _Trials] = {sid: _Trials() for sid in titles}
-    for sid, passed, score, ttft, tps, memory, run_id, sample_id in con.execute(
+    pcc = bool(side.runs) and all(r.route == "privateCloudCompute" for r in side.runs)
+    for sid, passed, score, ttft, tps, memory, cps, source, executed, run_id, sample_id in con.execute(
         "SELECT scenario_id, task_passed, constraint_score, time_to_first_token, output_tokens_per_second, "
-        f"peak_memory_bytes, run_id, sample_id FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
+        "peak_memory_bytes, output_chars_per_second, token_count_source, executed_model, run_id, sample_id "
+        f"FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
         ids,
     ).fetchall():
         t = data.setdefault(sid, _Trials())
@@ -644,6 +748,14 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
         t.task_passed += int(passed)
         if score is not None:
             t.scores.append(score)
+        if pcc and executed != "privateCloudCompute":
+            # A PCC side's speed and memory are the PCC-executed trials' only; the fallbacks are counted.
+            t.fell_back += 1
+            continue
+        t.token_sources.append(source)
+        if cps is not None:
+            t.cps.append(cps)
+            t.add_clustered("cps", run_id, sample_id, cps)
         if ttft is not None:
             t.ttft.append(ttft)
             t.add_clustered("ttft", run_id, sample_id, ttft)
@@ -663,8 +775,43 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
     return data, titles
 
 
+_LIKE_TOKENS = {("counted", "counted"), ("estimated", "estimated"), (None, None)}
+"""Token counting on both sides that makes tokens/s like for like (two legacy files record no source)."""
+
+
+def _tokens_unlike(b: _Trials, c: _Trials) -> bool:
+    """One side's token counts estimated (or mixed, or of an unrecorded source) and the other's counted:
+    tokens/s is not like for like."""
+    if not (b.token_sources or b.tps) or not (c.token_sources or c.tps):
+        return False  # a side without trials: nothing to compare either way
+    return (token_counting(b.token_sources), token_counting(c.token_sources)) not in _LIKE_TOKENS
+
+
+def _estimated_sides(b: _Trials, c: _Trials) -> str:
+    parts = []
+    for name, t in (("the baseline", b), ("the candidate", c)):
+        kind = token_counting(t.token_sources)
+        if kind == "estimated":
+            parts.append(f"token counts were estimated from characters on {name}")
+        elif kind == "mixed":
+            parts.append(f"token counts were partly estimated from characters on {name}")
+        elif kind is None:
+            parts.append(f"the token count source is not recorded on {name}")
+    return " and ".join(parts)
+
+
+def _scenario_figures(b: _Trials, c: _Trials, speed_comparable: bool) -> tuple[FigureDef, ...]:
+    """The figures a scenario compares: characters per second follow tokens/s where the token counts
+    are not like for like."""
+    if speed_comparable and _tokens_unlike(b, c):
+        return (*FIGURES, *CHARS_FIGURES)
+    return FIGURES
+
+
 def _testable(f: FigureDef, b: _Trials, c: _Trials, speed_comparable: bool) -> bool:
     if f.method == "none" or (f.speed and not speed_comparable):
+        return False
+    if f.key.startswith("tps") and _tokens_unlike(b, c):
         return False
     if b.value(f) is None or c.value(f) is None:
         return False
@@ -683,10 +830,26 @@ def _figure(
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> FigureComparison:
     vb, vc = b.value(f), c.value(f)
-    common = {"key": f.key, "label": f.label, "unit": f.unit, "better": f.better, "baseline": vb, "candidate": vc}
+    common: dict[str, Any] = {
+        "key": f.key, "label": f.label, "unit": f.unit, "better": f.better, "baseline": vb, "candidate": vc,
+        "baseline_absent": NO_MEASURED_TRIAL if b.present and not b.trials else d.NOT_RECORDED,
+        "candidate_absent": NO_MEASURED_TRIAL if c.present and not c.trials else d.NOT_RECORDED,
+    }
     if f.speed and not speed_comparable:
         return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
                                 verdict="not comparable", note=NOT_COMPARABLE_NOTE)
+    # A side that attempted the scenario but whose every request failed: no trial to take a figure from.
+    unmeasured_b = vb is None and b.present and not b.trials
+    unmeasured_c = vc is None and c.present and not c.trials
+    if unmeasured_b or unmeasured_c:
+        side = "either side" if unmeasured_b and unmeasured_c else ("the baseline" if unmeasured_b else "the candidate")
+        return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
+                                verdict="no measured trial", note=f"{NO_MEASURED_TRIAL} on {side}")
+    if f.key.startswith("tps") and _tokens_unlike(b, c) and vb is not None and vc is not None:
+        delta = vc - vb
+        return FigureComparison(**common, delta=delta, relative_delta=delta / abs(vb) if vb else None,
+                                interval=None, verdict="not comparable",
+                                note=ESTIMATED_TOKENS_NOTE.format(why=_estimated_sides(b, c)))
     if vb is None or vc is None:
         side = "either side" if vb is None and vc is None else ("the baseline" if vb is None else "the candidate")
         return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
@@ -755,12 +918,14 @@ def compare_selected(
             "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
         )
     differences, differing = _differences(baseline, candidate)
+    _refuse_unlike_configuration(baseline, candidate)
     kind = _kind(differing, baseline, candidate)
     speed_comparable = kind != "execution"
     caveats = _caveats(kind, differing, baseline, candidate, strict_os)
 
     data_b, titles_b = _load(con, baseline)
     data_c, titles_c = _load(con, candidate)
+    caveats += _fallback_caveats((("baseline", data_b), ("candidate", data_c)))
     # The newest run's scenario order (its file's summaries order), then what it lacks.
     order = list(dict.fromkeys([*ordered_scenarios(con, [*baseline.run_ids, *candidate.run_ids]), *titles_b, *titles_c]))
     titles = {**titles_c, **titles_b}
@@ -780,7 +945,7 @@ def compare_selected(
     tested = sum(
         _testable(f, data_b.get(sid, _Trials()), data_c.get(sid, _Trials()), speed_comparable)
         for sid in kept
-        for f in FIGURES
+        for f in _scenario_figures(data_b.get(sid, _Trials()), data_c.get(sid, _Trials()), speed_comparable)
     )
     figure_confidence = confidence
     if multiplicity == "bonferroni" and tested > 1:
@@ -793,7 +958,7 @@ def compare_selected(
             note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
         figures = tuple(
             _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance)
-            for f in FIGURES
+            for f in _scenario_figures(b, c, speed_comparable)
         )
         scenarios.append(
             ScenarioComparison(sid, titles[sid][0], titles[sid][1], b.trials, b.attempts, c.trials, c.attempts,
@@ -845,13 +1010,58 @@ def compare_runs(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    registry: Registry | None = None,
 ) -> Comparison:
-    """Open the database read-only and compare (what ``fmbench compare`` calls)."""
+    """Open the database read-only and compare (what ``fmbench compare`` calls).
+
+    Two run files and no database given: the files are read into an in-memory database (see
+    :func:`compare_files`), so no database is needed.
+    """
+    if db is None and sides_are_files(baseline, candidate):
+        return compare_files(baseline, candidate, registry=registry, rule=rule, strict_os=strict_os,
+                             confidence=confidence, multiplicity=multiplicity)
     with connect(db, read_only=True) as con:
         return compare_sides(
             con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
             multiplicity=multiplicity,
         )
+
+
+def sides_are_files(baseline: str, candidate: str) -> bool:
+    """Both sides name existing run files."""
+    return all(Path(x.strip()).is_file() for x in (baseline, candidate) if x.strip()) and bool(
+        baseline.strip() and candidate.strip()
+    )
+
+
+def compare_files(
+    baseline: str,
+    candidate: str,
+    *,
+    registry: Registry | None = None,
+    rule: AttemptRule = "latest",
+    strict_os: bool = False,
+    confidence: float = stats.DEFAULT_CONFIDENCE,
+    multiplicity: Multiplicity = "bonferroni",
+) -> Comparison:
+    """Compare two run files with no database: each is read, judged and stored (with its sidecar) in an
+    in-memory DuckDB that is gone when the comparison is made. A file that cannot be read is an error
+    naming it."""
+    from fmbench.ingest import ingest_file
+
+    registry = registry or load_registry()
+    con = duckdb.connect(":memory:")
+    try:
+        for m in migrations():
+            apply_migration(con, m)
+        for text in dict.fromkeys((baseline.strip(), candidate.strip())):
+            outcome = ingest_file(con, Path(text), registry=registry)
+            if outcome.status == "error":
+                raise FmbenchError(outcome.message or f"{Path(text).name}: cannot be read")
+        return compare_sides(con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
+                             multiplicity=multiplicity)
+    finally:
+        con.close()
 
 
 # --- output ----------------------------------------------------------------------------
@@ -894,7 +1104,10 @@ def interval_text(f: FigureComparison) -> str:
 
 
 def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> str:
-    return _value(f.unit, f.baseline if side == "baseline" else f.candidate)
+    value = f.baseline if side == "baseline" else f.candidate
+    if value is None:
+        return f.baseline_absent if side == "baseline" else f.candidate_absent
+    return _value(f.unit, value)
 
 
 def _cell(text: str) -> str:
@@ -907,8 +1120,18 @@ def _run_line(r: RunInfo) -> str:
         f"{r.system_name} {r.system_version} build {r.os_build or d.NOT_RECORDED} · "
         f"{vocab.label('route', r.route)} · {vocab.label('suite', r.suite)} · "
         f"{vocab.label('sessionMode', r.session_mode) or 'session ' + d.NOT_RECORDED} · "
+        f"tokens {_token_source_text(r.token_count_source)} · "
         f"started {d.iso(r.started_at)} · {r.verdict}"
     )
+
+
+def _token_source_text(source: str | None) -> str:
+    if source is None:
+        return d.NOT_RECORDED
+    if source == "mixed":
+        return "mixed"
+    kind = "estimated" if token_counting([source]) == "estimated" else "counted"
+    return f"{kind} ({vocab.label('tokenCountSource', source)})"
 
 
 def _side_lines(name: str, side: Side) -> list[str]:

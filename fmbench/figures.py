@@ -441,3 +441,84 @@ def split_pass_rates(trials: Iterable[Sequence[tuple[str | None, bool]]]) -> Spl
                 counts[offset + 1] += 1
                 counts[offset] += all(mine)
     return SplitPassRates(*counts)
+
+
+# --- token count source and executed model -------------------------------------------
+
+COUNTED_TOKEN_SOURCES = frozenset({"sessionUsage", "systemTokenizer"})
+"""Sources that count tokens (the session's usage, the system tokenizer)."""
+ESTIMATED_TOKEN_SOURCES = frozenset({"characterEstimate"})
+"""Sources that estimate tokens from characters."""
+
+
+def token_count_source(sources: Iterable[str | None]) -> str | None:
+    """The token count source of some trials: the one source they all recorded, ``mixed`` when they
+    recorded more than one, ``None`` when none recorded one."""
+    seen = {s for s in sources if s is not None}
+    if not seen:
+        return None
+    return seen.pop() if len(seen) == 1 else "mixed"
+
+
+def token_counting(sources: Iterable[str | None]) -> str | None:
+    """Whether some trials' token counts were ``counted``, ``estimated`` or a ``mixed`` of both
+    (``None``: no source recorded). tokens/s is like for like only between two counted sides."""
+    seen = {s for s in sources if s is not None}
+    if not seen:
+        return None
+    counted = bool(seen & COUNTED_TOKEN_SOURCES)
+    estimated = bool(seen - COUNTED_TOKEN_SOURCES)
+    if counted and estimated:
+        return "mixed"
+    return "counted" if counted else "estimated"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFigures:
+    """The speed and memory figures of the trials one executed model ran."""
+
+    executed_model: str
+    trial_count: int
+    duration: Distribution
+    time_to_first_token: Distribution
+    output_tokens_per_second: Distribution
+    peak_memory: Distribution
+
+    def to_summary(self) -> dict[str, Any]:
+        return {
+            "trialCount": self.trial_count,
+            "duration": self.duration.to_summary(),
+            "timeToFirstToken": self.time_to_first_token.to_summary(),
+            "outputTokensPerSecond": self.output_tokens_per_second.to_summary(),
+            "peakObservedResidentMemoryBytes": self.peak_memory.to_summary(),
+        }
+
+
+def model_figures(executed_model: str, trials: Sequence[TrialRecord]) -> ModelFigures:
+    return ModelFigures(
+        executed_model=executed_model,
+        trial_count=len(trials),
+        duration=distribution(t.metrics.duration for t in trials),
+        time_to_first_token=distribution(
+            t.metrics.timeToFirstToken for t in trials if t.metrics.timeToFirstToken is not None
+        ),
+        output_tokens_per_second=distribution(
+            t.metrics.outputTokensPerSecond for t in trials if t.metrics.outputTokensPerSecond is not None
+        ),
+        peak_memory=distribution(
+            t.metrics.peakObservedResidentMemoryBytes
+            for t in trials
+            if t.metrics.peakObservedResidentMemoryBytes is not None
+        ),
+    )
+
+
+def by_executed_model(trials: Sequence[TrialRecord]) -> list[ModelFigures]:
+    """A scenario's speed and memory figures per executed model, in order of first appearance; empty
+    when every trial ran on one model (the scenario's own figures are then the model's)."""
+    groups: dict[str, list[TrialRecord]] = {}
+    for t in trials:
+        groups.setdefault(t.executed_model, []).append(t)
+    if len(groups) < 2:
+        return []
+    return [model_figures(model, ts) for model, ts in groups.items()]

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from fmbench.db import connect
+from fmbench.figures import token_count_source
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,30 @@ def ordered_scenarios(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) ->
         [list(run_ids)],
     ).fetchall()
     return list(dict.fromkeys(sid for (sid,) in found))
+
+
+@dataclass(frozen=True)
+class TokenSources:
+    """The token count source of runs and of their scenarios (see :func:`fmbench.figures.token_count_source`):
+    one source, ``mixed``, or ``None`` where no trial recorded one."""
+
+    by_scenario: dict[tuple[str, str], list[str]]
+
+    def run(self, run_id: str) -> str | None:
+        return token_count_source(s for (r, _), sources in self.by_scenario.items() if r == run_id for s in sources)
+
+    def scenario(self, run_id: str, scenario_id: str) -> str | None:
+        return token_count_source(self.by_scenario.get((run_id, scenario_id), ()))
+
+
+def token_sources(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> TokenSources:
+    """Which token count sources the trials of these runs recorded, per run and scenario, in one query."""
+    found: dict[tuple[str, str], list[str]] = {}
+    if run_ids:
+        for run_id, scenario_id, source in con.execute(
+            "SELECT DISTINCT run_id, scenario_id, token_count_source FROM trials "
+            "WHERE list_contains(?, run_id) AND token_count_source IS NOT NULL ORDER BY 1, 2, 3",
+            [list(run_ids)],
+        ).fetchall():
+            found.setdefault((run_id, scenario_id), []).append(source)
+    return TokenSources(found)

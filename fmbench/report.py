@@ -16,7 +16,7 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
-from fmbench.figures import ScenarioFigures, safety_pass
+from fmbench.figures import ScenarioFigures, by_executed_model, safety_pass, token_count_source
 from fmbench.formats import AppleNumbers, swift_double
 from fmbench.models import Distribution, QuotaSnapshot, StoredSummary
 from fmbench.record import FailureRecord, typed_kind, typed_value
@@ -323,7 +323,20 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
         "failureCount": len(r.measured_failures),
         "warmupFailureCount": len(r.warmup_failures),
     }
-    return {"run": run, "scenarios": [f.to_summary() for f in a.figures]}
+    run["tokenCountSource"] = token_count_source(t.metrics.tokenCountSource for t in r.trials)
+    return {"run": run, "scenarios": [_scenario_json(f, r.trials) for f in a.figures]}
+
+
+def _scenario_json(f: ScenarioFigures, trials: Any) -> dict[str, Any]:
+    """A scenario's summary, its token count source and, where its trials ran on more than one
+    executed model, its speed and memory figures per model."""
+    own = [t for t in trials if t.scenario_id == f.scenario_id]
+    out = f.to_summary()
+    out["tokenCountSource"] = token_count_source(t.metrics.tokenCountSource for t in own)
+    split = by_executed_model(own)
+    if split:
+        out["byExecutedModel"] = {m.executed_model: m.to_summary() for m in split}
+    return out
 
 
 def _no_measured_trial(f: ScenarioFigures) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 import duckdb
 
 from fmbench.errors import FilterError, NotFoundError
+from fmbench.queries import token_sources
 
 AttemptRule = Literal["latest", "first", "pooled"]
 ATTEMPT_RULES: tuple[AttemptRule, ...] = ("latest", "first", "pooled")
@@ -207,6 +208,12 @@ class RunInfo:
     failure_count: int
     reasons: tuple[tuple[str, str, str], ...] = field(default=())
     """The verdict's reasons: ``(level, code, message)``."""
+    token_count_source: str | None = None
+    """The one token count source of the run's trials, ``mixed``, or ``None`` (not recorded)."""
+    pcc_connection: str | None = None
+    """The connection type its sidecar records (PCC network conditions); ``None`` without one."""
+    pcc_location: str | None = None
+    """The approximate location its sidecar records."""
 
     @property
     def sample_selection(self) -> str | None:
@@ -222,10 +229,14 @@ class RunInfo:
         # An unsigned 64-bit seed as text: a JSON reader that uses doubles would round it above 2^53.
         out["random_seed"] = None if self.random_seed is None else str(self.random_seed)
         out["reasons"] = [{"level": lv, "code": c, "message": m} for lv, c, m in self.reasons]
+        for name in _DERIVED:
+            out[name] = getattr(self, name)
         return out
 
 
-_RUN_COLUMNS = tuple(f.name for f in fields(RunInfo) if f.name != "reasons")
+_DERIVED = ("token_count_source", "pcc_connection", "pcc_location")
+"""Fields read from the run's trials and sidecar rather than its ``runs`` row."""
+_RUN_COLUMNS = tuple(f.name for f in fields(RunInfo) if f.name not in ("reasons", *_DERIVED))
 """The ``runs`` columns a :class:`RunInfo` is read from: its fields, in order (a new field is a new column read)."""
 
 
@@ -246,7 +257,23 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
         ids,
     ).fetchall():
         reasons.setdefault(run_id, []).append((level, code, message))
-    return [RunInfo(*row, reasons=tuple(reasons.get(row[0], ()))) for row in rows]
+    sources = token_sources(con, ids)
+    network = {
+        run_id: (connection, location)
+        for run_id, connection, location in con.execute(
+            f"SELECT run_id, connection, location FROM annotations WHERE run_id IN ({marks})", ids
+        ).fetchall()
+    }
+    return [
+        RunInfo(
+            *row,
+            reasons=tuple(reasons.get(row[0], ())),
+            token_count_source=sources.run(row[0]),
+            pcc_connection=network.get(row[0], (None, None))[0],
+            pcc_location=network.get(row[0], (None, None))[1],
+        )
+        for row in rows
+    ]
 
 
 def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec) -> list[RunInfo]:

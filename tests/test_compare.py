@@ -117,10 +117,10 @@ def test_on_device_against_pcc_compares_quality_but_never_ranks_speed(lab: Lab) 
             f = s.figure(key)
             assert f.verdict == "not comparable"
             assert f.delta is None and f.interval is None and f.relative_delta is None
-            assert f.note == "not comparable: PCC includes network and server"
+            assert f.note == "not compared: PCC is a service benchmark"
             assert f.baseline is not None and f.candidate is not None  # each side still reported
         assert s.figure("task_success").interval is not None
-    assert "not comparable: PCC includes network and server" in c.to_markdown()
+    assert "not compared: PCC is a service benchmark" in c.to_markdown()
 
 
 def test_two_pcc_runs_with_one_client_setup_on_different_dates_are_a_longitudinal_pcc_comparison(lab: Lab) -> None:
@@ -158,13 +158,11 @@ def test_an_os_comparison_that_also_changes_the_configuration_says_the_change_ha
         ({"random_seed": 7}, "Seed", "42", "7"),
         ({"warmups": 8}, "Warmups", "5", "8"),
         ({"repetitions": 25}, "Repetitions", "20", "25"),
-        ({"session": "warm"}, "Session mode", "Cold session", "Warm reused session"),
         ({"connectivity": "offline"}, "Connectivity", "Normal", "Offline (verified no network path)"),
         ({"randomized": False}, "Randomized order", "yes", "no"),
         ({"sample_limit": 1}, "Sample selection (samples per scenario)", "all", "1 per scenario"),
         ({"context": 8192}, "Context size", "4096", "8192"),
         ({"thermal": "fair"}, "Thermal state at start", "Nominal", "Fair"),
-        ({"suite": "full"}, "Suite", "Synthetic Performance", "Practical Full"),
     ],
 )
 def test_each_changed_condition_is_named_with_both_values(
@@ -235,8 +233,11 @@ def test_cold_and_warm_sessions_are_never_pooled(lab: Lab) -> None:
         lab.compare("os_build=24A5264n", "os_build=24A5270a", rule="pooled")
     assert caught.value.code == "pooled-session-modes"
     assert "never pooled" in str(caught.value)
-    # Not pooled, the same sides compare: the rule picks one run.
-    assert lab.compare("os_build=24A5264n", "os_build=24A5270a").baseline.run_ids == (lab.ids["warm"],)
+    # Not pooled, the rule picks the warm run, and a warm run is not compared with a cold one either.
+    with pytest.raises(ComparisonRefused) as caught:
+        lab.compare("os_build=24A5264n", "os_build=24A5270a")
+    assert caught.value.code == "session-modes"
+    assert lab.compare("os_build=24A5264n session=cold", "os_build=24A5270a").baseline.run_ids == (lab.ids["cold"],)
 
 
 def test_a_run_is_not_compared_with_itself(lab: Lab) -> None:

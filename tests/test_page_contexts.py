@@ -202,6 +202,9 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert quick.charts == [] and [c.key for c in quick.table.columns][-4:] == ["task", "ttft50", "tps50", "mem"]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
+    pcc = page.sections[-1].table
+    assert "7 trial(s) that fell back to the on-device model left out" in pcc.caption
+    assert "Session usage (counted)" in _column(pcc, "tokens")
 
 
 def test_scenarios_lists_every_measured_workload(site: SiteContext) -> None:
@@ -216,6 +219,42 @@ def test_scenario_separates_on_device_from_pcc_runs(site: SiteContext) -> None:
     assert (page.nav_active, page.uses_charts) == ("scenarios", True)
     assert page.scenario_id == "task-capture"
     assert len(page.on_device.rows) == 1 and len(page.pcc.rows) == 1
+    assert _column(page.on_device, "tokens") == ["System tokenizer (counted)"]
+    assert _column(page.pcc, "tokens") == ["Session usage (counted)"]
+    # one TTFT chart per configuration, named by it
+    assert [c.title.split(",")[1].split(" · ")[1] for c in page.charts] == ["Practical Quick", "Practical Quick"]
+
+
+def test_a_pcc_scenario_shows_speed_and_memory_of_the_trials_pcc_answered_and_counts_the_fallbacks(
+    site: SiteContext,
+) -> None:
+    page = _page(site, "scenario", scenario="workout-plan")
+    assert "2 trial(s) that fell back to the on-device model left out" in page.pcc.caption
+    pooled = site.con.execute(
+        "SELECT memory_max FROM scenario_figures JOIN runs USING (run_id) "
+        "WHERE route = 'privateCloudCompute' AND scenario_id = 'workout-plan'"
+    ).fetchone()
+    assert pooled is not None and pooled[0] > 1_000 * 2**20  # the stored figure pools the on-device fallbacks
+    assert _column(page.pcc, "mem") == ["225 MiB"]
+
+
+def test_the_run_page_shows_the_token_count_source_of_the_run_and_of_each_scenario(site: SiteContext) -> None:
+    (pcc,) = site.con.execute("SELECT run_id FROM runs WHERE route = 'privateCloudCompute'").fetchone() or ("",)
+    page = _page(site, "run", run_id=pcc)
+    (condition,) = [c for c in page.conditions if c.label == "Token count source"]
+    assert isinstance(condition.value, Cell) and condition.value.text == "Mixed"
+    assert "Mixed" in _column(page.scenarios, "tokens") and "Session usage (counted)" in _column(page.scenarios, "tokens")
+
+
+def test_the_run_page_of_a_pcc_run_with_fallbacks_splits_speed_and_memory_by_executed_model(site: SiteContext) -> None:
+    (pcc,) = site.con.execute("SELECT run_id FROM runs WHERE route = 'privateCloudCompute'").fetchone() or ("",)
+    table = _page(site, "run", run_id=pcc).executed_models
+    assert table is not None
+    assert set(_column(table, "model")) == {"Private Cloud Compute", "On-device"}
+    workout = [row for row in table.rows if row.cells[0].title == "workout-plan"]
+    assert [(r.cells[1].text, r.cells[2]) for r in workout] == [("On-device", "2"), ("Private Cloud Compute", "3")]
+    assert _page(site, "run", run_id=site.con.execute(
+        "SELECT run_id FROM runs WHERE route = 'onDevice' LIMIT 1").fetchone()[0]).executed_models is None  # type: ignore[index]
 
 
 def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: SiteContext) -> None:
@@ -228,6 +267,11 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
     assert _column(page.connections, "connection") == ["cellular-5g"]
     assert page.failure_kinds.rows == []
     assert [c.id for c in page.charts] == ["pcc-availability", "pcc-ttft"]
+    ttft = page.charts[1]
+    assert "7 trial(s) that fell back to the on-device model left out" in ttft.title
+    # one series per device and configuration: suite and session are in its name, never pooled
+    names = [trace["name"] for trace in ttft.figure_json["data"]]
+    assert len(names) == 1 and "Private Cloud Compute" in names[0] and "fallback enabled" in names[0]
 
 
 def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> None:

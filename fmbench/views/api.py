@@ -20,6 +20,7 @@ from typing import Any
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
+from fmbench.queries import token_sources
 from fmbench.views.data import figures_document, seed_as_text
 from fmbench.views.runs import (
     failure_json,
@@ -37,8 +38,10 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
 
 def runs_json(site: SiteContext, filters: Filters) -> dict[str, Any]:
     found = [_plain(seed_as_text(r)) for r in filtered_runs(site.con, filters)]
+    sources = token_sources(site.con, [r["run_id"] for r in found])
     for r in found:
         r["url"] = site.url(urls.run(r["run_id"]))
+        r["token_count_source"] = sources.run(r["run_id"])
     return {"filters": dict(filters.values), "count": len(found), "runs": found}
 
 

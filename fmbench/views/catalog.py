@@ -13,7 +13,7 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.queries import ordered_scenarios
+from fmbench.queries import ordered_scenarios, token_sources
 from fmbench.views import catalog_queries as q
 from fmbench.views import distributions as dist
 from fmbench.views.common import (
@@ -26,6 +26,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.page import Page
+from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
@@ -153,8 +154,34 @@ def _build_order(found: list[dict[str, Any]]) -> list[str]:
     return order
 
 
+def _with_sources_and_pcc_speed(
+    site: SiteContext, figures: dict[str, list[dict[str, Any]]], latest: dict[str, dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each scenario row with its token count source; a PCC run's speed and memory over the trials PCC answered."""
+    run_ids = list(figures)
+    sources = token_sources(site.con, run_ids)
+    pcc_ids = [r["run_id"] for r in latest.values() if r["route"] == "privateCloudCompute"]
+    speeds = pcc_speed(site.con, pcc_ids)
+    out = {}
+    for run_id, rows_ in figures.items():
+        out[run_id] = [
+            {
+                **(with_pcc_speed(f, speeds.get((run_id, f["scenario_id"]))) if run_id in pcc_ids else f),
+                "token_count_source": sources.scenario(run_id, f["scenario_id"]),
+            }
+            for f in rows_
+        ]
+    return out
+
+
+def _fell_back_note(figures: Any) -> str:
+    n = sum(f.get("pcc_fell_back", 0) for f in figures)
+    return (f" (PCC latency, throughput and memory over the trials PCC answered; {n} trial(s) that fell back to "
+            "the on-device model left out of them)") if n else ""
+
+
 def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
-    figures = q.figures_by_run(site.con, [r["run_id"] for r in latest.values()])
+    figures = _with_sources_and_pcc_speed(site, q.figures_by_run(site.con, [r["run_id"] for r in latest.values()]), latest)
     by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
     titles: dict[str, str] = {}
     for b in builds:
@@ -177,7 +204,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
                         b,
                         run_link(run, site.url),
                         verdict_cell(run["verdict"], site.url),
-                        *figure_cells(f, keys),
+                        *figure_cells(f, (*keys, "tokens")),
                     ],
                     run_attrs(run),
                 )
@@ -185,14 +212,14 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
     service = next(iter(latest.values()))["route"] == "privateCloudCompute"
     table = Table(
         f"builds-{key}",
-        f"{label}: quality and latency per OS build, side by side" if trend
-        else f"{label}: measured on one OS build, so no trend to draw",
+        (f"{label}: quality and latency per OS build, side by side" if trend
+         else f"{label}: measured on one OS build, so no trend to draw") + _fell_back_note(by.values()),
         [
             Column("scenario", "Scenario"),
             Column("build", "OS build"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns(keys),
+            *figure_columns((*keys, "tokens")),
         ],
         table_rows,
     )
@@ -358,7 +385,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
             Column("config", "Configuration"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns(QUALITY_AND_SPEED),
+            *figure_columns((*QUALITY_AND_SPEED, "tokens")),
         ],
         [
             Row(
@@ -368,7 +395,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
                     config_label(r),
                     run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
                     verdict_cell(r["verdict"], site.url),
-                    *figure_cells(r, QUALITY_AND_SPEED),
+                    *figure_cells(r, (*QUALITY_AND_SPEED, "tokens")),
                 ],
                 run_attrs(r),
             )
@@ -383,29 +410,37 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
     if scenario_id is None:
         raise NotFoundError(f"no scenario {scenario!r}")
     found = q.scenario_runs(site.con, scenario_id, filters)
+    sources = token_sources(site.con, [r["run_id"] for r in found])
+    found = [{**r, "token_count_source": sources.scenario(r["run_id"], scenario_id)} for r in found]
     on_device = [r for r in found if r["route"] == "onDevice"]
-    pcc = [r for r in found if r["route"] == "privateCloudCompute"]
+    # PCC speed and memory from the trials PCC answered; the fallbacks are counted and said.
+    speeds = pcc_speed(site.con, [r["run_id"] for r in found if r["route"] == "privateCloudCompute"])
+    pcc = [with_pcc_speed(r, speeds.get((r["run_id"], scenario_id))) for r in found if r["route"] == "privateCloudCompute"]
+    fell_back = sum(r["pcc_fell_back"] for r in pcc)
     title = found[0]["title"] if found else scenario_id
     chart_list = []
     for route_rows, label, suffix in (
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        if not route_rows:
-            continue
-        labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in route_rows]
-        chart_list.append(
-            charts.median_p90(
-                f"ttft-{label}",
-                f"Time to first token, {label}{suffix}",
-                labels,
-                [charts.Series("", [r["ttft_median"] for r in route_rows], [r["ttft_p90"] for r in route_rows])],
-                value_title="Seconds (lower is faster)",
-                label_title="Run",
-                fmt=d.seconds,
-                what="TTFT",
+        # One chart per configuration (suite, session, reasoning, fallback, connectivity): never pooled.
+        configurations: dict[str, list[dict[str, Any]]] = {}
+        for r in route_rows:
+            configurations.setdefault(config_label(r), []).append(r)
+        for i, (config, config_rows) in enumerate(configurations.items()):
+            labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in config_rows]
+            chart_list.append(
+                charts.median_p90(
+                    f"ttft-{label}" + (f"-{i + 1}" if i else ""),
+                    f"Time to first token, {config}{suffix}",
+                    labels,
+                    [charts.Series("", [r["ttft_median"] for r in config_rows], [r["ttft_p90"] for r in config_rows])],
+                    value_title="Seconds (lower is faster)",
+                    label_title="Run",
+                    fmt=d.seconds,
+                    what="TTFT",
+                )
             )
-        )
     run_label = {
         r["run_id"]: f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
         for r in found
@@ -430,7 +465,12 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
             noun="runs",
         ),
         on_device=_scenario_table(site, on_device, "scenario-on-device", "On-device runs of this workload"),
-        pcc=_scenario_table(site, pcc, "scenario-pcc", "Private Cloud Compute runs of this workload"),
+        pcc=_scenario_table(
+            site, pcc, "scenario-pcc",
+            "Private Cloud Compute runs of this workload (latency, throughput and memory over the trials PCC "
+            f"answered; {fell_back} trial(s) that fell back to the on-device model left out of them)"
+            if fell_back else "Private Cloud Compute runs of this workload",
+        ),
         charts=chart_list,
         excluded=q.invalid_scenario_runs(site.con, scenario_id),
         distributions=dist.distribution_table(

@@ -13,6 +13,7 @@ from fmbench import urls
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Banner, Cell, Column
 from fmbench.errors import NotFoundError
+from fmbench.figures import token_counting
 from fmbench.revisions import Registry
 
 Url = Any  # the renderer's url() function: str -> str
@@ -132,6 +133,8 @@ _FIGURE_COLUMNS: dict[str, Column] = {
     "tps50": Column("tps50", "Output tok/s median", True),
     "tps90": Column("tps90", "Output tok/s p90", True),
     "mem": Column("mem", "Peak memory", True, "Highest resident memory sampled across trials"),
+    "tokens": Column("tokens", "Token count source", False,
+                     "How tokens were counted: counted (session usage, system tokenizer) or estimated from characters"),
 }
 QUALITY_AND_SPEED = ("task", "prompt", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
 
@@ -162,11 +165,22 @@ def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
         "tps50": d.rate(f["tps_median"]),
         "tps90": d.rate(f["tps_p90"]),
         "mem": d.mebibytes(f["memory_max"]),
+        "tokens": token_source_cell(f.get("token_count_source")),
     }
     if not f["trial_count"]:
         none = Cell(NO_MEASURED_TRIAL, title="every measured request of this scenario failed")
         return [cells[k] if k in _ATTEMPT_FIGURES else none for k in keys]
     return [cells[k] for k in keys]
+
+
+def token_source_cell(source: str | None) -> Cell:
+    """A token count source (of a run or a scenario) as a reader sees it: counted or estimated, or mixed."""
+    if source is None:
+        return Cell(None, reason="no trial records its token count source")
+    if source == "mixed":
+        return Cell("Mixed", title="the trials recorded more than one token count source: see each trial")
+    kind = "estimated from characters" if token_counting([source]) == "estimated" else "counted"
+    return Cell(f"{vocab.label('tokenCountSource', source)} ({kind})")
 
 
 def quota_text(status: str | None, approaching: bool | None, reached: bool | None, reset: Any) -> str | None:

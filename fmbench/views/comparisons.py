@@ -163,6 +163,12 @@ def _relative(v: float | None) -> str | None:
     return None if v is None else f"{v * 100:+.1f}%"
 
 
+def _absent(text: str) -> str | None:
+    """A side's missing value: ``None`` (shown as not recorded) unless it is something else, such as
+    no measured trial."""
+    return None if text == d.NOT_RECORDED else text
+
+
 def _figure_table(cmp: Comparison, table_id: str) -> Table:
     columns = [
         Column("scenario", "Scenario"),
@@ -186,8 +192,10 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                         s.title,
                         f.label,
                         f.better,
-                        Cell(fmt(f.baseline), reason="not recorded on the baseline"),
-                        Cell(fmt(f.candidate), reason="not recorded on the candidate"),
+                        Cell(fmt(f.baseline) if f.baseline is not None else _absent(f.baseline_absent),
+                             reason="not recorded on the baseline"),
+                        Cell(fmt(f.candidate) if f.candidate is not None else _absent(f.candidate_absent),
+                             reason="not recorded on the candidate"),
                         Cell(dfmt(f.delta), reason=f.note or "no delta"),
                         Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
                         Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
@@ -217,7 +225,8 @@ def _delta_charts(cmp: Comparison, key: str) -> list[Chart]:
                 f"{fig_key}-{key}",
                 title,
                 [s.title for s in cmp.scenarios],
-                [None if f.delta is None else f.delta * scale for f in figs],
+                # a change that is not compared (tokens counted on one side, estimated on the other) is not drawn
+                [None if f.delta is None or f.verdict == "not comparable" else f.delta * scale for f in figs],
                 [None if f.interval is None else f.interval.low * scale for f in figs],
                 [None if f.interval is None else f.interval.high * scale for f in figs],
                 value_title=axis,

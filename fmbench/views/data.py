@@ -10,6 +10,7 @@ from typing import Any
 
 from fmbench import urls
 from fmbench.errors import NotFoundError
+from fmbench.figures import token_count_source
 from fmbench.filters import Filters
 from fmbench.views.common import rows
 from fmbench.views.runs import (
@@ -104,7 +105,9 @@ def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
         raise NotFoundError(f"no run {run_id!r}")
     reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
     figures = [{k: v for k, v in f.items() if k != "run_id"} for f in run_figures(site.con, run_id)]
-    return {"run": seed_as_text(run[0]), "verdictReasons": reasons, "scenarios": figures}
+    doc = seed_as_text(run[0])
+    doc["token_count_source"] = token_count_source(f["token_count_source"] for f in figures)
+    return {"run": doc, "verdictReasons": reasons, "scenarios": figures}
 
 
 def seed_as_text(run: dict[str, Any]) -> dict[str, Any]:

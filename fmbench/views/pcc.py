@@ -12,6 +12,7 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views import pcc_queries as q
+from fmbench.views.catalog import config_label
 from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -38,6 +39,11 @@ def _configuration(r: dict[str, Any]) -> str:
     return f"{fallback} · reasoning {reasoning}"
 
 
+def _series(r: dict[str, Any]) -> str:
+    """A time series' name: the device and the whole configuration, so no series pools two of them."""
+    return f"{r['hardware_model'] or r['device_name']} · {config_label(r)} · {_configuration(r)}"
+
+
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
     con = site.con
     found = q.pcc_runs(con, filters)
@@ -51,6 +57,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
         attempts = r["trial_count"] + r["failure_count"]
         success = r["trial_count"] / attempts if attempts else None
         config = _configuration(r)
+        series_name = _series(r)
         availability_rows.append(
             Row(
                 [
@@ -77,14 +84,14 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
             )
         )
         if r["verdict"] != "invalid":
-            xs, ys = series.setdefault(config, ([], []))
+            xs, ys = series.setdefault(series_name, ([], []))
             xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
             ys.append(success)
     first_token_times = q.pcc_first_token_times(con, [r["run_id"] for r in found if r["verdict"] != "invalid"])
     for r in found:
         if r["verdict"] == "invalid":
             continue
-        xs, ys = ttft_series.setdefault(_configuration(r), ([], []))
+        xs, ys = ttft_series.setdefault(_series(r), ([], []))
         xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
         ys.append(distribution(first_token_times.get(r["run_id"], [])).median)
     failure_rows = [
@@ -109,7 +116,9 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
         chart_list.append(
             charts.time_series(
                 "pcc-ttft",
-                "PCC time to first token over time: median over every trial PCC answered (service latency, never on a device-speed axis)",
+                "PCC time to first token over time: median over every trial PCC answered (service latency, never on a "
+                "device-speed axis); " + _fell_back_text(sum(fallbacks.get(r["run_id"], 0) for r in found
+                                                               if r["verdict"] != "invalid")),
                 [(name, xs, ys) for name, (xs, ys) in sorted(ttft_series.items())],
                 value_title="Median TTFT (seconds)",
                 fmt=d.seconds,
@@ -208,3 +217,9 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
         ),
         charts=chart_list,
     )
+
+
+def _fell_back_text(n: int) -> str:
+    if not n:
+        return "no trial fell back to the on-device model"
+    return f"{n} trial(s) that fell back to the on-device model left out"

@@ -24,8 +24,9 @@ from fmbench.blocks import (
     Table,
 )
 from fmbench.errors import NotFoundError
-from fmbench.figures import DISTRIBUTION_FIGURES
+from fmbench.figures import DISTRIBUTION_FIGURES, token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.queries import token_sources
 from fmbench.views import distributions as dist
 from fmbench.views import run_queries as q
 from fmbench.views.common import (
@@ -44,10 +45,12 @@ from fmbench.views.common import (
     rows,
     run_link,
     run_title,
+    token_source_cell,
     typed_text,
     verdict_cell,
 )
 from fmbench.views.page import Page
+from fmbench.views.pcc_figures import by_executed_model
 from fmbench.views.replay import replay_section
 from fmbench.views.site import SiteContext
 
@@ -163,6 +166,8 @@ class RunPage(Page):
     """The trials of the headline figures, a box per scenario with every trial as a point."""
     agentic: Table | None = None
     """Agentic scenarios' final-state and tool-trajectory pass rates, apart."""
+    executed_models: Table | None = None
+    """Speed and memory per executed model of the scenarios whose trials ran on more than one."""
 
 
 def _simulator_text(run: dict[str, Any]) -> str:
@@ -172,7 +177,8 @@ def _simulator_text(run: dict[str, Any]) -> str:
 
 
 def _conditions(
-    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0)
+    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0),
+    token_source: str | None = None,
 ) -> list[Condition]:
     legacy = run["generation"] == "legacy"
 
@@ -209,6 +215,7 @@ def _conditions(
             legacy_field=True,
         ),
         c("Seed and order", seed_text, legacy_field=True),
+        Condition("Token count source", token_source_cell(token_source)),
         c("Context size", d.count(run["model_context_size"]), legacy_field=True),
         c("Device label", run["device_name"]),
         c("Hardware model", run["hardware_model"]),
@@ -257,7 +264,7 @@ def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url
     )
 
 
-_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
+_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem", "tokens")
 
 
 def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios") -> Table:
@@ -464,8 +471,44 @@ def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[C
     ]
 
 
+def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table | None:
+    """The scenarios whose trials ran on more than one executed model, with each model's own figures."""
+    found = by_executed_model(con, run_id)
+    if not found:
+        return None
+    return Table(
+        "executed-models",
+        "Split by executed model: latency, throughput and memory of each model's trials (the scenario table "
+        "above pools them, as the run file's summaries do)",
+        [
+            Column("scenario", "Scenario"),
+            Column("model", "Executed model"),
+            Column("trials", "Trials", True),
+            *figure_columns(("ttft50", "ttft90", "tps50", "tps90", "mem")),
+        ],
+        [
+            Row(
+                [
+                    Cell(f["title"], title=f["scenario_id"]),
+                    route_cell(f["executed_model"]),
+                    d.count(f["trial_count"]),
+                    d.seconds(f["ttft_median"]),
+                    d.seconds(f["ttft_p90"]),
+                    d.rate(f["tps_median"]),
+                    d.rate(f["tps_p90"]),
+                    d.mebibytes(f["memory_max"]),
+                ]
+            )
+            for f in found
+        ],
+    )
+
+
 def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    return rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
+    """The run's scenario figures, each with the token count source of its trials."""
+    found = rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
+    sources = token_sources(con, [run_id])
+    return [{**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in found]
 
 
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
@@ -494,7 +537,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         verdict=verdict_cell(run["verdict"], url),
         verdict_banner=_verdict_banner(run, reasons, url),
         revision_banner=revision_banner(run, registry, url),
-        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1]))),
+        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
+                               token_count_source(f["token_count_source"] for f in figures)),
         downloads=[
             Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
             Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
@@ -513,6 +557,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if mismatches
         else None,
         scenarios=scenario_table(figures, url, run_id),
+        executed_models=executed_model_table(con, run_id),
         safety=_safety_table(figures),
         quota=_quota(run),
         failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),

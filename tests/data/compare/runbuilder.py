@@ -75,6 +75,15 @@ class RunSpec:
     ttft_offset: float = 0.0
     tps_offset: float = 0.0
     pass_rate_offset: float = 0.0
+    token_source: str = "systemTokenizer"
+    """Every trial's ``tokenCountSource``."""
+    chars_per_token: float = 4.0
+    """``outputCharactersPerSecond`` is the trial's tokens/s (before ``tps_offset``) times this."""
+    fallback_every: int = 0
+    """On a PCC run, every Nth trial fell back to the on-device model (0: none did)."""
+    fallback_memory: int = 2_200_000_000
+    """The peak memory of a trial that fell back (the on-device model is in the process)."""
+    fallback_tps: float = 25.0
 
     def but(self, **changes: Any) -> RunSpec:
         return replace(self, **changes)
@@ -122,7 +131,8 @@ def build_run(spec: RunSpec) -> dict[str, Any]:
                 n += 1
                 # Draw the noise for every attempt, so failures do not shift later trials' noise.
                 ttft = max(0.01, rng.gauss(sc.ttft, sc.ttft_noise)) + spec.ttft_offset
-                tps = max(1.0, rng.gauss(sc.tps, sc.tps_noise)) + spec.tps_offset
+                raw_tps = max(1.0, rng.gauss(sc.tps, sc.tps_noise))
+                tps = raw_tps + spec.tps_offset
                 passed = rng.random() < sc.pass_rate + spec.pass_rate_offset
                 memory = (sc.memory or 0) + rng.randrange(0, 50_000_000)
                 if (s - 1) * spec.repetitions + it <= sc.failures:
@@ -132,6 +142,9 @@ def build_run(spec: RunSpec) -> dict[str, Any]:
                     )
                     continue
                 output_tokens = 60
+                fell_back = spec.fallback_every > 0 and n % spec.fallback_every == 0
+                if fell_back:
+                    tps, memory = spec.fallback_tps, spec.fallback_memory
                 decode = (output_tokens - 4) / tps
                 duration = ttft + decode
                 begin = clock
@@ -140,7 +153,7 @@ def build_run(spec: RunSpec) -> dict[str, Any]:
                     {
                         "category": sc.category,
                         "environment": env,
-                        "executedModel": spec.route,
+                        "executedModel": "onDevice" if fell_back else spec.route,
                         "grade": {
                             "checks": [
                                 {"label": "Contains “Lee”", "passed": True},
@@ -159,12 +172,13 @@ def build_run(spec: RunSpec) -> dict[str, Any]:
                             "inputTokenCount": 120,
                             "maximumStreamUpdateGap": 0.1,
                             "outputTokenCount": output_tokens,
-                            "outputTokensPerSecond": tps,
+                            "outputCharactersPerSecond": raw_tps * spec.chars_per_token,
+                        "outputTokensPerSecond": tps,
                             "startedAt": _iso(begin),
                             "startingThermalState": spec.thermal,
                             "streamUpdateCount": 12,
                             "timeToFirstToken": ttft,
-                            "tokenCountSource": "systemTokenizer",
+                            "tokenCountSource": spec.token_source,
                             "worstObservedThermalState": spec.thermal,
                         },
                         "offlineSuccess": False,
@@ -175,9 +189,11 @@ def build_run(spec: RunSpec) -> dict[str, Any]:
                         "scenarioID": sc.id,
                         "scenarioTitle": sc.title,
                         "toolCalls": [],
-                        "usedFallback": False,
+                        "usedFallback": fell_back,
                     }
                 )
+                if fell_back:
+                    trials[-1]["fallbackReason"] = "Private Cloud Compute was unavailable."
                 if sc.memory is not None:
                     trials[-1]["metrics"]["peakObservedResidentMemoryBytes"] = memory
     doc: dict[str, Any] = {
@@ -222,6 +238,13 @@ def _runner_summary(summary: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def write_sidecar(run: Path, connection: str, location: str) -> Path:
+    """The operator's sidecar beside a run: the network conditions of a PCC run."""
+    path = run.with_name(run.name.removesuffix(".json") + ".meta.yaml")
+    path.write_text(f"connection: {json.dumps(connection)}\nlocation: {json.dumps(location)}\n", encoding="utf-8")
+    return path
 
 
 def write_run(spec: RunSpec, folder: Path, name: str, *, hand_edited: bool = False) -> Path:
