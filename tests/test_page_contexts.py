@@ -199,7 +199,7 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     trend = {s.label: [c.id for c in s.charts] for s in page.sections}
     assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart
     quick = next(s for s in page.sections if s.label == "On-device · Practical Quick · Warm reused session · offline")
-    assert quick.charts == [] and [c.key for c in quick.table.columns][-4:] == ["task", "ttft50", "tps50", "mem"]
+    assert quick.charts == [] and [c.key for c in quick.table.columns][-5:] == ["task", "ttft50", "tps50", "mem", "tokens"]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
     pcc = page.sections[-1].table
