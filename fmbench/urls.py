@@ -103,3 +103,12 @@ def data_trials_json(run_id: str, scenario: str) -> str:
 def data_trials_fragment(run_id: str, scenario: str) -> str:
     """A scenario's trials laid out by the trials page's own partial, fetched by the run page's "Show here"."""
     return f"data/runs/{run_id}/trials/{slug(scenario)}.html"
+
+
+def search() -> str:
+    return "search/"
+
+
+def data_search_index() -> str:
+    """The search page's index, written at build time."""
+    return "data/search.json"

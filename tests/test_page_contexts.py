@@ -219,6 +219,13 @@ def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     assert page.rule == "latest" and page.confidence == "95%"
 
 
+def test_search_keeps_the_query_and_points_to_the_index_written_at_build_time(site: SiteContext) -> None:
+    page = _page(site, "search", q=" 24A5264n ")
+    assert (page.title, page.nav_active, page.uses_charts) == ("Search", "search", False)
+    assert page.query == "24A5264n" and page.index_url == "/data/search.json"
+    assert _page(site, "search").query == ""
+
+
 def test_the_registry_holds_the_view_functions_themselves() -> None:
     """What the registry calls is what a reader finds by name (no strings, no adapters)."""
     by_name = {k.name: k.view for k in PAGES}
