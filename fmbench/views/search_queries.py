@@ -19,10 +19,10 @@ def search_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def search_scenarios(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Every scenario some run measured, with its title and category (from its newest run) and its run count."""
+    """Every scenario some run measured, with its title and category (chosen as the scenarios page chooses them)
+    and its run count."""
     return rows(
         con,
-        "SELECT f.scenario_id, arg_max(f.title, r.started_at) AS title, arg_max(f.category, r.started_at) AS category, "
-        "count(DISTINCT f.run_id) AS run_count "
-        "FROM scenario_figures f JOIN runs r USING (run_id) GROUP BY f.scenario_id ORDER BY f.scenario_id",
+        "SELECT scenario_id, min(title) AS title, min(category) AS category, count(DISTINCT run_id) AS run_count "
+        "FROM scenario_figures GROUP BY scenario_id ORDER BY scenario_id",
     )
