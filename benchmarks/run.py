@@ -391,7 +391,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
         con.close()
     paths = [
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(), urls.regressions(),
-        urls.regressions_feed(), urls.data_runs_index(), urls.revisions(), urls.device(hardware or device_name),
+        urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
+        urls.device(hardware or device_name),
         urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id), urls.data_source(run_id, file_name),
     ]
     paths += [urls.trials(run_id, s, page) for s, page in pages]
@@ -410,6 +411,19 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
 
 def gz(data: bytes) -> int:
     return len(gzip.compress(data, compresslevel=6))
+
+
+FIRST_VISIT_GOAL = 600 * 1024
+"""The most a first visit of the largest run page may download, gzipped: its HTML and every asset it loads."""
+
+
+def first_visit_weight(site: Path, page: Path) -> tuple[int, dict[str, int]]:
+    """The gzipped bytes a first visit of ``page`` downloads (its HTML, stylesheet, icon and scripts), and each
+    asset's share."""
+    html = page.read_bytes()
+    assets = sorted(set(re.findall(r'(?:src|href)="/(assets/[^"?]+)', html.decode("utf-8"))))
+    asset_gz = {a: gz((site / a).read_bytes()) for a in assets}
+    return gz(html) + sum(asset_gz.values()), asset_gz
 
 
 # --- serve --------------------------------------------------------------------------------------------
@@ -643,13 +657,12 @@ def run(args: argparse.Namespace) -> Results:
     sizes = {p: p.stat().st_size for p in (site / "runs").glob("*/index.html")}
     page = max(sizes, key=lambda p: sizes[p])
     html = page.read_bytes()
-    assets = sorted(set(re.findall(r'(?:src|href)="/(assets/[^"?]+)', html.decode("utf-8"))))
-    asset_gz = {a: gz((site / a).read_bytes()) for a in assets}
-    first_visit = gz(html) + sum(asset_gz.values())
+    first_visit, asset_gz = first_visit_weight(site, page)
     results.add(Figure("largest run page, HTML + embedded data", round(len(html) / 1024, 1), "KiB", "<= 300 KiB",
                        len(html) <= 300 * 1024, f"{page.parent.name}: {gz(html) / 1024:.1f} KiB gzipped; trials load on demand"))
-    results.add(Figure("first visit of that page, gzip", round(first_visit / 1024, 1), "KiB", "<= 1.5 MiB (1536 KiB)",
-                       first_visit <= 1.5 * MiB, ", ".join(f"{a.removeprefix('assets/')} {n / 1024:.0f} KiB" for a, n in asset_gz.items())))
+    results.add(Figure("first visit of that page (HTML, CSS, scripts), gzip", round(first_visit / 1024, 1), "KiB",
+                       f"<= {FIRST_VISIT_GOAL // 1024} KiB", first_visit <= FIRST_VISIT_GOAL,
+                       ", ".join(f"{a.removeprefix('assets/')} {n / 1024:.0f} KiB" for a, n in asset_gz.items())))
 
     # Past one machine: the Parquet export.
     from fmbench.dataset import export_parquet

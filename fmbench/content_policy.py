@@ -4,7 +4,8 @@
 others) sends no headers, so every page also carries it in ``<meta
 http-equiv="Content-Security-Policy">``: the same policy but for what a meta
 tag cannot say (browsers ignore ``frame-ancestors`` there). Pages hold no
-inline script, so ``script-src 'self'`` fits them; Plotly sets inline styles.
+inline script, so ``script-src 'self'`` fits them; Plotly sets inline styles, and
+draws a chart's PNG download from an image of its SVG at a ``blob:`` address of the page's own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ DIRECTIVES: tuple[tuple[str, str], ...] = (
     ("default-src", "'self'"),
     ("script-src", "'self'"),
     ("style-src", "'self' 'unsafe-inline'"),
-    ("img-src", "'self' data:"),
+    ("img-src", "'self' data: blob:"),
     ("connect-src", "'self'"),
     ("object-src", "'none'"),
     ("base-uri", "'none'"),

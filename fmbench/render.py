@@ -20,7 +20,6 @@ import jinja2
 
 from fmbench import __version__, content_policy
 
-PLOTLY_ASSET = "plotly.min.js"
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 
 
@@ -35,17 +34,10 @@ def assets_dir() -> Path:
     return Path(str(resources.files("fmbench.site").joinpath("assets")))
 
 
-def plotly_js_path() -> Path:
-    import plotly
-
-    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-
-
 def asset_files() -> dict[str, Path]:
-    """Every shared asset by name: the site's own files and the chart library from the plotly package."""
-    files = {p.name: p for p in sorted(assets_dir().iterdir()) if p.is_file()}
-    files[PLOTLY_ASSET] = plotly_js_path()
-    return files
+    """Every shared asset by name: the site's own files, among them the chart library (``plotly.min.js``, the
+    vendored cartesian partial bundle of plotly.js; its version and licence in ``plotly.LICENSE.txt``)."""
+    return {p.name: p for p in sorted(assets_dir().iterdir()) if p.is_file()}
 
 
 DEFAULT_DESCRIPTION = (

@@ -115,3 +115,12 @@ def build(build: str) -> str:
 
 def device_comparison(device_a: str, device_b: str, generation: int | str) -> str:
     return f"compare/devices/{slug(device_a)}..{slug(device_b)}/{generation}/"
+
+
+def search() -> str:
+    return "search/"
+
+
+def data_search_index() -> str:
+    """The search page's index, written at build time."""
+    return "data/search.json"

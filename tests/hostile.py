@@ -19,7 +19,9 @@ from fmbench.record import run_id_for
 from testdata import DATA, RUNS
 
 HOSTILE = run_id_for(hashlib.sha256((RUNS / "hostile-text.json").read_bytes()).hexdigest())
-FMBENCH_SCRIPTS = {"filters.js", "plotly.min.js", "charts.js", "compare-picker.js", "open-section.js"}
+FMBENCH_SCRIPTS = {
+    "filters.js", "downloads.js", "plotly.min.js", "charts.js", "search.js", "compare-picker.js", "open-section.js",
+}
 
 
 def _purpose_files() -> ModuleType:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -116,7 +117,7 @@ def _page_kinds() -> list[str]:
     return [
         "", "methodology/", "revisions/", "runs/", f"runs/{run}/", f"runs/{run}/trials/task-capture/",
         "devices/", "devices/iPhone18,1/", "scenarios/", "scenarios/task-capture/", "pcc/", "compare/",
-        "regressions/", "data/",
+        "regressions/", "data/", "search/?q=24A5264n", "builds/", "builds/24A5264n/",
     ]
 
 
@@ -228,3 +229,127 @@ def test_a_file_dropped_into_the_watched_folder_appears_on_the_next_reload(tab: 
         raise AssertionError("the dropped run never appeared")
     diagnostics = tab.open(url + "diagnostics/").inner_text("main")
     assert "broken.json" in diagnostics and "invalid JSON" in diagnostics
+
+
+# --- search, downloads, the chart bundle, accessibility ------------------------------------------------
+
+AXE = REPO / "tests" / "vendor" / "axe.min.js"
+
+
+def _search_results(page: Any) -> list[dict[str, str]]:
+    page.wait_for_function("() => !/Loading/.test(document.getElementById('search-status').textContent)")
+    return page.eval_on_selector_all(
+        "#search-results li",
+        "items => items.map(li => ({kind: li.className, text: li.textContent, href: li.querySelector('a').getAttribute('href')}))",
+    )
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_a_search_for_an_os_build_lists_its_runs_and_keeps_the_query_in_the_url(
+    where: str, tab: Page, static_url: str, served: tuple[str, Path]
+) -> None:
+    import urllib.request
+
+    base = static_url if where == "static" else served[0]
+    with urllib.request.urlopen(base + "data/runs.json") as answer:  # the runs the site holds (serve's may have grown)
+        expected = {r["run_id"] for r in json.load(answer)["runs"] if r["os_build"] == "24A5264n"}
+    page = tab.open(base + "search/?q=24A5264n")
+    assert page.input_value("#search-q") == "24A5264n"
+    results = _search_results(page)
+    runs = {r["href"].strip("/").split("/")[-1] for r in results if "search-run" in r["kind"]}
+    assert runs == expected and len(expected) > 1
+    assert any("search-build" in r["kind"] for r in results)
+    page.fill("#search-q", "iPadOS 27.0")
+    page.wait_for_function("() => location.search.includes('q=iPadOS')")
+    ipad = _search_results(page)
+    assert ipad and all("iPad" in r["text"] for r in ipad if "search-run" in r["kind"])
+    again = tab.open(page.url)
+    assert _search_results(again) == ipad
+    again.click("#search-results li.search-run a >> nth=0")
+    again.wait_for_selector("main h1")
+    assert "/runs/" in again.url
+    assert tab.errors == [] and tab.violations() == []
+
+
+def _parse_csv(text: str) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_a_tables_csv_download_matches_the_table(where: str, tab: Page, static_url: str, served: tuple[str, Path]) -> None:
+    base = static_url if where == "static" else served[0]
+    page = tab.open(base + "runs/?os_build=24A5264n")
+    shown = page.eval_on_selector(
+        "#runs",
+        """t => [Array.from(t.tHead.rows[0].cells).map(c => c.textContent.replace(/\\s+/g, ' ').trim())].concat(
+            Array.from(t.tBodies[0].rows).filter(r => !r.hidden && !r.classList.contains('empty-row'))
+              .map(r => Array.from(r.cells).map(c => c.textContent.replace(/\\s+/g, ' ').trim())))""",
+    )
+    with page.expect_download() as info:
+        page.click("button[data-download-csv=runs]")
+    download = info.value
+    assert download.suggested_filename == "runs.csv"
+    rows = _parse_csv(Path(download.path()).read_text(encoding="utf-8"))
+    assert rows == shown
+    assert len(rows) > 2 and all("24A5264n" in " ".join(r) for r in rows[1:])
+    assert tab.errors == [] and tab.violations() == []
+
+
+def test_a_chart_offers_its_data_and_a_png(tab: Page, static_url: str) -> None:
+    page = tab.open(static_url + f"runs/{_run_id('purpose-current.json')}/")
+    page.wait_for_selector(".chart-plot .main-svg", timeout=15000)
+    name = page.get_attribute("button[data-download-chart-data] >> nth=0", "data-download-chart-data")
+    with page.expect_download() as info:
+        page.click(f"button[data-download-chart-data='{name}']")
+    data = info.value
+    assert data.suggested_filename == f"{name}.json"
+    figure = page.eval_on_selector(f"#{name}-data", "s => JSON.parse(s.textContent)")
+    assert json.loads(Path(data.path()).read_text(encoding="utf-8")) == figure
+    with page.expect_download() as info:
+        page.click(f"button[data-download-chart-png='{name}']")
+    png = info.value
+    assert png.suggested_filename == f"{name}.png"
+    assert Path(png.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert tab.errors == [] and tab.violations() == []
+
+
+def test_the_chart_bundle_holds_every_trace_type_fmbench_draws(tab: Page, static_url: str) -> None:
+    page = tab.open(static_url + f"runs/{_run_id('purpose-current.json')}/")
+    page.wait_for_selector(".chart-plot .main-svg", timeout=15000)
+    traces = page.evaluate("() => Object.keys(Plotly.PlotSchema.get().traces)")
+    assert {"scatter", "bar", "box"} <= set(traces)
+
+
+def test_pages_without_charts_load_no_chart_code(tab: Page, static_url: str) -> None:
+    for path in ("", "runs/", "search/", "methodology/"):
+        page = tab.open(static_url + path)
+        if page.locator("[data-chart]").count() == 0:
+            scripts = page.eval_on_selector_all("script[src]", "s => s.map(x => x.getAttribute('src'))")
+            assert not any("plotly" in s or "charts.js" in s for s in scripts), path
+            assert page.evaluate("() => typeof window.Plotly") == "undefined", path
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_on_any_page_kind(scheme: str, browser: Any, static_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    context.add_init_script(path=str(AXE))
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    try:
+        for path in _page_kinds():
+            response = page.goto(static_url + path, wait_until="networkidle")
+            assert response is not None and response.status == 200, path
+            if page.locator("[data-chart]").count():
+                page.wait_for_selector(".chart-plot .main-svg", timeout=15000)
+            violations = page.evaluate(
+                "async () => (await axe.run(document)).violations.map("
+                "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
+            )
+            if violations:
+                found[path] = violations
+    finally:
+        context.close()
+    assert found == {}, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)

@@ -57,7 +57,7 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
         con.close()
     paths = [
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(),
-        urls.regressions(), urls.regressions_feed(), urls.data_runs_index(), urls.revisions(),
+        urls.regressions(), urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
         urls.device(hardware), urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id),
         urls.data_source(run_id, file_name), urls.builds(),
     ]

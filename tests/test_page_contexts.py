@@ -370,6 +370,13 @@ def test_build_shows_what_it_measured_and_what_changed_against_the_previous_buil
         builds.build_page(site, Filters(), build="99Z999")
 
 
+def test_search_keeps_the_query_and_points_to_the_index_written_at_build_time(site: SiteContext) -> None:
+    page = _page(site, "search", q=" 24A5264n ")
+    assert (page.title, page.nav_active, page.uses_charts) == ("Search", "search", False)
+    assert page.query == "24A5264n" and page.index_url == "/data/search.json"
+    assert _page(site, "search").query == ""
+
+
 def test_the_registry_holds_the_view_functions_themselves() -> None:
     """What the registry calls is what a reader finds by name (no strings, no adapters)."""
     by_name = {k.name: k.view for k in PAGES}

@@ -22,7 +22,17 @@ from fmbench import urls
 from fmbench.filters import FIELDS, Filters
 from fmbench.render import Renderer
 from fmbench.revisions import Registry, load_registry
-from fmbench.views import builds, catalog, comparisons, data, device_comparisons, home, pcc, runs
+from fmbench.views import (
+    builds,
+    catalog,
+    comparisons,
+    data,
+    device_comparisons,
+    home,
+    pcc,
+    runs,
+    search,
+)
 from fmbench.views import inputs as I
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -209,6 +219,7 @@ PAGES: tuple[PageKind, ...] = (
         ("device",),
         route="regressions/",
     ),
+    PageKind("search", urls.search, search.search_page, _single, route="search/", options=("q",), inputs=I.no_run),
 )
 
 DATA: tuple[DataKind, ...] = (
@@ -233,6 +244,10 @@ DATA: tuple[DataKind, ...] = (
         route="data/runs/{run_id}/{file_name}", inputs=I.the_run,
     ),
     DataKind("runs_json", urls.data_runs_index, data.runs_json, _single, "application/json", route="data/runs.json"),
+    DataKind(
+        "search_index", urls.data_search_index, search.search_index, _single, "application/json",
+        route="data/search.json",
+    ),
     DataKind(
         "feed", urls.regressions_feed, comparisons.regressions_feed, _single, "application/atom+xml",
         route="regressions/feed.xml",

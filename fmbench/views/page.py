@@ -21,6 +21,6 @@ class Page:
     """The Jinja2 template under ``templates/`` that lays the page out."""
     nav_active: ClassVar[str] = ""
     """The key of the navigation entry shown as current: "home", "runs", "devices", "scenarios", "pcc",
-    "builds", "compare", "regressions", "data", "revisions", "methodology", or "" for none."""
+    "builds", "compare", "regressions", "data", "revisions", "methodology", "search", or "" for none."""
     uses_charts: ClassVar[bool] = False
     """True when the template draws charts (``m.chart()``): the layout then loads the chart library."""

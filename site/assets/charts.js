@@ -15,6 +15,10 @@
  *
  * When Plotly is missing or a chart fails, the chart's table (always in the
  * page) is opened and a note says why.
+ *
+ * Below each drawn chart, two buttons: its data (the figure's JSON as the
+ * page holds it) and a PNG (Plotly.downloadImage), saved through
+ * window.fmbenchDownloads (downloads.js, loaded before this file).
  */
 (function () {
   "use strict";
@@ -204,6 +208,39 @@
   }
 
   drawAll(true);
+
+  /* ---------- downloads: each chart's data (its figure as JSON) and a PNG ---------- */
+
+  function addDownloads(plot) {
+    var dl = window.fmbenchDownloads;
+    var id = plot.getAttribute("data-chart");
+    var figure = plot.closest("figure");
+    if (!dl || !id || !figure || plot.hidden) {
+      return;
+    }
+    var caption = figure.querySelector("figcaption");
+    var title = caption ? caption.textContent.trim() : id;
+    var name = id.replace(/-data$/, "");
+    var bar = doc.createElement("p");
+    bar.className = "downloads";
+    var data = dl.button("Chart data (JSON)", "Chart data (JSON) of \u201c" + title + "\u201d");
+    data.setAttribute("data-download-chart-data", name);
+    data.addEventListener("click", function () {
+      var script = doc.getElementById(id);
+      dl.save(name + ".json", "application/json", script ? script.textContent : "{}");
+    });
+    var png = dl.button("Chart as PNG", "Chart as PNG: \u201c" + title + "\u201d");
+    png.setAttribute("data-download-chart-png", name);
+    png.addEventListener("click", function () {
+      P.downloadImage(plot, { format: "png", filename: name, scale: 2 });
+    });
+    bar.appendChild(data);
+    bar.appendChild(doc.createTextNode(" "));
+    bar.appendChild(png);
+    figure.insertBefore(bar, plot.nextSibling);
+  }
+
+  plots.forEach(addDownloads);
 
   if (darkQuery) {
     var redraw = function () {

@@ -1,0 +1,28 @@
+"""The questions the search index asks the database, one query each, for every run at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from fmbench.views.common import rows
+
+
+def search_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every run with what a reader may search it by, newest first."""
+    return rows(
+        con,
+        "SELECT run_id, file_name, suite, route, device_name, hardware_model, system_name, system_version, "
+        "os_build, started_at, verdict FROM runs ORDER BY started_at DESC, run_id",
+    )
+
+
+def search_scenarios(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every scenario some run measured, with its title and category (chosen as the scenarios page chooses them)
+    and its run count."""
+    return rows(
+        con,
+        "SELECT scenario_id, min(title) AS title, min(category) AS category, count(DISTINCT run_id) AS run_count "
+        "FROM scenario_figures GROUP BY scenario_id ORDER BY scenario_id",
+    )

@@ -1,0 +1,89 @@
+"""The search index (data/search.json): what each run, device, OS build and scenario can be found by, and where
+each result leads. The page's script matches every word of a query inside an entry's words; ``_find`` does the
+same here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fmbench.db import connect
+from fmbench.filters import Filters
+from fmbench.ingest import ingest_paths
+from fmbench.render import Renderer
+from fmbench.revisions import fixtures_registry
+from fmbench.views import SiteContext, site_context
+from fmbench.views.search import os_names, search_index
+
+from testdata import FIXTURES
+
+IPHONE = "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json"
+IPHONE_OLDER = "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json"
+IPAD = "ipad-pro-m5-ipados27-24a5264n-on-device-performance-2026-11-05.json"
+MAC = "macbook-pro-m5-macos26-25b78-on-device-performance-2026-09-18.json"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    db = tmp_path_factory.mktemp("search") / "search.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / n for n in (IPHONE, IPHONE_OLDER, IPAD, MAC)], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+@pytest.fixture(scope="module")
+def entries(site: SiteContext) -> list[dict[str, Any]]:
+    doc = json.loads(search_index(site, Filters()))
+    assert doc["format"] == 1
+    return doc["entries"]
+
+
+def _find(entries: list[dict[str, Any]], query: str, kind: str | None = None) -> list[dict[str, Any]]:
+    words = query.lower().split()
+    return [
+        e for e in entries
+        if (kind is None or e["kind"] == kind)
+        and all(w in f"{e['title']} {e['detail']} {e['terms']}".lower() for w in words)
+    ]
+
+
+def _run_file(site: SiteContext, url: str) -> str:
+    run_id = url.strip("/").split("/")[-1]
+    return site.con.execute("SELECT file_name FROM runs WHERE run_id = ?", [run_id]).fetchone()[0]
+
+
+def test_a_build_id_finds_the_build_and_every_run_measured_on_it(site: SiteContext, entries: list[dict[str, Any]]) -> None:
+    (build,) = _find(entries, "24A5264n", "build")
+    assert build["url"] == "/builds/24A5264n/"
+    assert "2 run(s)" in build["detail"]
+    assert sorted(_run_file(site, e["url"]) for e in _find(entries, "24a5264n", "run")) == sorted([IPAD, IPHONE])
+
+
+def test_a_version_finds_its_builds_and_an_ipad_is_found_by_ipados_too(site: SiteContext, entries: list[dict[str, Any]]) -> None:
+    assert {e["title"] for e in _find(entries, "iOS 27.0", "build")} == {
+        "iOS 27.0.0 · iPadOS 27.0.0 (24A5264n)", "iOS 27.0.0 (24A5256a)",
+    }
+    assert [_run_file(site, e["url"]) for e in _find(entries, "iPadOS 27.0", "run")] == [IPAD]
+    assert [e["url"] for e in _find(entries, "ipados", "device")] == ["/devices/iPad17,3/"]
+    assert [e["title"] for e in _find(entries, "macOS 26.1", "build")] == ["macOS 26.1.0 (25B78)"]
+
+
+def test_devices_runs_and_scenarios_link_to_their_pages(site: SiteContext, entries: list[dict[str, Any]]) -> None:
+    assert {e["kind"] for e in entries} == {"run", "device", "build", "scenario"}
+    assert len(_find(entries, "", "run")) == 4
+    (device,) = _find(entries, "iPhone 17 Pro", "device")
+    assert device["url"] == "/devices/iPhone18,1/"
+    assert all(e["url"].startswith("/runs/") for e in _find(entries, "", "run"))
+    scenarios = _find(entries, "", "scenario")
+    assert scenarios and all(e["url"].startswith("/scenarios/") for e in scenarios)
+
+
+def test_only_an_ipad_running_ios_is_also_called_ipados() -> None:
+    assert os_names({"system_name": "iOS", "hardware_model": "iPad17,3"}) == ["iOS", "iPadOS"]
+    assert os_names({"system_name": "iOS", "hardware_model": "iPhone18,1"}) == ["iOS"]
+    assert os_names({"system_name": "iPadOS", "hardware_model": "iPad17,3"}) == ["iPadOS"]
+    assert os_names({"system_name": "macOS", "hardware_model": None}) == ["macOS"]
