@@ -343,7 +343,8 @@ def test_axe_finds_no_violation_on_any_page_kind(scheme: str, browser: Any, stat
             response = page.goto(static_url + path, wait_until="networkidle")
             assert response is not None and response.status == 200, path
             if page.locator("[data-chart]").count():
-                page.wait_for_selector(".chart-plot .main-svg", timeout=15000)
+                # drawn, though perhaps inside a configuration section the reader has not opened
+                page.wait_for_selector(".chart-plot .main-svg", state="attached", timeout=15000)
             violations = page.evaluate(
                 "async () => (await axe.run(document)).violations.map("
                 "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
