@@ -147,6 +147,34 @@ def _stamped(table: pa.Table, ingested_at: datetime) -> pa.Table:
     return table.set_column(i, table.schema.field(i), pa.array([ingested_at] * table.num_rows, pa.timestamp("us")))
 
 
+WRITE_MEMORY_FLOOR = 64 * 2**20
+
+
+def write_memory_limit(size: int) -> int:
+    """DuckDB's memory limit while one run file of ``size`` bytes is written (bytes).
+
+    DuckDB's default (most of the machine's memory) let it keep a big run's rows
+    in its buffers and took about 120 MiB more than this for a 24 MiB file; the
+    stored file itself needs one block of its size, so the limit grows with it.
+    """
+    return 2 * size + WRITE_MEMORY_FLOOR
+
+
+def _source_table(schema: pa.Schema, run: PreparedRun, now: datetime) -> pa.Table:
+    """The ``sources`` row, its ``content`` column over the file's own bytes (not a copy of them)."""
+    content = pa.Array.from_buffers(
+        pa.binary(), 1, [None, pa.array([0, len(run.data)], pa.int32()).buffers()[1], pa.py_buffer(run.data)]
+    )
+    values = {
+        "sha256": pa.array([run.sha256], pa.string()),
+        "file_name": pa.array([run.file_name], pa.string()),
+        "size_bytes": pa.array([len(run.data)], schema.field("size_bytes").type),
+        "content": content,
+        "ingested_at": pa.array([now], pa.timestamp("us")),
+    }
+    return pa.Table.from_arrays([values[f.name] for f in schema], schema=schema)
+
+
 def write_prepared(
     writer: _Writer,
     run: PreparedRun,
@@ -164,21 +192,13 @@ def write_prepared(
     now = datetime.now(UTC).replace(tzinfo=None)
     tick = checkpoint or (lambda _stage: None)
     if transaction:
+        con.execute(f"SET memory_limit = '{write_memory_limit(len(run.data))}B'")
         con.execute("BEGIN TRANSACTION")
     try:
         if replace:
             _delete_run(con, run.run_id)
         else:
-            writer.insert_row(
-                "sources",
-                {
-                    "sha256": run.sha256,
-                    "file_name": run.file_name,
-                    "size_bytes": len(run.data),
-                    "content": run.data,
-                    "ingested_at": now,
-                },
-            )
+            writer.insert_table("sources", _source_table(writer.schema("sources"), run, now))
             tick("sources")
         writer.insert_table("runs", _stamped(run.tables["runs"], now))
         tick("runs")
@@ -196,6 +216,9 @@ def write_prepared(
         if transaction:
             _roll_back(con)
         raise
+    finally:
+        if transaction:
+            con.execute("RESET memory_limit")
 
 
 def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
