@@ -151,11 +151,12 @@ WRITE_MEMORY_FLOOR = 64 * 2**20
 
 
 def write_memory_limit(size: int) -> int:
-    """DuckDB's memory limit while one run file of ``size`` bytes is written (bytes).
+    """What DuckDB may take, beyond what it already holds, while one run file of ``size`` bytes is written.
 
-    DuckDB's default (most of the machine's memory) let it keep a big run's rows
-    in its buffers and took about 120 MiB more than this for a 24 MiB file; the
-    stored file itself needs one block of its size, so the limit grows with it.
+    With its default limit (most of the machine's memory) and a thread per core
+    DuckDB kept a big run's rows in its buffers: writing a 24 MiB file took
+    about 120 MiB more than with this limit and one thread. The stored file
+    needs two blocks of its size, so the limit grows with it.
     """
     return 2 * size + WRITE_MEMORY_FLOOR
 
@@ -192,7 +193,10 @@ def write_prepared(
     now = datetime.now(UTC).replace(tzinfo=None)
     tick = checkpoint or (lambda _stage: None)
     if transaction:
-        con.execute(f"SET memory_limit = '{write_memory_limit(len(run.data))}B'")
+        restore = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+        held = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()
+        con.execute(f"SET memory_limit = '{int(held[0] if held else 0) + write_memory_limit(len(run.data))}B'")
+        con.execute("SET threads = 1")
         con.execute("BEGIN TRANSACTION")
     try:
         if replace:
@@ -217,8 +221,9 @@ def write_prepared(
             _roll_back(con)
         raise
     finally:
-        if transaction:
-            con.execute("RESET memory_limit")
+        if transaction and restore:
+            con.execute(f"SET memory_limit = '{restore[0]}'")
+            con.execute(f"SET threads = {int(restore[1])}")
 
 
 def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
