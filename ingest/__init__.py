@@ -183,20 +183,26 @@ def write_prepared(
     replace: bool = False,
     checkpoint: Callable[[str], None] | None = None,
     transaction: bool = True,
+    cap_memory: bool = True,
 ) -> None:
     """Write one prepared run in one transaction (its child tables are handed over: ``run`` is written once).
 
     ``transaction=False`` writes inside the caller's transaction (a data migration re-derives many
-    runs in one).
+    runs in one). In its own transaction DuckDB's memory is capped (see :func:`write_memory_limit`)
+    unless ``cap_memory`` is false.
     """
     con = writer.con
     now = datetime.now(UTC).replace(tzinfo=None)
     tick = checkpoint or (lambda _stage: None)
-    if transaction:
+    capped = transaction and cap_memory
+    restore = None
+    if capped:
         restore = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
         held = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()
-        con.execute(f"SET memory_limit = '{int(held[0] if held else 0) + write_memory_limit(len(run.data))}B'")
+        limit = max(1, int(held[0] if held else 0) + write_memory_limit(len(run.data)))
+        con.execute(f"SET memory_limit = '{limit}B'")
         con.execute("SET threads = 1")
+    if transaction:
         con.execute("BEGIN TRANSACTION")
     try:
         if replace:
@@ -221,7 +227,7 @@ def write_prepared(
             _roll_back(con)
         raise
     finally:
-        if transaction and restore:
+        if restore:
             con.execute(f"SET memory_limit = '{restore[0]}'")
             con.execute(f"SET threads = {int(restore[1])}")
 
@@ -285,7 +291,15 @@ def land(
     if isinstance(prepared, Known):  # stored when the batch began, gone or re-annotated since: judge it now
         fresh = prepare(path, registry, max_bytes, writer.schemas())
         return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes)
-    write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+    try:
+        write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+    except duckdb.OutOfMemoryException:
+        # More than the cap was needed (a big database's indexes, say) and the file was rolled back whole:
+        # prepare it again and write it with DuckDB's own limit.
+        again = prepare(path, registry, max_bytes, writer.schemas())
+        if not isinstance(again, PreparedRun):
+            return land(con, writer, path, again, registry=registry, max_bytes=max_bytes)
+        write_prepared(writer, again, replace=exists, checkpoint=_test_checkpoint(path.name), cap_memory=False)
     if exists:
         return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated")
     return FileOutcome(name, "ingested", run_id, prepared.verdict)
