@@ -204,7 +204,7 @@ _trial_lists: dict[type, TypeAdapter[Any]] = {}
 
 
 def _depth_at(data: bytes, end: int) -> int | None:
-    """The nesting depth at ``end`` (``None`` if ``end`` is inside a string or the text is no JSON)."""
+    """The nesting depth at ``end`` (``None`` if ``end`` is inside a string or the text before it is not JSON)."""
     depth, pos, match = 0, 0, _STRUCTURE.match
     while (found := match(data, pos, end)) is not None:
         depth += 1 if data[found.start(1)] in b"[{" else -1
@@ -242,15 +242,15 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
     for other in (b'"trials"', b"\\u"):  # another trials key, or one spelled with an escape
         if data.find(other, 0, head) >= 0 or data.find(other, tail) >= 0:
             return None
-    outside = model.model_validate_json(data[: key.end() - 1] + b"[]" + data[close + 1 :])
-    if outside.trials:
-        return None
     trials = _trial_lists.get(model)
     if trials is None:
         trials = _trial_lists[model] = TypeAdapter(model.model_fields["trials"].annotation)
     start = key.end()
     validated: list[Any] = []
-    try:
+    try:  # a fault is found and located by the whole validation, in the file's own places
+        outside = model.model_validate_json(data[: key.end() - 1] + b"[]" + data[close + 1 :])
+        if outside.trials:
+            return None
         while start < close:
             cut = data.find(between, start + CHUNK_BYTES, close)
             end = close if cut < 0 else cut + len(indent) + 2
@@ -259,7 +259,7 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
                 return None
             validated += piece
             start = end + 1
-    except ValidationError:
+    except (ValidationError, RecursionError):
         return None
     outside.trials = validated
     return outside

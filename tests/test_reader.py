@@ -138,3 +138,30 @@ def test_a_second_trials_key_makes_the_run_validated_whole(monkeypatch: pytest.M
     doubled = data.replace(b'\n  "suite" : ', b'\n  "trials" : [],\n  "suite" : ', 1)
     assert doubled != data
     assert _chunked(monkeypatch, doubled) is None
+
+
+def test_a_fault_outside_the_trials_of_a_sliced_run_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fmbench import reader
+
+    data = (RUNS / "purpose-current.json").read_bytes()
+    bad = data.replace(b'"warmupCount" : ', b'"warmupCount" : "two", "x" : ', 1)
+    assert bad != data
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
+    with pytest.raises(RunFileError) as caught:
+        parse_run(bad, "bad.json")
+    assert "warmupCount: expected an integer" in str(caught.value)
+    broken = data[:-3] + b"," + data[-3:]
+    with pytest.raises(RunFileError) as caught:
+        parse_run(broken, "broken.json")
+    whole = json_error_place(broken)
+    assert whole in str(caught.value)
+
+
+def json_error_place(data: bytes) -> str:
+    import json
+
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as exc:
+        return f"line {exc.lineno}, column {exc.colno}"
+    raise AssertionError("expected broken JSON")
