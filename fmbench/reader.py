@@ -35,7 +35,7 @@ DEFAULT_MAX_BYTES = 24 * 1024 * 1024
 Ingesting one run file peaks at about 150 MiB + 6 times its size (the models
 of its trials, its rows, DuckDB's copies of the stored file), which stays
 within the promised 5 times its size + 200 MiB up to about 30 MiB; measured,
-a 23.5 MiB file peaked at 295 MiB of its 317 MiB bound and a 39 MiB one at
+a 23.5 MiB file peaked at 293 to 306 MiB of its 317 MiB bound and a 39 MiB one at
 its bound. ``--max-bytes`` raises the limit for a machine with memory to spare.
 """
 
