@@ -327,7 +327,7 @@ import sys
 from fmbench.db import connect
 from fmbench.ingest import ingest_paths
 if sys.argv[1] == "ingest":
-    report = ingest_paths([sys.argv[2]], sys.argv[3])
+    report = ingest_paths([sys.argv[2]], sys.argv[3], max_bytes=int(sys.argv[4]))
     assert report.ok, report.outcomes
 else:
     with connect(sys.argv[3]):
@@ -337,11 +337,13 @@ with open("/proc/self/status", encoding="ascii") as status:  # this process's ow
 """
 
 
-def peak_rss(mode: str, file: Path, db: Path) -> int:
+def peak_rss(mode: str, file: Path, db: Path, max_bytes: int | None = None) -> int:
     """Peak resident memory (bytes) of a fresh Python process that ingests ``file`` (or only opens a database)."""
+    from fmbench.reader import DEFAULT_MAX_BYTES
+
     fresh(db)
-    done = subprocess.run([sys.executable, "-P", "-c", _PEAK_SCRIPT, mode, str(file), str(db)], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run([sys.executable, "-P", "-c", _PEAK_SCRIPT, mode, str(file), str(db),
+                           str(max_bytes or DEFAULT_MAX_BYTES)], capture_output=True, text=True, check=True)
     fresh(db)
     return int(done.stdout.strip().splitlines()[-1])
 
@@ -607,6 +609,24 @@ def run(args: argparse.Namespace) -> Results:
                        peak <= limit,
                        f"{peak / size:.1f}x the file's {size / MiB:.1f} MiB; a process that only opens the database peaks at "
                        f"{baseline / MiB:.0f} MiB"))
+
+    # Peak memory of single big runs: one near the default --max-bytes, one beyond it (the limit raised).
+    from fmbench.fixtures.generate import generate_large_corpus
+    from fmbench.reader import DEFAULT_MAX_BYTES
+
+    for trials, within_default in ((6000, True), (10000, False)):
+        folder = out / f"single-run-{trials}"
+        big = next(iter(sorted(folder.glob("*.json"))), None) if folder.is_dir() else None
+        if big is None:
+            big = generate_large_corpus(folder, runs=1, trials_per_run=trials, legacy_runs=0)[0]
+        size = big.stat().st_size
+        log(f"peak memory of ingesting one run of {trials} trials ({size / MiB:.1f} MiB)")
+        peak = peak_rss("ingest", big, out / "peak.duckdb", max_bytes=max(size, DEFAULT_MAX_BYTES))
+        limit = 5 * size + 200 * MiB
+        results.add(Figure(f"peak memory, one run of {trials} trials", round(peak / MiB), "MiB",
+                           f"<= 5 x size + 200 MiB = {limit / MiB:.0f} MiB", peak <= limit if within_default else None,
+                           f"{peak / limit:.2f} of the bound for {size / MiB:.1f} MiB"
+                           + ("" if within_default else f", over the default --max-bytes of {DEFAULT_MAX_BYTES / MiB:.0f} MiB")))
 
     # The full build against the floor of trivial pages.
     site = out / "site"

@@ -147,6 +147,35 @@ def _stamped(table: pa.Table, ingested_at: datetime) -> pa.Table:
     return table.set_column(i, table.schema.field(i), pa.array([ingested_at] * table.num_rows, pa.timestamp("us")))
 
 
+WRITE_MEMORY_FLOOR = 64 * 2**20
+
+
+def write_memory_limit(size: int) -> int:
+    """What DuckDB may take, beyond what it already holds, while one run file of ``size`` bytes is written.
+
+    With its default limit (most of the machine's memory) and a thread per core
+    DuckDB kept a big run's rows in its buffers: writing a 24 MiB file took
+    about 120 MiB more than with this limit and one thread. The stored file
+    needs two blocks of its size, so the limit grows with it.
+    """
+    return 2 * size + WRITE_MEMORY_FLOOR
+
+
+def _source_table(schema: pa.Schema, run: PreparedRun, now: datetime) -> pa.Table:
+    """The ``sources`` row, its ``content`` column over the file's own bytes (not a copy of them)."""
+    content = pa.Array.from_buffers(
+        pa.binary(), 1, [None, pa.array([0, len(run.data)], pa.int32()).buffers()[1], pa.py_buffer(run.data)]
+    )
+    values = {
+        "sha256": pa.array([run.sha256], pa.string()),
+        "file_name": pa.array([run.file_name], pa.string()),
+        "size_bytes": pa.array([len(run.data)], schema.field("size_bytes").type),
+        "content": content,
+        "ingested_at": pa.array([now], pa.timestamp("us")),
+    }
+    return pa.Table.from_arrays([values[f.name] for f in schema], schema=schema)
+
+
 def write_prepared(
     writer: _Writer,
     run: PreparedRun,
@@ -154,31 +183,32 @@ def write_prepared(
     replace: bool = False,
     checkpoint: Callable[[str], None] | None = None,
     transaction: bool = True,
+    cap_memory: bool = True,
 ) -> None:
     """Write one prepared run in one transaction (its child tables are handed over: ``run`` is written once).
 
     ``transaction=False`` writes inside the caller's transaction (a data migration re-derives many
-    runs in one).
+    runs in one). In its own transaction DuckDB's memory is capped (see :func:`write_memory_limit`)
+    unless ``cap_memory`` is false.
     """
     con = writer.con
     now = datetime.now(UTC).replace(tzinfo=None)
     tick = checkpoint or (lambda _stage: None)
+    capped = transaction and cap_memory
+    restore = None
+    if capped:
+        restore = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+        held = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()
+        limit = max(1, int(held[0] if held else 0) + write_memory_limit(len(run.data)))
+        con.execute(f"SET memory_limit = '{limit}B'")
+        con.execute("SET threads = 1")
     if transaction:
         con.execute("BEGIN TRANSACTION")
     try:
         if replace:
             _delete_run(con, run.run_id)
         else:
-            writer.insert_row(
-                "sources",
-                {
-                    "sha256": run.sha256,
-                    "file_name": run.file_name,
-                    "size_bytes": len(run.data),
-                    "content": run.data,
-                    "ingested_at": now,
-                },
-            )
+            writer.insert_table("sources", _source_table(writer.schema("sources"), run, now))
             tick("sources")
         writer.insert_table("runs", _stamped(run.tables["runs"], now))
         tick("runs")
@@ -196,6 +226,10 @@ def write_prepared(
         if transaction:
             _roll_back(con)
         raise
+    finally:
+        if restore:
+            con.execute(f"SET memory_limit = '{restore[0]}'")
+            con.execute(f"SET threads = {int(restore[1])}")
 
 
 def _roll_back(con: duckdb.DuckDBPyConnection) -> None:
@@ -257,7 +291,15 @@ def land(
     if isinstance(prepared, Known):  # stored when the batch began, gone or re-annotated since: judge it now
         fresh = prepare(path, registry, max_bytes, writer.schemas())
         return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes)
-    write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+    try:
+        write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+    except duckdb.OutOfMemoryException:
+        # More than the cap was needed (a big database's indexes, say) and the file was rolled back whole:
+        # prepare it again and write it with DuckDB's own limit.
+        again = prepare(path, registry, max_bytes, writer.schemas())
+        if not isinstance(again, PreparedRun):
+            return land(con, writer, path, again, registry=registry, max_bytes=max_bytes)
+        write_prepared(writer, again, replace=exists, checkpoint=_test_checkpoint(path.name), cap_memory=False)
     if exists:
         return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated")
     return FileOutcome(name, "ingested", run_id, prepared.verdict)

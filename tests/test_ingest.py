@@ -168,3 +168,22 @@ def test_an_ingest_killed_at_any_stage_leaves_earlier_files_whole_no_trace_of_th
     again = ingest_paths([batch], db)
     assert [o.status for o in again.outcomes] == ["duplicate", "ingested"]
     assert _every_table_count(db) == after_both
+
+
+def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncapped_and_whole(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fmbench.ingest as ingest
+
+    run = RUNS / "purpose-current.json"
+    monkeypatch.setattr(ingest, "write_memory_limit", lambda size: -(2**40))  # a limit DuckDB cannot write a row under
+    prepared = []
+    prepare = ingest.prepare
+    monkeypatch.setattr(ingest, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))
+    report = ingest_paths([run], db_path, workers=0)
+    assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
+    assert len(prepared) == 2, "the capped write should have run out of memory and been done again"
+    with connect(db_path, read_only=True) as con:
+        assert con.execute("SELECT content FROM sources").fetchone() == (run.read_bytes(),)
+        assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+        assert con.execute("SELECT count(*) FROM trials").fetchone()[0] > 0

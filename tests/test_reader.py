@@ -11,7 +11,7 @@ from fmbench.errors import RunFileError
 from fmbench.reader import detect_generation, parse_run
 from fmbench.record import parse_os_build, parse_os_generation
 
-from testdata import BAD, RUNS
+from testdata import BAD, FIXTURES, RUNS
 
 
 def test_a_64_bit_seed_is_kept_exactly() -> None:
@@ -93,3 +93,75 @@ def test_nan_is_not_a_measurement() -> None:
 def test_a_file_over_the_size_limit_is_refused_with_a_message_that_says_so() -> None:
     with pytest.raises(RunFileError, match="larger than the 100-byte limit"):
         analyze_file(RUNS / "purpose-current.json", max_bytes=100)
+
+
+def _chunked(monkeypatch: pytest.MonkeyPatch, data: bytes) -> object:
+    """The document as the slice-by-slice validation reads it, with slices small enough that a test file has many."""
+    from fmbench import reader
+    from fmbench.models import CurrentRun, LegacyRun
+
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
+    model = CurrentRun if detect_generation(data) == "current" else LegacyRun
+    return reader._validate_in_chunks(model, data)
+
+
+def test_a_run_validated_a_slice_of_trials_at_a_time_is_the_run_validated_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [*sorted(FIXTURES.glob("*.json")), RUNS / "purpose-current.json", RUNS / "hostile-text.json"]
+    sliced = 0
+    for path in files:
+        data = path.read_bytes()
+        whole = parse_run(data, path.name).document
+        chunked = _chunked(monkeypatch, data)
+        if chunked is not None:
+            sliced += 1
+            assert chunked == whole, path.name
+            assert len(chunked.trials) == len(whole.trials) and chunked.model_extra == whole.model_extra
+    assert sliced >= 30, "the runner's layout should be read a slice at a time"
+
+
+def test_a_bad_trial_in_a_sliced_run_is_still_located_by_its_place_in_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fmbench import reader
+
+    data = (RUNS / "purpose-current.json").read_bytes()
+    at = data.rindex(b'"duration" : ')
+    bad = data[:at] + b'"duration" : "slow", "x" : ' + data[at + len(b'"duration" : '):]
+    assert _chunked(monkeypatch, bad) is None
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
+    with pytest.raises(RunFileError) as caught:
+        parse_run(bad, "bad.json")
+    trials = len(parse_run(data, "good.json").document.trials)
+    assert f"trials[{trials - 1}].metrics.duration: expected a number" in str(caught.value)
+
+
+def test_a_second_trials_key_makes_the_run_validated_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (RUNS / "purpose-current.json").read_bytes()
+    doubled = data.replace(b'\n  "suite" : ', b'\n  "trials" : [],\n  "suite" : ', 1)
+    assert doubled != data
+    assert _chunked(monkeypatch, doubled) is None
+
+
+def test_a_fault_outside_the_trials_of_a_sliced_run_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fmbench import reader
+
+    data = (RUNS / "purpose-current.json").read_bytes()
+    bad = data.replace(b'"warmupCount" : ', b'"warmupCount" : "two", "x" : ', 1)
+    assert bad != data
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
+    with pytest.raises(RunFileError) as caught:
+        parse_run(bad, "bad.json")
+    assert "warmupCount: expected an integer" in str(caught.value)
+    broken = data[:-3] + b"," + data[-3:]
+    with pytest.raises(RunFileError) as caught:
+        parse_run(broken, "broken.json")
+    whole = json_error_place(broken)
+    assert whole in str(caught.value)
+
+
+def json_error_place(data: bytes) -> str:
+    import json
+
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as exc:
+        return f"line {exc.lineno}, column {exc.colno}"
+    raise AssertionError("expected broken JSON")

@@ -114,3 +114,14 @@ def test_serve_in_a_project_mirrors_its_runs_folder_within_max_bytes(tmp_path: P
         with urllib.request.urlopen(url, timeout=5) as response:
             assert response.status == 200
         assert _stored_runs(db) == [RUN.name]
+
+
+def test_a_file_over_the_default_limit_is_refused_by_ingest_with_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
+    from fmbench.reader import DEFAULT_MAX_BYTES
+
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:  # sparse: the limit is checked on the file's size, before a byte is read
+        f.truncate(DEFAULT_MAX_BYTES + 1)
+    result = CliRunner().invoke(main, ["ingest", str(big), "--db", str(tmp_path / "db.duckdb")])
+    assert result.exit_code == 1
+    assert _limit_message(DEFAULT_MAX_BYTES + 1, DEFAULT_MAX_BYTES) in result.output
