@@ -88,6 +88,11 @@ def data_source(run_id: str, file_name: str) -> str:
     return f"data/runs/{run_id}/{slug(file_name)}"
 
 
+def data_source_gzip(run_id: str, file_name: str) -> str:
+    """The original run file gzipped (the ``gzip`` originals policy)."""
+    return data_source(run_id, file_name) + ".gz"
+
+
 def data_trials_csv(run_id: str) -> str:
     return f"data/runs/{run_id}/trials.csv"
 

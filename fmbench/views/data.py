@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from collections.abc import Iterator, Sequence
@@ -50,6 +51,16 @@ def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: st
     if found is None or (file_name is not None and urls.slug(found[1]) != urls.slug(file_name)):
         raise NotFoundError(f"no source file for run {run_id!r}")
     return bytes(found[0])
+
+
+def gzip_original(content: bytes) -> bytes:
+    """An original run file gzipped, the same bytes for the same file (no name or time in the header)."""
+    return gzip.compress(content, compresslevel=6, mtime=0)
+
+
+def source_gzip_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
+    """The run file exactly as it was ingested, gzipped (the ``gzip`` originals policy)."""
+    return gzip_original(source_bytes(site, filters, run_id, file_name))
 
 
 def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
@@ -171,7 +182,7 @@ def runs_json(site: SiteContext, filters: Filters) -> bytes:
         r["scenarios"] = figures.get(r["run_id"], [])
         r["links"] = {
             "page": site.url(urls.run(r["run_id"])),
-            "source": site.url(urls.data_source(r["run_id"], r["file_name"])),
+            **({"source": original[1]} if (original := site.original(r["run_id"], r["file_name"], r["source_sha256"])) else {}),
             "trials_csv": site.url(urls.data_trials_csv(r["run_id"])),
             "figures": site.url(urls.data_figures(r["run_id"])),
         }
