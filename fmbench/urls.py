@@ -102,12 +102,10 @@ def data_figures(run_id: str) -> str:
 
 
 def data_trials_json(run_id: str, scenario: str) -> str:
-    return f"data/runs/{run_id}/trials/{slug(scenario)}.json"
+    """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
+    return f"data/runs/{run_id}/trials/{slug(scenario)}.json.gz"
 
 
-def data_trials_fragment(run_id: str, scenario: str) -> str:
-    """A scenario's trials laid out by the trials page's own partial, fetched by the run page's "Show here"."""
-    return f"data/runs/{run_id}/trials/{slug(scenario)}.html"
 
 
 def builds() -> str:

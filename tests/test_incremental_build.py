@@ -64,7 +64,7 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
     paths += [urls.trials(run_id, s, page) for s, page in pages]
     paths += [
-        p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s), urls.data_trials_fragment(run_id, s))
+        p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))
     ]
     assert route == "privateCloudCompute"
     paths.append(urls.pcc())

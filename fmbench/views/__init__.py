@@ -242,12 +242,8 @@ DATA: tuple[DataKind, ...] = (
         route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
     DataKind(
-        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/json",
-        route="data/runs/{run_id}/trials/{scenario}.json", inputs=I.the_run,
-    ),
-    DataKind(
-        "trials_fragment", urls.data_trials_fragment, data.trials_fragment, _run_scenarios, "text/html; charset=utf-8",
-        route="data/runs/{run_id}/trials/{scenario}.html", inputs=I.the_run,
+        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/gzip",
+        route="data/runs/{run_id}/trials/{scenario}.json.gz", inputs=I.the_run,
     ),
     DataKind(
         "source_gzip", urls.data_source_gzip, data.source_gzip_bytes, _sources_gzip, "application/gzip",

@@ -17,7 +17,6 @@ from fmbench.views.common import rows
 from fmbench.views.runs import (
     failure_json,
     failure_rows,
-    failure_table,
     run_figures,
     scenario_for_slug,
     trial_details,
@@ -139,9 +138,10 @@ def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials as data (every trial and failure, all text).
+    """A scenario's trials as data (every trial and failure, all text), gzipped.
 
-    Compact JSON: it is read by programs, not by people, and it is the site's bulk.
+    Compact JSON, gzipped: it is read by programs (the browser with ``DecompressionStream('gzip')``), not by
+    people, and it is the site's bulk. The same trials give the same bytes (no time in the gzip header).
     """
     scenario_id, details, failures = _scenario_trials(site, run_id, scenario)
     doc = {
@@ -150,20 +150,8 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         "trials": [t.to_json() for t in details],
         "failures": [failure_json(f) for f in failures],
     }
-    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
-
-
-def trials_fragment(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials and failures laid out as on its trials pages (``_trial.html``), as an HTML fragment
-    the run page fetches and shows in place: one layout of a trial, rendered on the server."""
-    _, details, failures = _scenario_trials(site, run_id, scenario)
-    context = {
-        "trials": details,
-        "failures": failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
-        if failures
-        else None,
-    }
-    return site.renderer.render("_trials_fragment.html", context).encode("utf-8")
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+    return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def runs_json(site: SiteContext, filters: Filters) -> bytes:

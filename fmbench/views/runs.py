@@ -130,9 +130,9 @@ class ScenarioTrials:
     trial_count: int
     failure_count: int
     href: str
+    """The scenario's trials pages; "Show here" fetches them and moves their trial list into the run page."""
     data_href: str
-    fragment_href: str
-    """The scenario's trials as an HTML fragment (the trials page's layout), loaded in place by "Show here"."""
+    """The scenario's trials as data (gzipped JSON)."""
 
 
 @dataclass(frozen=True)
@@ -579,7 +579,6 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                 f["failure_count"],
                 url(urls.trials(run_id, f["scenario_id"])),
                 url(urls.data_trials_json(run_id, f["scenario_id"])),
-                url(urls.data_trials_fragment(run_id, f["scenario_id"])),
             )
             for f in figures
         ],
