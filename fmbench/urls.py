@@ -94,7 +94,8 @@ def data_source_gzip(run_id: str, file_name: str) -> str:
 
 
 def data_trials_csv(run_id: str) -> str:
-    return f"data/runs/{run_id}/trials.csv"
+    """Every trial of a run as CSV, gzipped (the trial data is the site's bulk)."""
+    return f"data/runs/{run_id}/trials.csv.gz"
 
 
 def data_figures(run_id: str) -> str:

@@ -53,7 +53,7 @@ def test_every_page_kind_is_written(built: tuple[Path, Path]) -> None:
         "devices/index.html", "devices/iPhone18,1/index.html", "scenarios/index.html",
         "scenarios/task-capture/index.html", "pcc/index.html", "compare/index.html",
         "regressions/index.html", "regressions/feed.xml", "data/index.html", "data/runs.json",
-        f"data/runs/{run}/purpose-current.json.gz", f"data/runs/{run}/trials.csv", f"data/runs/{run}/figures.json",
+        f"data/runs/{run}/purpose-current.json.gz", f"data/runs/{run}/trials.csv.gz", f"data/runs/{run}/figures.json",
     ):
         assert (out / page).is_file(), page
 

@@ -234,8 +234,8 @@ PAGES: tuple[PageKind, ...] = (
 
 DATA: tuple[DataKind, ...] = (
     DataKind(
-        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "text/csv; charset=utf-8",
-        route="data/runs/{run_id}/trials.csv", inputs=I.the_run,
+        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "application/gzip",
+        route="data/runs/{run_id}/trials.csv.gz", inputs=I.the_run,
     ),
     DataKind(
         "figures_json", urls.data_figures, data.figures_json, _run_ids, "application/json",

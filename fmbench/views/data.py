@@ -90,7 +90,7 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
 
 
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
-    """Every trial of a run, one row each; empty cells are values the run did not record."""
+    """Every trial of a run, one row each, gzipped; empty cells are values the run did not record."""
     if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
         raise NotFoundError(f"no run {run_id!r}")
     buffer = io.StringIO()
@@ -101,7 +101,7 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     )
     for row in cursor.fetchall():
         writer.writerow(["" if v is None else v for v in row])
-    return buffer.getvalue().encode("utf-8")
+    return gzip.compress(buffer.getvalue().encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:

@@ -541,7 +541,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                                token_count_source(f["token_count_source"] for f in figures)),
         downloads=[
             *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
-            Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
+            Link("Trials as CSV (gzip)", url(urls.data_trials_csv(run_id))),
             Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
             *(
                 [Link("The run file in the publisher's repository", repository_file)]
