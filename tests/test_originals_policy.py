@@ -130,3 +130,20 @@ def test_a_site_past_the_publishing_limit_is_warned_about_in_one_line(
     again = build_site(db, tmp_path / "_site", registry=fixtures_registry())  # unchanged: still warned
     (warning,) = again.warnings
     assert "over the 1 GB GitHub Pages publishes" in warning and "\n" not in warning
+
+
+def test_the_build_command_takes_the_policy_and_refuses_an_unknown_one(
+    db: Path, originals: list[tuple[str, str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from fmbench.cli import main
+
+    monkeypatch.chdir(tmp_path)  # outside any project
+    out = tmp_path / "_site"
+    result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--originals", "copy"])
+    assert result.exit_code == 0, result.output
+    run_id, name, sha = originals[0]
+    assert hashlib.sha256((out / urls.data_source(run_id, name)).read_bytes()).hexdigest() == sha
+    refused = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--originals", "zip"])
+    assert refused.exit_code == 2 and "'zip' is not one of 'gzip', 'link', 'copy'" in refused.output
