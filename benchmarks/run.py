@@ -42,6 +42,23 @@ CLIENTS = 8
 MiB = 2**20
 
 
+def site_part(path: str) -> str:
+    """Which part of the site a file is, for the size breakdown."""
+    if path.startswith("runs/") and "/trials/" in path:
+        return "trials pages (HTML)"
+    if path.startswith("data/runs/") and "/trials/" in path:
+        return "trial data (JSON, gzip)"
+    if path.endswith("trials.csv.gz"):
+        return "trials CSV (gzip)"
+    if path.startswith("data/runs/") and path.endswith(".gz"):
+        return "originals (gzip)"
+    if path.startswith("runs/"):
+        return "run pages"
+    if path.startswith("assets/"):
+        return "assets"
+    return "other pages and data"
+
+
 @dataclass
 class Figure:
     name: str
@@ -395,7 +412,7 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(), urls.regressions(),
         urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
         urls.device(hardware or device_name),
-        urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id), urls.data_source(run_id, file_name),
+        urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id), urls.data_source_gzip(run_id, file_name),
     ]
     paths += [urls.trials(run_id, s, page) for s, page in pages]
     paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
@@ -641,6 +658,16 @@ def run(args: argparse.Namespace) -> Results:
     results.timings.update({"full build (s)": round(full_seconds, 1), f"trivial Jinja, {outputs} pages (s)": round(trivial, 2)})
     results.add(Figure("full build, pages per second", round(outputs / full_seconds, 1), "files/s", detail=(
         f"{report.pages} pages + {report.data_files} data files, {report.bytes_total / MiB:,.0f} MiB, in {full_seconds:.0f} s")))
+    inputs = sum(p.stat().st_size for p in rest)
+    by_part: dict[str, int] = {}
+    for f in site.rglob("*"):
+        if f.is_file():
+            part = site_part(f.relative_to(site).as_posix())
+            by_part[part] = by_part.get(part, 0) + f.stat().st_size
+    results.add(Figure("site size vs its input run files (originals gzipped, the default)",
+                       round(report.bytes_total / inputs, 2), "x", "<= 1x", report.bytes_total <= inputs,
+                       f"{report.bytes_total / MiB:,.0f} MiB of site for {inputs / MiB:,.0f} MiB of run files: "
+                       + ", ".join(f"{k} {v / MiB:,.1f} MiB" for k, v in sorted(by_part.items(), key=lambda kv: -kv[1]))))
     results.add(Figure("full build vs trivial-template floor", round(full_seconds / trivial, 1), "x slower", "report",
                        None, f"floor: {outputs} trivial pages in {trivial:.2f} s ({outputs / trivial:,.0f}/s); seconds by kind: "
                        + ", ".join(f"{k} {v}" for k, v in list(results.build_kinds.items())[:8])))

@@ -41,6 +41,10 @@ from fmbench.write_errors import as_write_error, writing
 
 MANIFEST = ".fmbench-manifest.json"
 MANIFEST_FORMAT = 2
+ORIGINALS = ("gzip", "link", "copy")
+"""How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
+PUBLISHING_LIMIT = 10**9
+"""GitHub Pages refuses a site larger than this (1 GB): the build warns past it."""
 
 
 class BuildError(FmbenchError):
@@ -63,6 +67,8 @@ class BuildReport:
     seconds_by_kind: dict[str, float] = field(default_factory=dict)
     """Time spent rendering (and writing) each kind of output (where a build's time goes)."""
     largest_run_page: tuple[str, int] | None = None
+    warnings: list[str] = field(default_factory=list)
+    """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
 
     @property
     def files(self) -> int:
@@ -155,7 +161,7 @@ def plan(site: SiteContext, index: RunIndex, settings: str) -> list[Output]:
         outputs.append(Output(output_file(path), kind, params, runs, digest))
     order = {id(o): i for i, o in enumerate(outputs)}
     return sorted(
-        outputs, key=lambda o: (o.kind.name == "source", str(o.params.get("run_id", "")), order[id(o)])
+        outputs, key=lambda o: (o.kind.name in _ORIGINAL_KINDS, str(o.params.get("run_id", "")), order[id(o)])
     )
 
 
@@ -203,12 +209,16 @@ def _render(site: SiteContext, index: RunIndex, o: Output) -> bytes:
     return o.kind.produce(site, Filters.none(), **o.params)
 
 
+_ORIGINAL_KINDS = ("source", "source_gzip")
+
+
 def _sources_in_bulk(site: SiteContext, wanted: list[Output]) -> Iterator[tuple[Output, bytes]]:
-    from fmbench.views.data import source_files
+    from fmbench.views.data import gzip_original, source_files
 
     by_run = {o.params["run_id"]: o for o in wanted}
     for run_id, _, content in source_files(site, list(by_run)):
-        yield by_run[run_id], content
+        o = by_run[run_id]
+        yield o, gzip_original(content) if o.kind.name == "source_gzip" else content
 
 
 def build_site(
@@ -221,13 +231,19 @@ def build_site(
     methodology: str = "",
     source_links: dict[str, str] | None = None,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    originals: str = "gzip",
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
     ``identity``, ``methodology`` and ``source_links``: the publisher's site identity, methodology notes and
     links to the run files in their repository (a project's).
+    ``originals``: how the site carries the original run files, one of :data:`ORIGINALS`: ``gzip`` (each gzipped,
+    byte-identical once decompressed, its SHA-256 shown), ``link`` (to ``source_links``, no copy) or ``copy``.
+    A report's ``warnings`` say when the site passes 1 GB (GitHub Pages' limit).
     The previous site stays intact if anything fails.
     """
+    if originals not in ORIGINALS:
+        raise BuildError(f"originals: {originals!r} is not a policy; use one of {', '.join(ORIGINALS)}")
     started = time.perf_counter()
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
@@ -240,10 +256,12 @@ def build_site(
         site.source_links = dict(source_links or {})
         site.tolerance = tolerance
         site.bulk = True
+        site.originals = originals
         index = RunIndex.read(con)
         settings = settings_fingerprint(
             base_url, site.registry, renderer.identity.fingerprint() + "\x00" + methodology
             + ("" if tolerance == DEFAULT_TOLERANCE else f"\x00{tolerance}")
+            + ("" if originals == "gzip" else f"\x00originals={originals}")
         )
         if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
             settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
@@ -254,6 +272,7 @@ def build_site(
             and previous.counts.get("links", "") == settings_links
         ):
             _count(report, previous)
+            _warn_size(report)
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
         outputs = plan(site, index, settings)
@@ -280,8 +299,17 @@ def build_site(
             if refused is not None and refused is not exc:
                 raise refused from None
             raise
+    _warn_size(report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _warn_size(report: BuildReport) -> None:
+    if report.bytes_total > PUBLISHING_LIMIT:
+        report.warnings.append(
+            f"{report.out}: the site is {report.bytes_total / 1e9:.2f} GB, over the 1 GB GitHub Pages publishes; "
+            "set [publishing] originals = \"gzip\" or \"link\" (or pass --originals) to make it smaller"
+        )
 
 
 def _stage(
@@ -338,7 +366,7 @@ def _stage(
             kinds[o.file] = "run"
         if reusable(o):
             place(o.file, None, o.inputs)
-        elif o.kind.name == "source":
+        elif o.kind.name in _ORIGINAL_KINDS:
             sources.append(o)
         else:
             before_render()
@@ -352,7 +380,7 @@ def _stage(
         place(o.file, content, o.inputs)
         report.rendered.append(o.file)
     if sources:
-        report.seconds_by_kind["source"] = time.perf_counter() - started
+        report.seconds_by_kind[sources[0].kind.name] = time.perf_counter() - started
     for name, source in site.renderer.assets.items():
         kinds[f"assets/{name}"] = "asset"
         place(f"assets/{name}", source.read_bytes(), None)

@@ -303,9 +303,14 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--base-url", default=None,
               help="Sub-path (or absolute URL) the site is served under (default: the path of the project's "
               "site_url, else /).")
+@click.option("--originals", type=click.Choice(["gzip", "link", "copy"]), default=None,
+              help="How the site carries the original run files: gzip (default: byte-identical once decompressed), "
+              "link (to the project's repository, no copy) or copy. Overrides the project's [publishing] originals.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
-def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, max_bytes: int) -> None:
+def build(
+    db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None, max_bytes: int
+) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
     In a project, the database is first made to hold exactly the runs folder's files
@@ -321,11 +326,12 @@ def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str 
             from fmbench.project import build_project
 
             mirrored, report = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes
+                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes,
+                originals=originals,
             )
         else:
             mirrored = None
-            report = build_site(source, out or Path("_site"), base_url=base_url or "/")
+            report = build_site(source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip")
     click.echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
@@ -334,6 +340,8 @@ def build(db: Path | None, parquet: str | None, out: Path | None, base_url: str 
     if report.largest_run_page:
         path, size = report.largest_run_page
         click.echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if mirrored is not None and not mirrored.ok:
         sys.exit(1)
 

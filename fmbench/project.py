@@ -112,7 +112,8 @@ class PracticalChange(_Strict):
 
 class PublishingSettings(_Strict):
     originals: Literal["gzip", "link", "copy"] = "gzip"
-    """How the site carries the original run files (reserved for later use)."""
+    """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed, its
+    SHA-256 shown), ``link`` (to the file in the repository, from ``[repository]``; no copy) or ``copy`` (as ingested)."""
     practical_change: PracticalChange = PracticalChange()
 
 
@@ -340,10 +341,12 @@ def build_project(
     base_url: str | None = None,
     echo: Any = None,
     max_bytes: int | None = None,
+    originals: str | None = None,
 ) -> tuple[Any, Any]:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
     ``max_bytes``: the largest run file the mirroring ingests (the reader's default when not given).
+    ``originals``: overrides the project's ``[publishing] originals``.
 
     Returns the mirror report (``None`` for a dataset) and the build report.
     """
@@ -370,5 +373,6 @@ def build_project(
         methodology=methodology,
         source_links=project.source_links() if parquet is None else {},
         tolerance=Tolerance.of(project.config.publishing.practical_change),
+        originals=originals if originals is not None else project.config.publishing.originals,
     )
     return mirrored, report

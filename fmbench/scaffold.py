@@ -112,8 +112,9 @@ revisions = "revisions.yaml"
 methodology = "methodology.md"
 
 [publishing]
-# How the site carries the original run files: "gzip" (compressed copies), "link" (links into
-# the repository) or "copy" (the files as they are). Reserved: this version always copies them.
+# How the site carries the original run files: "gzip" (compressed copies, byte-identical once
+# decompressed, each one's SHA-256 shown), "link" (links into the repository above, no copy) or
+# "copy" (the files as they are). `fmbench build --originals` overrides it.
 originals = "gzip"
 
 # The smallest change called practical, beside the statistical test. Reserved: this version

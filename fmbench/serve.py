@@ -255,6 +255,7 @@ def _site() -> Any:
             from fmbench.tolerance import Tolerance
 
             g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
+            g.site.originals = project.config.publishing.originals
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:

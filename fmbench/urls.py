@@ -88,8 +88,14 @@ def data_source(run_id: str, file_name: str) -> str:
     return f"data/runs/{run_id}/{slug(file_name)}"
 
 
+def data_source_gzip(run_id: str, file_name: str) -> str:
+    """The original run file gzipped (the ``gzip`` originals policy)."""
+    return data_source(run_id, file_name) + ".gz"
+
+
 def data_trials_csv(run_id: str) -> str:
-    return f"data/runs/{run_id}/trials.csv"
+    """Every trial of a run as CSV, gzipped (the trial data is the site's bulk)."""
+    return f"data/runs/{run_id}/trials.csv.gz"
 
 
 def data_figures(run_id: str) -> str:
@@ -97,12 +103,10 @@ def data_figures(run_id: str) -> str:
 
 
 def data_trials_json(run_id: str, scenario: str) -> str:
-    return f"data/runs/{run_id}/trials/{slug(scenario)}.json"
+    """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
+    return f"data/runs/{run_id}/trials/{slug(scenario)}.json.gz"
 
 
-def data_trials_fragment(run_id: str, scenario: str) -> str:
-    """A scenario's trials laid out by the trials page's own partial, fetched by the run page's "Show here"."""
-    return f"data/runs/{run_id}/trials/{slug(scenario)}.html"
 
 
 def builds() -> str:

@@ -354,3 +354,40 @@ def test_axe_finds_no_violation_on_any_page_kind(scheme: str, browser: Any, stat
     finally:
         context.close()
     assert found == {}, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)
+
+
+def test_a_scenarios_trial_data_loads_gzipped_and_is_saved_as_its_json(
+    tab: Page, static_url: str, served: tuple[str, Path], corpus: tuple[Path, Path]
+) -> None:
+    import gzip
+
+    run = _run_id("purpose-current.json")
+    for base in (static_url, served[0]):
+        page = tab.open(base + f"runs/{run}/")
+        href = page.get_attribute("a.trial-data >> nth=0", "href")
+        assert href is not None and href.endswith(".json.gz")
+        stored = json.loads(gzip.decompress((corpus[1] / href.lstrip("/")).read_bytes()))
+        with page.expect_download() as info:
+            page.click("a.trial-data >> nth=0")
+        assert info.value.suggested_filename == href.rsplit("/", 1)[1].removesuffix(".gz")
+        loaded = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+        assert loaded == stored and loaded["run"] == run and loaded["trials"]
+        assert tab.errors == [] and tab.violations() == [], base
+
+
+def test_show_here_moves_in_every_page_of_a_scenarios_trials(tab: Page, static_url: str, corpus: tuple[Path, Path]) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(corpus[0]), read_only=True)
+    run, title, count = con.execute(
+        "SELECT run_id, title, trial_count FROM scenario_figures ORDER BY trial_count DESC, run_id LIMIT 1"
+    ).fetchone()
+    con.close()
+    page = tab.open(static_url + f"runs/{run}/")
+    item = page.locator("ul.trial-sections > li", has_text=title).first
+    item.locator("button.load-trials").click()
+    item.locator(".trials-status", has_text="loaded").wait_for(timeout=30000)
+    assert item.locator("article.trial").count() == count
+    if FIXTURES.is_dir():
+        assert count > 50  # more than one trials page: the loader followed every "Next"
+    assert tab.errors == [] and tab.violations() == []

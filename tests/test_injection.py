@@ -189,17 +189,22 @@ def test_every_hostile_text_field_is_on_the_served_page_escaped(hostile_db: Path
 
 
 def test_data_files_and_the_api_give_the_hostile_text_back_exactly_as_json(hostile_db: Path, built: Path) -> None:
+    import gzip
     import json
 
     client = create_app(hostile_db, host="127.0.0.1", port=8000).test_client()
-    for path in (f"/data/runs/{HOSTILE}/trials/task-capture.json", f"/api/runs/{HOSTILE}/scenarios/task-capture/trials"):
+    for path, kind in (
+        (f"/data/runs/{HOSTILE}/trials/task-capture.json.gz", "application/gzip"),  # the data file, stored gzipped
+        (f"/api/runs/{HOSTILE}/scenarios/task-capture/trials", "application/json"),
+    ):
         response = client.get(path, headers={"Host": HOST})
         assert response.status_code == 200
-        assert response.headers["Content-Type"].startswith("application/json")
+        assert response.headers["Content-Type"].startswith(kind)
         assert response.headers["X-Content-Type-Options"] == "nosniff"
-        doc = response.get_json()
+        body = response.get_data()
+        doc = json.loads(gzip.decompress(body) if kind == "application/gzip" else body)
         trials = doc if isinstance(doc, list) else doc["trials"]
         assert {t["response"] for t in trials} >= {TRIALS_PAGE_FIELDS["response"], TRIALS_PAGE_FIELDS["1 MiB response"]}
-    static = json.loads((built / f"data/runs/{HOSTILE}/trials/task-capture.json").read_bytes())
+    static = json.loads(gzip.decompress((built / f"data/runs/{HOSTILE}/trials/task-capture.json.gz").read_bytes()))
     static_trials = static if isinstance(static, list) else static["trials"]
     assert TRIALS_PAGE_FIELDS["prompt"] in {t["prompt"] for t in static_trials}

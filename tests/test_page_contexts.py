@@ -8,12 +8,14 @@ scripts); what a page says is asserted here, in milliseconds per page.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fmbench import urls
 from fmbench.blocks import Cell, Table
 from fmbench.db import connect
 from fmbench.errors import NotFoundError
@@ -387,17 +389,22 @@ def test_the_registry_holds_the_view_functions_themselves() -> None:
 # --- one layout of a trial -------------------------------------------------------------------------
 
 
-def test_the_run_pages_trial_fragment_lays_trials_out_exactly_as_the_trials_page(site: SiteContext) -> None:
+def test_the_run_page_shows_its_trials_from_the_trials_pages_and_the_trial_data_is_gzipped_json(site: SiteContext) -> None:
+    import gzip
     import re
 
     from fmbench.views import render_page
-    from fmbench.views.data import trials_fragment
+    from fmbench.views.data import trials_json
 
     run_id = _run_id(site, QUICK)
     (kind,) = [k for k in PAGES if k.name == "trials"]
+    run = runs.run_page(site, Filters(), run_id)
+    (section,) = [s for s in run.trial_sections if s.scenario_id == "task-capture"]
+    assert section.href == "/" + urls.trials(run_id, "task-capture")  # "Show here" fetches the trials page itself
     page_html = render_page(site, kind, Filters(), run_id=run_id, scenario="task-capture")
-    fragment = trials_fragment(site, Filters(), run_id=run_id, scenario="task-capture").decode("utf-8")
-    articles = re.compile(r'<article class="trial".*?</article>', re.S)
-    assert len(articles.findall(fragment)) == 3
-    assert articles.findall(fragment) == articles.findall(page_html)
-    assert fragment.startswith('<div class="trial-list">') and "<html" not in fragment
+    assert page_html.count('<div class="trial-list">') == 1
+    listed = page_html.split('<div class="trial-list">')[1]
+    assert len(re.findall(r'<article class="trial"', listed)) == 3
+    assert section.data_href == "/" + urls.data_trials_json(run_id, "task-capture") and section.data_href.endswith(".json.gz")
+    doc = json.loads(gzip.decompress(trials_json(site, Filters(), run_id=run_id, scenario="task-capture")))
+    assert doc["scenario"] == "task-capture" and len(doc["trials"]) == 3

@@ -6,6 +6,7 @@ made by tests/data/make_reading_files.py in the runner's own JSON layout).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -56,6 +57,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def built(site: tuple[Path, Path], url: str) -> str:
     path = site[1] / url.lstrip("/")
+    if url.endswith(".gz"):  # the site's data files are stored gzipped
+        return gzip.decompress(path.read_bytes()).decode("utf-8")
     return (path / "index.html" if url.endswith("/") else path).read_text(encoding="utf-8")
 
 
@@ -279,13 +282,13 @@ def test_offline_success_visual_fixture_and_a_trials_own_environment_are_on_the_
     page = page_text(built(site, f"/runs/{rid}/trials/visual-recommendation/"))
     assert "Offline success yes" in page and "Visual fixture sunsetRun" in page
     assert "Low Power Mode on Thermal state Fair Snapshot taken (UTC) 2026-11-03T09:04:31Z" in page
-    data = json.loads(built(site, f"/data/runs/{rid}/trials/visual-recommendation.json"))
+    data = json.loads(built(site, f"/data/runs/{rid}/trials/visual-recommendation.json.gz"))
     (trial,) = data["trials"]
     assert (trial["offline_success"], trial["visual_fixture"]) == ("yes", "sunsetRun")
     assert trial["environment"] == {
         "Low Power Mode": "on", "Thermal state": "Fair", "Snapshot taken (UTC)": "2026-11-03T09:04:31Z"
     }
-    csv_text = built(site, f"/data/runs/{rid}/trials.csv")
+    csv_text = built(site, f"/data/runs/{rid}/trials.csv.gz")
     header = csv_text.splitlines()[0].split(",")
     row = dict(zip(header, csv_text.splitlines()[1].split(","), strict=False))
     assert (row["offline_success"], row["visual_fixture"], row["environment_low_power_mode"]) == ("True", "sunsetRun", "True")
@@ -296,7 +299,7 @@ def test_a_failures_tool_calls_and_final_state_are_on_the_run_page_and_in_the_da
     page = page_text(built(site, f"/runs/{rid}/"))
     assert ("searchContacts(query: Dr. Lee) → createReminder(list: Personal, title: Call Dr. Lee) "
             "reminders.count = 0; reminders.latest.title = none") in page
-    data = json.loads(built(site, f"/data/runs/{rid}/trials/personal-organizer.json"))
+    data = json.loads(built(site, f"/data/runs/{rid}/trials/personal-organizer.json.gz"))
     (failure,) = data["failures"]
     assert [c["name"] for c in failure["tool_calls"]] == ["searchContacts", "createReminder"]
     assert failure["tool_calls"][1]["arguments"] == {"list": "Personal", "title": "Call Dr. Lee"}

@@ -92,7 +92,7 @@ def test_security_headers_are_on_every_response(client) -> None:  # type: ignore
 def test_no_response_ever_carries_a_traceback(client) -> None:  # type: ignore[no-untyped-def]
     paths = [
         "/", "/runs/", "/runs/?os_build=%00", "/runs/%00/", "/devices/%3Cscript%3E/", "/api/runs?verdict=%27",
-        "/api/compare?device=x", "/api/compare?device=x&baseline=a&candidate=b", "/data/runs/zz/trials.csv",
+        "/api/compare?device=x", "/api/compare?device=x&baseline=a&candidate=b", "/data/runs/zz/trials.csv.gz",
         "/runs/" + _run_id("purpose-current.json") + "/trials/none/", "/compare/x/a..b/", "/regressions/?device=%2F",
     ]
     for path in paths:
@@ -171,7 +171,7 @@ TRAVERSALS = [
     "/compare/..%2f/a..b/",
     "/data/runs/{run}/..%2f..%2fpyproject.toml",
     "/data/runs/{run}/%2e%2e%2fpurpose-current.json",
-    "/data/runs/%2e%2e/trials.csv",
+    "/data/runs/%2e%2e/trials.csv.gz",
     "/api/runs/..%2f..%2fpyproject.toml",
     "/api/runs/{run}/scenarios/%2e%2e%252f%2e%2e/trials",
     "/diagnostics/..%2f..%2fpyproject.toml",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -52,7 +53,7 @@ def test_every_page_kind_is_written(built: tuple[Path, Path]) -> None:
         "devices/index.html", "devices/iPhone18,1/index.html", "scenarios/index.html",
         "scenarios/task-capture/index.html", "pcc/index.html", "compare/index.html",
         "regressions/index.html", "regressions/feed.xml", "data/index.html", "data/runs.json",
-        f"data/runs/{run}/purpose-current.json", f"data/runs/{run}/trials.csv", f"data/runs/{run}/figures.json",
+        f"data/runs/{run}/purpose-current.json.gz", f"data/runs/{run}/trials.csv.gz", f"data/runs/{run}/figures.json",
     ):
         assert (out / page).is_file(), page
 
@@ -62,10 +63,14 @@ def test_no_internal_link_is_broken(built: tuple[Path, Path]) -> None:
     assert broken_links(out) == []
 
 
-def test_the_original_file_is_published_byte_identical(built: tuple[Path, Path]) -> None:
+def test_the_original_file_is_published_gzipped_and_decompresses_byte_identical(built: tuple[Path, Path]) -> None:
     _, out = built
     run = _run_id("purpose-current.json")
-    assert (out / f"data/runs/{run}/purpose-current.json").read_bytes() == (RUNS / "purpose-current.json").read_bytes()
+    original = (RUNS / "purpose-current.json").read_bytes()
+    assert gzip.decompress((out / f"data/runs/{run}/purpose-current.json.gz").read_bytes()) == original
+    assert not (out / f"data/runs/{run}/purpose-current.json").exists()
+    page = (out / f"runs/{run}/index.html").read_text(encoding="utf-8")
+    assert hashlib.sha256(original).hexdigest() in page
 
 
 def test_plotly_is_one_shared_asset_not_inlined(built: tuple[Path, Path]) -> None:

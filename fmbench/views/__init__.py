@@ -119,6 +119,16 @@ def _run_scenarios(site: SiteContext) -> list[dict[str, Any]]:
 
 
 def _sources(site: SiteContext) -> list[dict[str, Any]]:
+    """The original run files the site carries as they were ingested (the ``copy`` originals policy)."""
+    return _originals(site) if site.originals == "copy" else []
+
+
+def _sources_gzip(site: SiteContext) -> list[dict[str, Any]]:
+    """The original run files the site carries gzipped (the ``gzip`` originals policy, the default)."""
+    return _originals(site) if site.originals == "gzip" else []
+
+
+def _originals(site: SiteContext) -> list[dict[str, Any]]:
     return [
         {"run_id": r, "file_name": f}
         for r, f in site.con.execute("SELECT run_id, file_name FROM runs ORDER BY run_id").fetchall()
@@ -224,20 +234,20 @@ PAGES: tuple[PageKind, ...] = (
 
 DATA: tuple[DataKind, ...] = (
     DataKind(
-        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "text/csv; charset=utf-8",
-        route="data/runs/{run_id}/trials.csv", inputs=I.the_run,
+        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "application/gzip",
+        route="data/runs/{run_id}/trials.csv.gz", inputs=I.the_run,
     ),
     DataKind(
         "figures_json", urls.data_figures, data.figures_json, _run_ids, "application/json",
         route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
     DataKind(
-        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/json",
-        route="data/runs/{run_id}/trials/{scenario}.json", inputs=I.the_run,
+        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/gzip",
+        route="data/runs/{run_id}/trials/{scenario}.json.gz", inputs=I.the_run,
     ),
     DataKind(
-        "trials_fragment", urls.data_trials_fragment, data.trials_fragment, _run_scenarios, "text/html; charset=utf-8",
-        route="data/runs/{run_id}/trials/{scenario}.html", inputs=I.the_run,
+        "source_gzip", urls.data_source_gzip, data.source_gzip_bytes, _sources_gzip, "application/gzip",
+        route="data/runs/{run_id}/{file_name}.gz", inputs=I.the_run,
     ),
     DataKind(
         "source", urls.data_source, data.source_bytes, _sources, "application/json",

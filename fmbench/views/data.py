@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from collections.abc import Iterator, Sequence
@@ -16,7 +17,6 @@ from fmbench.views.common import rows
 from fmbench.views.runs import (
     failure_json,
     failure_rows,
-    failure_table,
     run_figures,
     scenario_for_slug,
     trial_details,
@@ -52,6 +52,16 @@ def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: st
     return bytes(found[0])
 
 
+def gzip_original(content: bytes) -> bytes:
+    """An original run file gzipped, the same bytes for the same file (no name or time in the header)."""
+    return gzip.compress(content, compresslevel=6, mtime=0)
+
+
+def source_gzip_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
+    """The run file exactly as it was ingested, gzipped (the ``gzip`` originals policy)."""
+    return gzip_original(source_bytes(site, filters, run_id, file_name))
+
+
 def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
     """``(run id, file name, original bytes)`` of many runs.
 
@@ -80,7 +90,7 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
 
 
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
-    """Every trial of a run, one row each; empty cells are values the run did not record."""
+    """Every trial of a run, one row each, gzipped; empty cells are values the run did not record."""
     if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
         raise NotFoundError(f"no run {run_id!r}")
     buffer = io.StringIO()
@@ -91,7 +101,7 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     )
     for row in cursor.fetchall():
         writer.writerow(["" if v is None else v for v in row])
-    return buffer.getvalue().encode("utf-8")
+    return gzip.compress(buffer.getvalue().encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
@@ -128,9 +138,10 @@ def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials as data (every trial and failure, all text).
+    """A scenario's trials as data (every trial and failure, all text), gzipped.
 
-    Compact JSON: it is read by programs, not by people, and it is the site's bulk.
+    Compact JSON, gzipped: it is read by programs (the browser with ``DecompressionStream('gzip')``), not by
+    people, and it is the site's bulk. The same trials give the same bytes (no time in the gzip header).
     """
     scenario_id, details, failures = _scenario_trials(site, run_id, scenario)
     doc = {
@@ -139,20 +150,8 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         "trials": [t.to_json() for t in details],
         "failures": [failure_json(f) for f in failures],
     }
-    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
-
-
-def trials_fragment(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials and failures laid out as on its trials pages (``_trial.html``), as an HTML fragment
-    the run page fetches and shows in place: one layout of a trial, rendered on the server."""
-    _, details, failures = _scenario_trials(site, run_id, scenario)
-    context = {
-        "trials": details,
-        "failures": failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
-        if failures
-        else None,
-    }
-    return site.renderer.render("_trials_fragment.html", context).encode("utf-8")
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+    return gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def runs_json(site: SiteContext, filters: Filters) -> bytes:
@@ -171,7 +170,7 @@ def runs_json(site: SiteContext, filters: Filters) -> bytes:
         r["scenarios"] = figures.get(r["run_id"], [])
         r["links"] = {
             "page": site.url(urls.run(r["run_id"])),
-            "source": site.url(urls.data_source(r["run_id"], r["file_name"])),
+            **({"source": original[1]} if (original := site.original(r["run_id"], r["file_name"], r["source_sha256"])) else {}),
             "trials_csv": site.url(urls.data_trials_csv(r["run_id"])),
             "figures": site.url(urls.data_figures(r["run_id"])),
         }

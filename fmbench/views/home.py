@@ -255,9 +255,10 @@ def data_page(site: SiteContext, filters: Filters) -> DataPage:
         Row(
             [
                 run_link(r, url),
-                Cell(r["file_name"], href=url(urls.data_source(r["run_id"], r["file_name"]))),
+                Cell(original[0], href=original[1]) if (original := site.original(r["run_id"], r["file_name"], r["source_sha256"]))
+                else Cell(r["file_name"]),
                 Cell(r["source_sha256"][:16] + "…", title=r["source_sha256"]),
-                Cell("trials.csv", href=url(urls.data_trials_csv(r["run_id"]))),
+                Cell("trials.csv.gz", href=url(urls.data_trials_csv(r["run_id"]))),
                 Cell("figures.json", href=url(urls.data_figures(r["run_id"]))),
                 verdict_cell(r["verdict"], url),
             ],
@@ -270,7 +271,7 @@ def data_page(site: SiteContext, filters: Filters) -> DataPage:
         filter_form(site.con, url(urls.data()), filters),
         Table(
             "data-files",
-            "Every run's original file (byte-identical), its trials and its recomputed figures",
+            "Every run's original file (gzipped, linked or as ingested: its SHA-256 is the original's), its trials and its recomputed figures",
             [
                 Column("run", "Run"),
                 Column("file", "Original file"),

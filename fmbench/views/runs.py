@@ -130,9 +130,9 @@ class ScenarioTrials:
     trial_count: int
     failure_count: int
     href: str
+    """The scenario's trials pages; "Show here" fetches them and moves their trial list into the run page."""
     data_href: str
-    fragment_href: str
-    """The scenario's trials as an HTML fragment (the trials page's layout), loaded in place by "Show here"."""
+    """The scenario's trials as data (gzipped JSON)."""
 
 
 @dataclass(frozen=True)
@@ -527,7 +527,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     annotations, corrections = _annotations(con, run_id)
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
-    source_name = run["file_name"]
+    original = site.original(run_id, run["file_name"], run["source_sha256"])
     spread = dist.run_trial_values(con, run_id)
     titles = {f["scenario_id"]: f["title"] for f in figures}
     order = [f["scenario_id"] for f in figures]
@@ -540,10 +540,14 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
                                token_count_source(f["token_count_source"] for f in figures)),
         downloads=[
-            Link(f"Original run file ({source_name})", url(urls.data_source(run_id, source_name)), "byte-identical to what was ingested"),
-            Link("Trials as CSV", url(urls.data_trials_csv(run_id))),
+            *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
+            Link("Trials as CSV (gzip)", url(urls.data_trials_csv(run_id))),
             Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
-            *([Link("The run file in the publisher's repository", repository_file)] if repository_file else []),
+            *(
+                [Link("The run file in the publisher's repository", repository_file)]
+                if repository_file and site.originals != "link"
+                else []
+            ),
         ],
         annotations=annotations,
         corrections=corrections,
@@ -575,7 +579,6 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                 f["failure_count"],
                 url(urls.trials(run_id, f["scenario_id"])),
                 url(urls.data_trials_json(run_id, f["scenario_id"])),
-                url(urls.data_trials_fragment(run_id, f["scenario_id"])),
             )
             for f in figures
         ],

@@ -29,6 +29,9 @@ class SiteContext:
     """The publisher's methodology notes (Markdown), merged into fmbench's on the methodology page."""
     source_links: dict[str, str] = field(default_factory=dict)
     """Run id -> where its file can be browsed in the publisher's repository (a project's)."""
+    originals: str = "gzip"
+    """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed),
+    ``link`` (to the file in the publisher's repository, no copy) or ``copy`` (as ingested)."""
     bulk: bool = False
     tolerance: Tolerance = DEFAULT_TOLERANCE
     """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
@@ -50,6 +53,23 @@ class SiteContext:
 
             self._run_trials = run_trials(self.con, run_id)
         return self._run_trials
+
+    def original(self, run_id: str, file_name: str, sha256: str) -> tuple[str, str, str] | None:
+        """The original run file as the site carries it under its originals policy: ``(label, href, note)``,
+        or ``None`` when it is linked and the run has no link to the publisher's repository."""
+        from fmbench import urls
+
+        if self.originals == "link":
+            link = self.source_links.get(run_id)
+            if link is None:
+                return None
+            return file_name, link, f"in the publisher's repository; SHA-256 {sha256}"
+        if self.originals == "gzip":
+            return (
+                f"{file_name}.gz", self.url(urls.data_source_gzip(run_id, file_name)),
+                f"gzip; decompresses to the exact bytes ingested, SHA-256 {sha256}",
+            )
+        return file_name, self.url(urls.data_source(run_id, file_name)), f"byte-identical to what was ingested, SHA-256 {sha256}"
 
     @property
     def url(self) -> Callable[[str], str]:

@@ -8,8 +8,12 @@
  * @, a tab, a carriage return, or + or - not followed by a digit) is
  * prefixed with an apostrophe.
  *
+ * Links to gzipped JSON data files (a[data-gzip-json]) save the JSON itself,
+ * decompressed in the browser (DecompressionStream).
+ *
  * Also offers window.fmbenchDownloads.save(name, type, text) for charts.js
- * (the chart data and PNG buttons).
+ * (the chart data and PNG buttons) and readGzipJson(url), a promise of the
+ * text of a gzipped JSON file of the site.
  *
  * No dependencies. Never uses innerHTML.
  */
@@ -98,5 +102,48 @@
     wrap.parentNode.insertBefore(bar, wrap.nextSibling);
   });
 
-  window.fmbenchDownloads = { save: save, button: button, tableCsv: tableCsv };
+  /* A site data file stored gzipped (a[data-gzip-json], such as a scenario's trials): read in the browser
+     with DecompressionStream('gzip') and saved as plain JSON. A server that already decoded it (one that
+     sends .gz files with Content-Encoding: gzip) hands over JSON: the gzip magic bytes tell which. Without
+     DecompressionStream the link downloads the .gz file itself. */
+  function readGzipJson(href) {
+    return fetch(href, { credentials: "same-origin" })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("the server answered " + resp.status);
+        }
+        return resp.arrayBuffer();
+      })
+      .then(function (buffer) {
+        var head = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
+        var body = new Blob([buffer]).stream();
+        if (head[0] === 0x1f && head[1] === 0x8b) {
+          body = body.pipeThrough(new DecompressionStream("gzip"));
+        }
+        return new Response(body).text();
+      })
+      .then(function (text) {
+        JSON.parse(text); /* a file that is not JSON is an error, not a download */
+        return text;
+      });
+  }
+
+  Array.prototype.forEach.call(doc.querySelectorAll("a[data-gzip-json]"), function (link) {
+    if (typeof DecompressionStream !== "function") {
+      return;
+    }
+    link.addEventListener("click", function (ev) {
+      ev.preventDefault();
+      var name = (link.getAttribute("href").split("/").pop() || "data.json.gz").replace(/\.gz$/, "");
+      readGzipJson(link.href)
+        .then(function (text) {
+          save(name, "application/json", text);
+        })
+        .catch(function () {
+          window.location.href = link.href; /* the compressed file, as stored */
+        });
+    });
+  });
+
+  window.fmbenchDownloads = { save: save, button: button, tableCsv: tableCsv, readGzipJson: readGzipJson };
 })();

@@ -12,9 +12,10 @@
  *     filters.
  *
  * Trial detail ([data-trials-src]): a button (or link) whose attribute holds
- * the URL of a scenario's trials as an HTML fragment, laid out on the server
- * by the same partial as the trials pages (one layout of a trial). On click
- * the fragment is fetched, parsed inertly with DOMParser and moved in.
+ * the URL of a scenario's first trials page. On click that page and the ones
+ * its "Next" link leads to are fetched, parsed inertly with DOMParser, and
+ * their trial lists (.trial-list) moved in: a trial is rendered once, on the
+ * trials pages, and the run page shows that same HTML.
  * Optional data-trials-target="<id>" names the element to fill (default: a
  * new element right after the button).
  *
@@ -214,16 +215,49 @@
 
   /* ---------- trial detail ---------- */
 
-  /* The fetched fragment is the server's own layout of the trials (templates/_trial.html, escaped there, as
-     on the trials pages). It is parsed as an inert document (DOMParser runs no script and loads nothing)
-     and its nodes are moved in; the page's CSP still forbids any inline script or handler. */
-  function fragmentOf(html) {
+  /* A fetched trials page is the server's own layout of the trials (templates/_trial.html, escaped there).
+     It is parsed as an inert document (DOMParser runs no script and loads nothing) and only its trial list
+     is moved in; the page's CSP still forbids any inline script or handler. Its "Next" link, if any, names
+     the following page, resolved against the page's own URL. */
+  function trialPage(html, url) {
     var parsed = new DOMParser().parseFromString(html, "text/html");
     var list = parsed.body.querySelector(".trial-list");
     if (!list) {
-      throw new Error("the file is not a list of trials");
+      throw new Error("the page holds no list of trials");
     }
-    return doc.adoptNode(list);
+    var next = parsed.body.querySelector("a.pager-next[rel=next]");
+    return { list: doc.adoptNode(list), next: next ? new URL(next.getAttribute("href"), url).href : null };
+  }
+
+  function fetchTrialPage(url) {
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("the server answered " + resp.status);
+        }
+        return resp.text();
+      })
+      .then(function (html) {
+        return trialPage(html, url);
+      });
+  }
+
+  /* Every page of the scenario's trials, one after the other, into one list. */
+  function fetchAllTrials(url) {
+    return fetchTrialPage(url).then(function (first) {
+      function more(found) {
+        if (!found.next) {
+          return first.list;
+        }
+        return fetchTrialPage(found.next).then(function (page) {
+          toArray(page.list.querySelectorAll("article.trial")).forEach(function (t) {
+            first.list.appendChild(t);
+          });
+          return more(page);
+        });
+      }
+      return more(first);
+    });
   }
 
   function loadTrials(trigger) {
@@ -251,15 +285,8 @@
       trigger.disabled = true;
     }
 
-    fetch(src, { credentials: "same-origin", headers: { Accept: "text/html" } })
-      .then(function (resp) {
-        if (!resp.ok) {
-          throw new Error("the server answered " + resp.status);
-        }
-        return resp.text();
-      })
-      .then(function (html) {
-        var list = fragmentOf(html);
+    fetchAllTrials(new URL(src, doc.baseURI).href)
+      .then(function (list) {
         var count = list.querySelectorAll("article.trial").length;
         target.appendChild(list);
         status.textContent = count === 1 ? "1 trial loaded." : count + " trials loaded.";
@@ -269,7 +296,7 @@
       })
       .catch(function (err) {
         status.textContent = "Could not load the trial detail (" + (err && err.message ? err.message : "unknown error") + "). ";
-        var a = el("a", null, "Open the trial data file");
+        var a = el("a", null, "Open the trials page");
         a.href = src;
         status.appendChild(a);
         status.appendChild(doc.createTextNode("."));
