@@ -1004,11 +1004,13 @@ def compare_sides(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Compare two sides, each a run id, a run file or a filter expression, on an open database."""
     b = select_side(con, baseline, rule)
     c = select_side(con, candidate, rule)
-    return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity)
+    return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity,
+                            tolerance=tolerance)
 
 
 def compare_runs(
@@ -1021,19 +1023,21 @@ def compare_runs(
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
     registry: Registry | None = None,
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Open the database read-only and compare (what ``fmbench compare`` calls).
 
     Two run files and no database given: the files are read into an in-memory database (see
-    :func:`compare_files`), so no database is needed.
+    :func:`compare_files`), so no database is needed. ``tolerance`` is the practical threshold (a
+    project's ``[publishing.practical_change]``).
     """
     if db is None and sides_are_files(baseline, candidate):
         return compare_files(baseline, candidate, registry=registry, rule=rule, strict_os=strict_os,
-                             confidence=confidence, multiplicity=multiplicity)
+                             confidence=confidence, multiplicity=multiplicity, tolerance=tolerance)
     with connect(db, read_only=True) as con:
         return compare_sides(
             con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
-            multiplicity=multiplicity,
+            multiplicity=multiplicity, tolerance=tolerance,
         )
 
 
@@ -1053,6 +1057,7 @@ def compare_files(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Compare two run files with no database: each is read, judged and stored (with its sidecar) in an
     in-memory DuckDB that is gone when the comparison is made. A file that cannot be read is an error
@@ -1069,7 +1074,7 @@ def compare_files(
             if outcome.status == "error":
                 raise FmbenchError(outcome.message or f"{Path(text).name}: cannot be read")
         return compare_sides(con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
-                             multiplicity=multiplicity)
+                             multiplicity=multiplicity, tolerance=tolerance)
     finally:
         con.close()
 
