@@ -419,13 +419,19 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
     refused or a side cannot be read.
     """
     from fmbench.compare import compare_runs, sides_are_files
+    from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 
     project = _project()
     # Two run files and no --db: compared in memory, no database needed.
     in_memory = db is None and sides_are_files(baseline, candidate)
+    # Inside a project, its practical threshold ([publishing.practical_change]), as its site uses.
+    tolerance = (
+        Tolerance.of(project.config.publishing.practical_change) if project is not None else DEFAULT_TOLERANCE
+    )
     with user_errors():
         result = compare_runs(baseline, candidate, None if in_memory else _db(db, project),  # type: ignore[arg-type]
-                              rule=rule, strict_os=strict_os, registry=_registry(project) if in_memory else None)
+                              rule=rule, strict_os=strict_os, registry=_registry(project) if in_memory else None,
+                              tolerance=tolerance)
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif fmt == "markdown":

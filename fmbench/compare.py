@@ -307,13 +307,17 @@ class _Trials:
     fell_back: int = 0
     """PCC trials that ran on the device instead (their speed is left out on a PCC side)."""
     clusters: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
-    """The quantile figures' values by metric (``ttft``, ``tps``, ``cps``), run and sample: the cluster bootstrap's input."""
+    """Each figure's per-trial values by metric (``ttft``, ``tps``, ``cps``; ``task`` and ``prompt``, the
+    0/1 outcomes, a failed attempt a 0 in ``task``; ``score``), run and sample: the cluster bootstrap's input."""
 
     def add_clustered(self, metric: str, run_id: str, sample_id: str, value: float) -> None:
         self.clusters.setdefault(metric, {}).setdefault(run_id, {}).setdefault(sample_id, []).append(value)
 
     def clustered(self, f: FigureDef) -> list[list[list[float]]]:
-        runs = self.clusters.get(f.key.split("_", 1)[0], {})
+        metric = {"task_success": "task", "prompt_pass": "prompt", "constraint_score": "score"}.get(
+            f.key, f.key.split("_", 1)[0]
+        )
+        runs = self.clusters.get(metric, {})
         return [list(samples.values()) for samples in runs.values()]
 
     @property
@@ -475,8 +479,8 @@ class Comparison:
             )
             + ".",
             f"Medians and p90s: {stats.CLUSTER_METHOD}.",
-            f"Task success and completed prompt pass: {stats.NEWCOMBE_METHOD}.",
-            f"Mean constraint score: {stats.MEAN_METHOD}.",
+            f"Task success and completed prompt pass: {stats.CLUSTER_RATE_METHOD}.",
+            f"Mean constraint score: {stats.CLUSTER_MEAN_METHOD}.",
             "Peak memory is a maximum: its change is shown, not tested.",
             "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
             f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
@@ -746,8 +750,11 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
         t = data.setdefault(sid, _Trials())
         t.trials += 1
         t.task_passed += int(passed)
+        t.add_clustered("task", run_id, sample_id, float(bool(passed)))
+        t.add_clustered("prompt", run_id, sample_id, float(bool(passed)))
         if score is not None:
             t.scores.append(score)
+            t.add_clustered("score", run_id, sample_id, score)
         if pcc and executed != "privateCloudCompute":
             # A PCC side's speed and memory are the PCC-executed trials' only; the fallbacks are counted.
             t.fell_back += 1
@@ -764,12 +771,16 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
             t.add_clustered("tps", run_id, sample_id, tps)
         if memory is not None:
             t.memory.append(int(memory))
-    for sid, n in con.execute(
-        f"SELECT scenario_id, count(*) FROM failures WHERE run_id IN ({marks}) AND NOT is_warmup "
-        "GROUP BY scenario_id",
+    for sid, run_id, sample_id, n in con.execute(
+        "SELECT scenario_id, run_id, coalesce(sample_id, ''), count(*) FROM failures "
+        f"WHERE run_id IN ({marks}) AND NOT is_warmup GROUP BY scenario_id, run_id, sample_id "
+        "ORDER BY scenario_id, run_id, sample_id",
         ids,
     ).fetchall():
-        data.setdefault(sid, _Trials()).failures += int(n)
+        t = data.setdefault(sid, _Trials())
+        t.failures += int(n)
+        for _ in range(int(n)):
+            t.add_clustered("task", run_id, sample_id, 0.0)  # a failed attempt counts against task success
     for sid in data:
         titles.setdefault(sid, (sid, None))
     return data, titles
@@ -816,7 +827,7 @@ def _testable(f: FigureDef, b: _Trials, c: _Trials, speed_comparable: bool) -> b
     if b.value(f) is None or c.value(f) is None:
         return False
     if f.method == "proportion":
-        return True
+        return min(b.counts(f)[1], c.counts(f)[1]) >= stats.MIN_BOOTSTRAP_VALUES
     return min(len(b.samples(f)), len(c.samples(f))) >= stats.MIN_BOOTSTRAP_VALUES
 
 
@@ -857,12 +868,11 @@ def _figure(
     delta = vc - vb
     relative = delta / abs(vb) if vb else None
     interval: stats.Interval | None = None
-    if f.method == "proportion":
-        sb, nb = b.counts(f)
-        sc, nc = c.counts(f)
-        interval = stats.newcombe_difference(sb, nb, sc, nc, confidence=confidence)
-    elif f.method == "mean":
-        interval = stats.mean_difference(b.samples(f), c.samples(f), confidence=confidence)
+    if f.method in ("proportion", "mean"):
+        interval = stats.cluster_bootstrap_mean_difference(
+            b.clustered(f), c.clustered(f), confidence=confidence,
+            method=stats.CLUSTER_RATE_METHOD if f.method == "proportion" else stats.CLUSTER_MEAN_METHOD,
+        )
     elif f.method == "quantile":
         interval = stats.cluster_bootstrap_quantile_difference(
             b.clustered(f), c.clustered(f), f.q, confidence=confidence
@@ -994,11 +1004,13 @@ def compare_sides(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Compare two sides, each a run id, a run file or a filter expression, on an open database."""
     b = select_side(con, baseline, rule)
     c = select_side(con, candidate, rule)
-    return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity)
+    return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity,
+                            tolerance=tolerance)
 
 
 def compare_runs(
@@ -1011,19 +1023,21 @@ def compare_runs(
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
     registry: Registry | None = None,
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Open the database read-only and compare (what ``fmbench compare`` calls).
 
     Two run files and no database given: the files are read into an in-memory database (see
-    :func:`compare_files`), so no database is needed.
+    :func:`compare_files`), so no database is needed. ``tolerance`` is the practical threshold (a
+    project's ``[publishing.practical_change]``).
     """
     if db is None and sides_are_files(baseline, candidate):
         return compare_files(baseline, candidate, registry=registry, rule=rule, strict_os=strict_os,
-                             confidence=confidence, multiplicity=multiplicity)
+                             confidence=confidence, multiplicity=multiplicity, tolerance=tolerance)
     with connect(db, read_only=True) as con:
         return compare_sides(
             con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
-            multiplicity=multiplicity,
+            multiplicity=multiplicity, tolerance=tolerance,
         )
 
 
@@ -1043,6 +1057,7 @@ def compare_files(
     strict_os: bool = False,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
     """Compare two run files with no database: each is read, judged and stored (with its sidecar) in an
     in-memory DuckDB that is gone when the comparison is made. A file that cannot be read is an error
@@ -1059,7 +1074,7 @@ def compare_files(
             if outcome.status == "error":
                 raise FmbenchError(outcome.message or f"{Path(text).name}: cannot be read")
         return compare_sides(con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
-                             multiplicity=multiplicity)
+                             multiplicity=multiplicity, tolerance=tolerance)
     finally:
         con.close()
 

@@ -117,8 +117,9 @@ methodology = "methodology.md"
 # "copy" (the files as they are). `fmbench build --originals` overrides it.
 originals = "gzip"
 
-# The smallest change called practical, beside the statistical test. Reserved: this version
-# reports every change whose interval excludes zero.
+# The smallest change called better or worse, beside the statistical test: a change whose interval
+# excludes zero but whose size is under it reads "within tolerance". The site's comparisons,
+# regressions and feed and `fmbench compare` in this folder use it.
 [publishing.practical_change]
 latency = 0.05     # relative: 5 % of a time (TTFT, duration)
 throughput = 0.05  # relative: 5 % of tokens or characters per second

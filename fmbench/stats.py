@@ -32,14 +32,18 @@
   the last value kept) are combined pair by pair into the distribution of
   the difference. It depends only on ``(n, k)``, so it is cached.
 
-- **Proportions** (task success, completed prompt pass): Newcombe's hybrid
-  score interval for a difference of two independent proportions (his
-  method 10), built from the two Wilson score intervals. It never leaves
-  [−1, 1] and behaves at 0 % and 100 %.
+- **Rates and means in comparisons** (task success, completed prompt pass,
+  mean constraint score): the same cluster bootstrap
+  (:func:`cluster_bootstrap_mean_difference`) on the difference of means.
+  A rate is the mean of each trial's 0/1 outcome (in task success a failed
+  attempt is a 0, grouped under its sample), so repetitions of one sample
+  that share an outcome widen the interval as they should.
 
-- **Means** (mean constraint score): a normal interval on the difference of
-  means with each side's variance σ²/n (population σ: the variance of the
-  bootstrap distribution of a mean), i.e. a Welch-type interval.
+- **Proportions and means over independent trials**, for reference:
+  Newcombe's hybrid score interval for a difference of two independent
+  proportions (his method 10), built from the two Wilson score intervals,
+  and a normal interval on a difference of means with each side's variance
+  σ²/n (a Welch-type interval). Comparisons no longer use them.
 
 A change is *detectable* when the interval excludes zero (a bound exactly on
 zero is not enough). Too few values on a side give no interval at all.
@@ -318,6 +322,14 @@ CLUSTER_METHOD = (
     "seeded from a digest of the values: runs resampled first where a side has several, then samples, "
     "then trials within each sample)"
 )
+_CLUSTER_DRAW = (
+    f"{RESAMPLES:,} Monte Carlo resamples per side, seeded from a digest of the values: runs resampled first "
+    "where a side has several, then samples, then trials within each sample"
+)
+CLUSTER_RATE_METHOD = (
+    f"cluster bootstrap of the difference of rates (each trial a 0/1 outcome, a failed attempt a 0; {_CLUSTER_DRAW})"
+)
+CLUSTER_MEAN_METHOD = f"cluster bootstrap of the difference of means ({_CLUSTER_DRAW})"
 
 
 def _side_digest(side: Clusters) -> bytes:
@@ -334,25 +346,20 @@ def _cluster_count(side: Clusters) -> int:
     return sum(len(sample) for run in side for sample in run)
 
 
-_RESAMPLE_MEMO: dict[tuple[bytes, tuple[float, ...]], Any] = {}
+_RESAMPLE_MEMO: dict[tuple[bytes, tuple[float, ...] | str], Any] = {}
 _RESAMPLE_MEMO_SIZE = 4096
 
 
-def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> Any:
-    """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
+def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any]:
+    """``(picked, valid)``: :data:`RESAMPLES` cluster-bootstrap resamples of one side's values.
 
-    An array of shape ``(len(qs), RESAMPLES)``. Runs are drawn with replacement (when there are
-    several), then, within each drawn run, as many samples as it holds, then, within each drawn
-    sample, as many trials as it holds. The generator is seeded from a digest of the values, so the
-    same side always gives the same resamples; the result is memoized by that digest.
+    Runs are drawn with replacement (when there are several), then, within each drawn run, as many
+    samples as it holds, then, within each drawn sample, as many trials as it holds. ``picked`` has
+    one row per resample; ``valid`` marks which of its slots hold a drawn value. The generator is
+    seeded from ``digest``, so the same side always gives the same resamples.
     """
     import numpy as np
 
-    digest = _side_digest(side)
-    key = (digest, qs)
-    found = _RESAMPLE_MEMO.get(key)
-    if found is not None:
-        return found
     runs = [[list(sample) for sample in run if len(sample)] for run in side]
     runs = [run for run in runs if run]
     rng = np.random.Generator(np.random.PCG64(int.from_bytes(digest, "little")))
@@ -378,19 +385,87 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
     position = (rng.random((*sample_pick.shape, max_trials)) * n_trials[..., None]).astype(np.int64)
     valid = sample_valid[..., None] & (np.arange(max_trials) < n_trials[..., None])
     picked = values[trial_offsets[sample_pick][..., None] + np.minimum(position, n_trials[..., None] - 1)]
-    picked = np.where(valid, picked, np.inf).reshape(b, -1)
-    counts = valid.reshape(b, -1).sum(axis=1)
-    picked.sort(axis=1)
-    rows = np.arange(b)
-    out = np.empty((len(qs), b))
-    for i, q in enumerate(qs):
-        index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
-        out[i] = picked[rows, index]
+    return picked.reshape(b, -1), valid.reshape(b, -1)
+
+
+def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
     with _BOOTSTRAP_LOCK:
         while len(_RESAMPLE_MEMO) >= _RESAMPLE_MEMO_SIZE:
             del _RESAMPLE_MEMO[next(iter(_RESAMPLE_MEMO))]
         _RESAMPLE_MEMO[key] = out
+
+
+def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> Any:
+    """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
+
+    An array of shape ``(len(qs), RESAMPLES)`` (see :func:`_resample` for how a resample is drawn),
+    memoized by a digest of the values.
+    """
+    import numpy as np
+
+    digest = _side_digest(side)
+    key = (digest, qs)
+    found = _RESAMPLE_MEMO.get(key)
+    if found is not None:
+        return found
+    picked, valid = _resample(side, digest)
+    picked = np.where(valid, picked, np.inf)
+    counts = valid.sum(axis=1)
+    picked.sort(axis=1)
+    rows = np.arange(picked.shape[0])
+    out = np.empty((len(qs), picked.shape[0]))
+    for i, q in enumerate(qs):
+        index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
+        out[i] = picked[rows, index]
+    _remember(key, out)
     return out
+
+
+def resampled_means(side: Clusters) -> Any:
+    """The means of :data:`RESAMPLES` cluster-bootstrap resamples of one side (a rate, where the values
+    are 0/1 outcomes), memoized by a digest of the values. The same resamples as
+    :func:`resampled_quantiles` draws for the same values."""
+    import numpy as np
+
+    digest = _side_digest(side)
+    key = (digest, "mean")
+    found = _RESAMPLE_MEMO.get(key)
+    if found is not None:
+        return found
+    picked, valid = _resample(side, digest)
+    out = np.where(valid, picked, 0.0).sum(axis=1) / valid.sum(axis=1)
+    _remember(key, out)
+    return out
+
+
+def _percentile_interval(differences: Any, confidence: float, method: str) -> Interval:
+    import numpy as np
+
+    differences = np.sort(differences)
+    alpha = 1 - confidence
+    n = len(differences)
+    low = differences[min(max(math.ceil(alpha / 2 * n) - 1, 0), n - 1)]
+    high = differences[min(max(math.ceil((1 - alpha / 2) * n) - 1, 0), n - 1)]
+    return Interval(low=float(low), high=float(high), confidence=confidence, method=method)
+
+
+def cluster_bootstrap_mean_difference(
+    baseline: Clusters,
+    candidate: Clusters,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    method: str = CLUSTER_MEAN_METHOD,
+) -> Interval | None:
+    """Percentile interval on mean(candidate) − mean(baseline) from the cluster bootstrap.
+
+    For a rate, the values are each trial's 0/1 outcome. ``None`` when either side has fewer than
+    :data:`MIN_BOOTSTRAP_VALUES` values; resample ``i`` of one side is paired with resample ``i`` of
+    the other.
+    """
+    if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
+        return None
+    z_value(confidence)  # validates the level
+    return _percentile_interval(resampled_means(candidate) - resampled_means(baseline), confidence, method)
 
 
 def cluster_bootstrap_quantile_difference(
@@ -405,16 +480,10 @@ def cluster_bootstrap_quantile_difference(
     ``None`` when either side has fewer than :data:`MIN_BOOTSTRAP_VALUES` values. The two sides'
     resamples are independent; resample ``i`` of one is paired with resample ``i`` of the other.
     """
-    import numpy as np
-
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
     qs = (0.5, 0.9) if q in (0.5, 0.9) else (q,)
     row = qs.index(q)
-    differences = np.sort(resampled_quantiles(candidate, qs)[row] - resampled_quantiles(baseline, qs)[row])
-    alpha = 1 - confidence
-    n = len(differences)
-    low = differences[min(max(math.ceil(alpha / 2 * n) - 1, 0), n - 1)]
-    high = differences[min(max(math.ceil((1 - alpha / 2) * n) - 1, 0), n - 1)]
-    return Interval(low=float(low), high=float(high), confidence=confidence, method=CLUSTER_METHOD)
+    differences = resampled_quantiles(candidate, qs)[row] - resampled_quantiles(baseline, qs)[row]
+    return _percentile_interval(differences, confidence, CLUSTER_METHOD)

@@ -79,3 +79,35 @@ def test_a_clear_shift_is_detected_and_its_interval_covers_it() -> None:
 def test_too_few_values_on_a_side_give_no_interval() -> None:
     assert stats.cluster_bootstrap_quantile_difference([[[1.0, 2.0]], [[3.0, 4.0]]], [[[1.0] * 10]], 0.5) is None
     assert stats.cluster_bootstrap_quantile_difference([], [[[1.0] * 10]], 0.5) is None
+
+
+def _outcomes(rates: list[float], reps: int) -> list[list[list[float]]]:
+    """One run whose samples pass ``rate`` of their ``reps`` trials each (0/1 outcomes)."""
+    return [[[1.0 if i < round(rate * reps) else 0.0 for i in range(reps)] for rate in rates]]
+
+
+def test_a_rates_interval_widens_when_repetitions_share_a_sample() -> None:
+    # The same 200 outcomes a side (same rates), once as 200 independent samples of one trial and once as
+    # 10 samples of 20 repetitions whose outcomes hang together (some samples always pass, others never).
+    baseline_rates = [1.0] * 6 + [0.0] * 4
+    candidate_rates = [1.0] * 5 + [0.0] * 5
+    clustered = stats.cluster_bootstrap_mean_difference(_outcomes(baseline_rates, 20), _outcomes(candidate_rates, 20))
+    independent = stats.cluster_bootstrap_mean_difference(
+        [[[v] for v in _flat(_outcomes(baseline_rates, 20))]], [[[v] for v in _flat(_outcomes(candidate_rates, 20))]]
+    )
+    assert clustered is not None and independent is not None
+    assert clustered.method == independent.method == stats.CLUSTER_MEAN_METHOD
+    assert _width(clustered) > 2 * _width(independent)
+    assert clustered.low < -0.1 < clustered.high  # both cover the true difference of rates
+    assert independent.low < -0.1 < independent.high
+    # Deterministic: the same outcomes give the same interval after the memo is cleared.
+    stats._RESAMPLE_MEMO.clear()
+    again = stats.cluster_bootstrap_mean_difference(_outcomes(baseline_rates, 20), _outcomes(candidate_rates, 20))
+    assert again == clustered
+
+
+def test_a_rate_interval_of_the_cluster_bootstrap_stays_within_minus_one_and_one() -> None:
+    interval = stats.cluster_bootstrap_mean_difference(_outcomes([1.0] * 5, 20), _outcomes([0.0] * 5, 20))
+    assert interval is not None
+    assert interval.low == interval.high == -1.0
+    assert interval.excludes_zero

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -316,16 +317,29 @@ def test_a_throughput_drop_is_worse_and_a_ttft_drop_is_better(lab: Lab) -> None:
 
 
 def test_a_drop_in_task_success_is_worse_and_failures_count_in_its_denominator(lab: Lab) -> None:
+    # Every attempt of the first 15 of 25 samples fails: enough samples for the cluster bootstrap to see it.
+    failing = dataclasses.replace(rb.TASK_CAPTURE, failures=300)
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER, scenarios=(rb.SYNTHETIC, failing)))
+    lab.ingest()
+    s = lab.compare("a", "b").scenario("task-capture")
+    assert (s.candidate_trials, s.candidate_attempts) == (200, 500)
+    task, prompt = s.figure("task_success"), s.figure("prompt_pass")
+    assert task.candidate is not None and prompt.candidate is not None
+    assert task.candidate * 500 == pytest.approx(prompt.candidate * 200)  # same passes, failures in the denominator
+    assert task.verdict == "worse"
+    assert prompt.verdict == "no detectable change"
+
+
+def test_failures_confined_to_one_of_two_samples_are_no_detectable_change(lab: Lab) -> None:
+    # 24 of 40 attempts fail, but all in the first of two samples: with two samples, the cluster
+    # bootstrap cannot tell a worse build from a harder sample.
     failing = rb.Scenario("synthetic-throughput", "Synthetic throughput", "syntheticThroughput", failures=24)
     lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER, scenarios=(failing, rb.TASK_CAPTURE)))
     lab.ingest()
-    s = lab.compare("a", "b").scenario("synthetic-throughput")
-    assert (s.candidate_trials, s.candidate_attempts) == (16, 40)
-    task, prompt = s.figure("task_success"), s.figure("prompt_pass")
-    assert task.candidate is not None and prompt.candidate is not None
-    assert task.candidate * 40 == pytest.approx(prompt.candidate * 16)  # same passes, failures in the denominator
-    assert task.verdict == "worse"
-    assert prompt.verdict == "no detectable change"
+    task = lab.compare("a", "b").scenario("synthetic-throughput").figure("task_success")
+    assert task.delta is not None and task.delta < -0.4
+    assert task.interval is not None and task.interval.method == stats.CLUSTER_RATE_METHOD
+    assert task.verdict == "no detectable change"
 
 
 def test_two_samples_from_one_distribution_show_no_detectable_change(lab: Lab) -> None:

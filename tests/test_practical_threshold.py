@@ -130,3 +130,39 @@ def test_a_projects_threshold_reaches_the_site_s_comparisons_and_regressions(tmp
         step = comparisons.regression_report(site).steps[0]
         assert step.comparison is not None
         assert step.comparison.scenario("synthetic-throughput").figure("ttft_median").verdict == "within tolerance"
+
+
+def test_fmbench_compare_inside_a_project_uses_its_practical_threshold(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from fmbench.cli import main
+
+    from testdata import FIXTURES
+
+    runner = CliRunner()
+    project = tmp_path / "results"
+    assert runner.invoke(main, ["init", str(project), "--title", "Results"]).exit_code == 0
+    settings = project / "fmbench.toml"
+    text = settings.read_text(encoding="utf-8")
+    assert "latency = 0.05 " in text
+    settings.write_text(text.replace("latency = 0.05 ", "latency = 0.50 "), encoding="utf-8")
+    a, b = (str(FIXTURES / n) for n in (
+        "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json",
+        "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json",
+    ))
+
+    def ttft(*args: str) -> dict[str, object]:
+        result = runner.invoke(main, [*args, "compare", a, b, "--json"])
+        assert result.exit_code == 0, result.output
+        scenario = next(s for s in json.loads(result.output)["scenarios"] if s["scenario_id"] == "synthetic-throughput")
+        return next(f for f in scenario["figures"] if f["key"] == "ttft_median")
+
+    outside = ttft()  # no project: the default 5 %
+    assert outside["verdict"] == "worse"
+    inside = ttft("--project", str(project))  # the project's 50 %: +26 % is under it
+    assert inside["verdict"] == "within tolerance" and inside["note"] == "±50%"
+    assert inside["relative_delta"] == outside["relative_delta"]
+    markdown = runner.invoke(main, ["--project", str(project), "compare", a, b, "--markdown"])
+    assert markdown.exit_code == 0 and "±50% for latency" in markdown.output

@@ -76,3 +76,44 @@ def test_serve_shows_the_same_issues_as_the_build(site: tuple[Path, str]) -> Non
     served = client.get(f"/runs/{run_id}/", headers={"Host": "127.0.0.1:8000"}).get_data(as_text=True)
     built = (out / "runs" / run_id / "index.html").read_text(encoding="utf-8")
     assert _issues_table(served) == _issues_table(built)
+
+
+def test_the_judge_artifact_names_its_judge_and_says_it_is_not_calibrated(site: tuple[Path, str]) -> None:
+    out, run_id = site
+    page = (out / "runs" / run_id / "index.html").read_text(encoding="utf-8")
+    _, _, judge = page.partition("Secondary evidence: model-judge scores")
+    assert "<dt>Judge</dt><dd>fixture: synthetic scores, no model judge was run" in judge
+    # The fixture's judge artifact records no rubric version: it says so rather than leaving it out.
+    rubric = judge.split("<dt>Rubric version</dt><dd>", 1)[1].split("</dd>", 1)[0]
+    assert "not recorded" in rubric
+    assert "not calibrated against human ratings" in judge
+
+
+def test_a_recorded_rubric_version_and_judge_reach_the_run_page_context(tmp_path: Path) -> None:
+    import json
+
+    import duckdb
+
+    from fmbench.views.replay import JUDGE_CAVEAT, replay_section
+
+    judge_file = next(REPLAYS.glob("*.judge.xcevalresult"))
+    document = json.loads(judge_file.read_text(encoding="utf-8"))
+    document["evaluationInfo"]["Judge"] = "Judge model 3.1"
+    document["evaluationInfo"]["Rubric Version"] = "helpfulness-clarity-completeness v2"
+    artifacts = tmp_path / "replays"
+    artifacts.mkdir()
+    (artifacts / judge_file.name).write_text(json.dumps(document), encoding="utf-8")
+    db = tmp_path / "judge.duckdb"
+    assert ingest_paths([FIXTURES / AGENTIC], db).ok
+    assert all(o.status == "ingested" for o in ingest_artifacts([artifacts], db).outcomes)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        run_id = con.execute("SELECT run_id FROM runs").fetchone()[0]
+        section = replay_section(con, lambda path: path, run_id)
+    finally:
+        con.close()
+    assert section is not None and len(section.judges) == 1 and section.deterministic == []
+    details = dict(section.judges[0].details)
+    assert details["Judge"] == "Judge model 3.1"
+    assert details["Rubric version"] == "helpfulness-clarity-completeness v2"
+    assert section.judge_caveat == JUDGE_CAVEAT and "not calibrated against human ratings" in JUDGE_CAVEAT

@@ -21,6 +21,30 @@ class ReplayArtifact:
     issues: Table
 
 
+JUDGE_CAVEAT = (
+    "A model judge's scores are not calibrated against human ratings: no study here measures how closely "
+    "they agree with what people would score, so read them as one model's opinion, not as a measurement."
+)
+
+
+def _recorded(info: dict[str, str], word: str) -> str | None:
+    """The value of the first ``evaluationInfo`` entry whose name mentions ``word`` (any case), if recorded."""
+    for key, value in info.items():
+        if word in key.lower() and str(value).strip():
+            return str(value)
+    return None
+
+
+def judge_details(info: dict[str, str]) -> list[tuple[str, str | None]]:
+    """The judge and the rubric version a judge artifact records in its ``evaluationInfo``
+    (``None``: not recorded)."""
+    judge = next(
+        (str(v) for k, v in info.items() if "judge" in k.lower() and "rubric" not in k.lower() and str(v).strip()),
+        None,
+    )
+    return [("Judge", judge), ("Rubric version", _recorded(info, "rubric"))]
+
+
 @dataclass(frozen=True)
 class ReplaySection:
     deterministic: list[ReplayArtifact]
@@ -29,6 +53,7 @@ class ReplaySection:
     disagreements: Table
     agrees: bool
     unlinked: int
+    judge_caveat: str = JUDGE_CAVEAT
 
 
 def _number(v: float | None) -> str | None:
@@ -104,6 +129,7 @@ def _artifact(i: int, a: Any) -> ReplayArtifact:
         title=a.location,
         evidence="secondary evidence: subjective scores from a model judge" if a.is_judge else "deterministic replay",
         details=[
+            *(judge_details(a.info) if a.is_judge else []),
             ("Evaluation id", a.evaluation_id),
             ("Result id", a.result_id),
             ("Started", a.start_time),
