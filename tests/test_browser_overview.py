@@ -122,8 +122,49 @@ def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
     page.goto(bases["static"] + f"devices/{DEVICE}/", wait_until="networkidle")
     assert page.locator("details.config-section[open]").count() == 0  # the page stays short until a choice
     page.get_by_role("link", name=CONFIG, exact=True).click()
+    page.wait_for_selector("details.config-section[open]", timeout=15000)  # opened by a script, on the hash change
     section = page.locator("details.config-section[open]")
     assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
-    section.locator(".chart-plot .main-svg").first.wait_for(timeout=15000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('details.config-section[open] .chart-plot .main-svg').length >= 2",
+        timeout=15000,
+    )
     assert section.locator(".chart-plot:has(.main-svg)").count() == 2
     assert errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_on_the_comparison_and_os_build_pages(
+    scheme: str, browser: Any, bases: dict[str, str], corpus: tuple[Path, Path]
+) -> None:
+    """The page kinds the purpose-built site of tests/test_browser.py has no data for: a comparison of two
+    builds, a device comparison, the OS build pages and the compare index with its picker."""
+    site = corpus[1]
+    pair = next((site / "compare" / DEVICE).iterdir())
+    devices = next(p for p in (site / "compare" / "devices").glob("*/*") if p.is_dir())
+    paths = [
+        "compare/",
+        f"compare/{DEVICE}/{pair.name}/",
+        f"{devices.relative_to(site).as_posix()}/",
+        "builds/",
+        "builds/26A5378f/",
+    ]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    context.add_init_script(path=str(Path(__file__).parent / "vendor" / "axe.min.js"))
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    try:
+        for path in paths:
+            response = page.goto(bases["static"] + path, wait_until="networkidle")
+            assert response is not None and response.status == 200, path
+            if page.locator("[data-chart]").count():
+                page.wait_for_selector(".chart-plot .main-svg", state="attached", timeout=15000)
+            violations = page.evaluate(
+                "async () => (await axe.run(document)).violations.map("
+                "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
+            )
+            if violations:
+                found[path] = violations
+    finally:
+        context.close()
+    assert found == {}, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)

@@ -169,7 +169,8 @@ def _absent(text: str) -> str | None:
     return None if text == d.NOT_RECORDED else text
 
 
-def _figure_table(cmp: Comparison, table_id: str) -> Table:
+def _figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
+    """``heading``: the configuration, which names the table apart from the page's other sections' tables."""
     columns = [
         Column("scenario", "Scenario"),
         Column("figure", "Figure"),
@@ -206,7 +207,7 @@ def _figure_table(cmp: Comparison, table_id: str) -> Table:
                     ]
                 )
             )
-    return Table(table_id, "Per scenario: baseline, candidate, change and its interval", columns, out)
+    return Table(table_id, f"{heading}: per scenario, baseline, candidate, change and its interval", columns, out)
 
 
 def _delta_charts(cmp: Comparison, key: str) -> list[Chart]:
@@ -249,7 +250,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
                                  [], [], None, None, [], [], refused=str(exc))
     differences = Table(
         f"diff-{key}",
-        "Every condition that differs between the sides",
+        f"{heading}: every condition that differs between the sides",
         [Column("condition", "Condition"), Column("baseline", "Baseline"), Column("candidate", "Candidate")],
         [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
         "No condition differs.",
@@ -266,7 +267,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         caveats=caveats,
         dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
         speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=_figure_table(cmp, f"figures-{key}"),
+        table=_figure_table(cmp, f"figures-{key}", heading),
         charts=_delta_charts(cmp, key),
         methods=list(cmp.method_notes),
     )

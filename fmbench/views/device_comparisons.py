@@ -79,7 +79,7 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
     try:
         side_a = select_side(site.con, _spec(a, build_a, config), RULE)
         side_b = select_side(site.con, _spec(b, build_b, config), RULE)
-        cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni")
+        cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -92,7 +92,7 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
         candidate_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.candidate.runs],
         differences=Table(
             f"diff-{key}",
-            "Every condition that differs between the sides",
+            f"{heading}: every condition that differs between the sides",
             [Column("condition", "Condition"), Column("baseline", "Device A"), Column("candidate", "Device B")],
             [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
             "No condition differs.",
@@ -100,7 +100,7 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
         caveats=[Banner("warning", "Caveat", c.message) for c in cmp.caveats],
         dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
         speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=_figure_table(cmp, f"figures-{key}"),
+        table=_figure_table(cmp, f"figures-{key}", heading),
         charts=_delta_charts(cmp, key),
         methods=list(cmp.method_notes),
     )
