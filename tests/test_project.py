@@ -113,7 +113,7 @@ def test_init_writes_every_file_of_a_project_and_the_settings_read_back(tmp_path
     change = project.config.publishing.practical_change
     assert (change.latency, change.throughput, change.memory, change.rates) == (0.05, 0.05, 0.05, 5.0)
     toml = (root / PROJECT_FILE).read_text(encoding="utf-8")
-    assert re.search(r'^originals = "gzip"$', toml, re.M) and "Reserved" in toml
+    assert re.search(r'^originals = "gzip"$', toml, re.M) and '"link" (links into the repository' in toml
     ignored = (root / ".gitignore").read_text(encoding="utf-8")
     assert "/fmbench.duckdb" in ignored and "/_site/" in ignored
 
