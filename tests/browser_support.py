@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,31 @@ def fmbench_server(db: Path, watch: Path | None = None, *options: str) -> Iterat
         args += ["--watch", str(watch)]
     with process(args, url):
         yield url
+
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+"""axe-core, vendored for the accessibility checks (tests/vendor/README.md)."""
+
+
+def axe_violations(browser: Any, base: str, paths: list[str], scheme: str) -> dict[str, list[str]]:
+    """axe-core's default rules on each page under ``base``, in the ``light`` or ``dark`` scheme:
+    the violations found, by path (a chart is drawn first, perhaps in a section not yet opened)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    context.add_init_script(path=str(AXE))
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    try:
+        for path in paths:
+            response = page.goto(base + path, wait_until="networkidle")
+            assert response is not None and response.status == 200, path
+            if page.locator("[data-chart]").count():
+                page.wait_for_selector(".chart-plot .main-svg", state="attached", timeout=15000)
+            violations = page.evaluate(
+                "async () => (await axe.run(document)).violations.map("
+                "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
+            )
+            if violations:
+                found[path] = violations
+    finally:
+        context.close()
+    return found

@@ -18,7 +18,13 @@ from fmbench.ingest import ingest_paths
 from fmbench.record import run_id_for
 from fmbench.revisions import fixtures_registry
 
-from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
+from browser_support import (
+    CHROMIUM_ARGS,
+    axe_violations,
+    chromium_path,
+    fmbench_server,
+    static_server,
+)
 from sitebuild import purpose_db
 from testdata import FIXTURES, REPO, RUNS
 
@@ -233,7 +239,6 @@ def test_a_file_dropped_into_the_watched_folder_appears_on_the_next_reload(tab: 
 
 # --- search, downloads, the chart bundle, accessibility ------------------------------------------------
 
-AXE = REPO / "tests" / "vendor" / "axe.min.js"
 
 
 def _search_results(page: Any) -> list[dict[str, str]]:
@@ -334,25 +339,7 @@ def test_pages_without_charts_load_no_chart_code(tab: Page, static_url: str) -> 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_violation_on_any_page_kind(scheme: str, browser: Any, static_url: str) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    context.add_init_script(path=str(AXE))
-    page = context.new_page()
-    found: dict[str, list[str]] = {}
-    try:
-        for path in _page_kinds():
-            response = page.goto(static_url + path, wait_until="networkidle")
-            assert response is not None and response.status == 200, path
-            if page.locator("[data-chart]").count():
-                # drawn, though perhaps inside a configuration section the reader has not opened
-                page.wait_for_selector(".chart-plot .main-svg", state="attached", timeout=15000)
-            violations = page.evaluate(
-                "async () => (await axe.run(document)).violations.map("
-                "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
-            )
-            if violations:
-                found[path] = violations
-    finally:
-        context.close()
+    found = axe_violations(browser, static_url, _page_kinds(), scheme)
     assert found == {}, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)
 
 

@@ -12,7 +12,13 @@ from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
 from fmbench.revisions import fixtures_registry
 
-from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
+from browser_support import (
+    CHROMIUM_ARGS,
+    axe_violations,
+    chromium_path,
+    fmbench_server,
+    static_server,
+)
 from testdata import FIXTURES
 
 pytestmark = pytest.mark.browser
@@ -149,22 +155,5 @@ def test_axe_finds_no_violation_on_the_comparison_and_os_build_pages(
         "builds/",
         "builds/26A5378f/",
     ]
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    context.add_init_script(path=str(Path(__file__).parent / "vendor" / "axe.min.js"))
-    page = context.new_page()
-    found: dict[str, list[str]] = {}
-    try:
-        for path in paths:
-            response = page.goto(bases["static"] + path, wait_until="networkidle")
-            assert response is not None and response.status == 200, path
-            if page.locator("[data-chart]").count():
-                page.wait_for_selector(".chart-plot .main-svg", state="attached", timeout=15000)
-            violations = page.evaluate(
-                "async () => (await axe.run(document)).violations.map("
-                "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
-            )
-            if violations:
-                found[path] = violations
-    finally:
-        context.close()
+    found = axe_violations(browser, bases["static"], paths, scheme)
     assert found == {}, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)
