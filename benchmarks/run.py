@@ -181,23 +181,6 @@ def held_back(files: Sequence[Path]) -> Path:
 # --- ingest -------------------------------------------------------------------------------------------
 
 
-def floor_read_json(files: Sequence[Path], db: Path) -> float:
-    """DuckDB's own read_json loading the same files into one table (documents over 16 MiB need the raised limit)."""
-    import duckdb
-
-    con = duckdb.connect(str(fresh(db)))
-    try:
-        con.execute("SET enable_progress_bar = false")
-        listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
-        started = time.perf_counter()
-        con.execute(f"CREATE TABLE documents AS SELECT * FROM read_json([{listing}], maximum_object_size = 1073741824)")
-        con.execute("CHECKPOINT")
-        return time.perf_counter() - started
-    finally:
-        con.close()
-        fresh(db)
-
-
 def naive_ingest(files: Sequence[Path], db: Path) -> float:
     """What a first attempt does: json.load each file, then per-row executemany inserts of its rows."""
     import duckdb
@@ -264,15 +247,88 @@ def naive_ingest(files: Sequence[Path], db: Path) -> float:
     return seconds
 
 
-def fmbench_ingest(files: Sequence[Path], db: Path) -> tuple[float, Any]:
+_CHILD_SCRIPT = """
+import json, resource, sys, time
+kind, args = sys.argv[1], json.loads(sys.argv[2])
+started = time.perf_counter()
+if kind == "ingest":
     from fmbench.ingest import ingest_paths
-
-    fresh(db)
-    seconds, report = timed(lambda: ingest_paths(list(files), db))
+    report = ingest_paths(args["files"], args["db"])
     errors = [o.message for o in report.outcomes if o.status == "error"]
-    if errors:
-        raise SystemExit(f"ingest errors: {errors[:3]}")
-    return seconds, report
+    result = {"errors": errors[:3]}
+elif kind == "floor":
+    import duckdb
+    con = duckdb.connect(args["db"])
+    con.execute("SET enable_progress_bar = false")
+    listing = ", ".join("'" + f.replace("'", "''") + "'" for f in args["files"])
+    started = time.perf_counter()
+    con.execute(f"CREATE TABLE documents AS SELECT * FROM read_json([{listing}], maximum_object_size = 1073741824)")
+    con.execute("CHECKPOINT")
+    con.close()
+    result = {}
+else:
+    from fmbench.build import build_site
+    report = build_site(args["db"], args["site"])
+    result = {
+        "pages": report.pages, "data_files": report.data_files, "bytes_total": report.bytes_total,
+        "rendered": list(report.rendered), "changed": list(report.changed),
+        "seconds_by_kind": report.seconds_by_kind, "warnings": report.warnings,
+        "regression_devices": sorted(getattr(report, "regression_devices", None) or []),
+        "has_regression_devices": hasattr(report, "regression_devices"),
+    }
+result["wall"] = time.perf_counter() - started
+with open("/proc/self/status", encoding="ascii") as status:
+    result["peak"] = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+result["children_peak"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps(result))
+"""
+
+
+@dataclass
+class Measured:
+    """One step run in a fresh process: its wall time (timed inside it), the CPU seconds of it and every process
+    it started (user + system), the peak resident memory of the process and of its largest worker, and its result."""
+
+    wall: float
+    cpu: float
+    peak: int
+    children_peak: int
+    result: dict[str, Any]
+
+
+def in_child(kind: str, **args: Any) -> Measured:
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-P", "-c", _CHILD_SCRIPT, kind, json.dumps(args, default=str)],
+                          capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{kind} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(result.pop("wall"), cpu, result.pop("peak"), result.pop("children_peak"), result)
+
+
+def floor_read_json(files: Sequence[Path], db: Path) -> Measured:
+    """DuckDB's own read_json loading the same files into one table (documents over 16 MiB need the raised limit)."""
+    fresh(db)
+    try:
+        return in_child("floor", files=[str(p) for p in files], db=str(db))
+    finally:
+        fresh(db)
+
+
+def fmbench_ingest(files: Sequence[Path], db: Path) -> Measured:
+    fresh(db)
+    measured = in_child("ingest", files=[str(p) for p in files], db=str(db))
+    if measured.result["errors"]:
+        raise SystemExit(f"ingest errors: {measured.result['errors']}")
+    return measured
+
+
+def fmbench_build(db: Path, site: Path) -> Measured:
+    return in_child("build", db=str(db), site=str(site))
 
 
 def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str, float]:
@@ -392,7 +448,8 @@ def snapshot_times(folder: Path) -> dict[str, int]:
 def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
     its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
-    device that involve its OS build, the PCC page for a PCC run, and every index."""
+    device that involve its OS build, the OS build pages of its device's builds, the PCC page for a PCC run, and
+    every index."""
     import duckdb
 
     from fmbench import urls
@@ -405,6 +462,9 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT hardware_model, device_name, os_build, route, file_name FROM runs WHERE run_id = ?", [run_id]
         ).fetchone()
         scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
+        device_builds = [b for (b,) in con.execute(
+            "SELECT DISTINCT os_build FROM runs WHERE coalesce(hardware_model, device_name) = coalesce(?, ?) "
+            "AND os_build IS NOT NULL", [hardware, device_name]).fetchall()]
         pages = trial_pages(con, run_id)
     finally:
         con.close()
@@ -416,6 +476,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     ]
     paths += [urls.trials(run_id, s, page) for s, page in pages]
     paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
+    # An OS build page reads every run of each device measured on it: the pages of the device's builds.
+    paths += [urls.builds(), *(urls.build(b) for b in device_builds)]
     if route == "privateCloudCompute":
         paths.append(urls.pcc())
     expected = {output_file(p) for p in paths}
@@ -426,6 +488,18 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
             if os_build in (baseline, candidate):
                 expected.add(str(page.relative_to(site)))
     return expected
+
+
+def touched_device_of(db: Path, run_id: str) -> str:
+    """The device (its hardware model, else its name) of ``run_id``: the one regression report an added run changes."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        hardware, name = con.execute("SELECT hardware_model, device_name FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    finally:
+        con.close()
+    return str(hardware or name)
 
 
 def gz(data: bytes) -> int:
@@ -552,6 +626,10 @@ def serve_figures(results: Results, label: str, db: Path, out: Path, requests: i
             ordered = sorted(latencies)
             p50, p99 = nearest_rank(ordered, 0.5), nearest_rank(ordered, 0.99)
             limit = 0.150 if what == "comparison page" else 0.050
+            if what == "comparison page":
+                results.add(Figure(
+                    f"serve {label}: {what}, first request", round(cold * 1000, 1), "ms", "< 300 ms", cold < 0.300,
+                    f"{path}: nothing kept yet, the page rendered for this request"))
             results.add(Figure(
                 f"serve {label}: {what} p50", round(p50 * 1000, 2), "ms", detail=f"{path}, {requests} requests, {CLIENTS} clients"))
             results.add(Figure(
@@ -583,20 +661,32 @@ def run(args: argparse.Namespace) -> Results:
     log(f"corpus: {results.corpus}")
 
     # Ingest against DuckDB's own read_json, each twice, alternating (the machine may be shared): the best of each.
+    # Each runs in a fresh process, so its CPU seconds (of it and every worker it starts) are its own.
     db = out / "large.duckdb"
-    floors, ingests = [], []
+    floors: list[Measured] = []
+    ingests: list[Measured] = []
     for attempt in (1, 2):
         log(f"floor {attempt}: read_json of {len(rest)} files ({rest_mb:.0f} MB)")
         floors.append(floor_read_json(rest, out / "floor.duckdb"))
         log(f"fmbench ingest {attempt} of the same {len(rest)} files")
-        ingests.append(fmbench_ingest(rest, db)[0])
-    floor, ingest_seconds = min(floors), min(ingests)
-    results.timings.update({"read_json floor (s)": [round(x, 2) for x in floors],
-                            "fmbench ingest (s)": [round(x, 2) for x in ingests]})
+        ingests.append(fmbench_ingest(rest, db))
+    floor_m, ingest_m = min(floors, key=lambda m: m.wall), min(ingests, key=lambda m: m.wall)
+    floor, ingest_seconds = floor_m.wall, ingest_m.wall
+    results.timings.update({"read_json floor (s)": [round(x.wall, 2) for x in floors],
+                            "read_json floor (CPU s)": [round(x.cpu, 1) for x in floors],
+                            "fmbench ingest (s)": [round(x.wall, 2) for x in ingests],
+                            "fmbench ingest (CPU s)": [round(x.cpu, 1) for x in ingests]})
     results.add(Figure("ingest vs read_json floor", round(ingest_seconds / floor, 2), "x", "<= 1.5x",
                        ingest_seconds / floor <= 1.5,
                        f"best of two: {ingest_seconds:.1f} s vs {floor:.1f} s for {rest_mb:.0f} MB "
-                       f"(ingests {', '.join(f'{x:.1f}' for x in ingests)} s; floors {', '.join(f'{x:.1f}' for x in floors)} s)"))
+                       f"(ingests {', '.join(f'{x.wall:.1f}' for x in ingests)} s; floors {', '.join(f'{x.wall:.1f}' for x in floors)} s)"))
+    results.add(Figure("ingest CPU seconds per MB", round(ingest_m.cpu / rest_mb, 4), "CPU s/MB", "report", None,
+                       f"{ingest_m.cpu:.1f} CPU s for {rest_mb:.0f} MB, the ingest and its workers; the floor "
+                       f"{floor_m.cpu / rest_mb:.4f} CPU s/MB ({floor_m.cpu:.1f} CPU s); "
+                       f"{ingest_m.cpu / max(floor_m.cpu, 1e-9):.2f}x the floor's CPU"))
+    results.add(Figure("peak memory of the whole ingest", round(max(ingest_m.peak, ingest_m.children_peak) / MiB), "MiB",
+                       "report", None, f"the writer {ingest_m.peak / MiB:.0f} MiB, its largest worker "
+                       f"{ingest_m.children_peak / MiB:.0f} MiB"))
     log("ingest CPU budget, stage by stage, on a sample")
     budget = ingest_budget(rest[:: max(1, len(rest) // 20)], out / "budget.duckdb", rest_mb)
     results.budget = budget
@@ -608,7 +698,7 @@ def run(args: argparse.Namespace) -> Results:
     sample_mb = sum(p.stat().st_size for p in sample) / 1e6
     log(f"naive path (json.load + executemany) on {len(sample)} files ({sample_mb:.0f} MB)")
     naive_seconds = naive_ingest(sample, out / "naive.duckdb")
-    ours_sample, _ = fmbench_ingest(sample, out / "sample.duckdb")
+    ours_sample = fmbench_ingest(sample, out / "sample.duckdb").wall
     fresh(out / "sample.duckdb")
     results.timings.update({"naive path, sample (s)": round(naive_seconds, 2), "fmbench ingest, sample (s)": round(ours_sample, 2)})
     results.add(Figure("ingest speed-up over the naive path", round(naive_seconds / ours_sample, 1), "x", ">= 10x",
@@ -645,19 +735,26 @@ def run(args: argparse.Namespace) -> Results:
                            f"{peak / limit:.2f} of the bound for {size / MiB:.1f} MiB"
                            + ("" if within_default else f", over the default --max-bytes of {DEFAULT_MAX_BYTES / MiB:.0f} MiB")))
 
-    # The full build against the floor of trivial pages.
+    # The full build against the read_json floor (and, for scale, a floor of trivial pages).
     site = out / "site"
     shutil.rmtree(site, ignore_errors=True)
-    from fmbench.build import build_site
 
     log("full build")
-    full_seconds, report = timed(lambda: build_site(db, site))
-    outputs = report.pages + report.data_files
-    results.build_kinds = {k: round(v, 1) for k, v in sorted(report.seconds_by_kind.items(), key=lambda kv: -kv[1])}
+    built = fmbench_build(db, site)
+    report = built.result
+    full_seconds = built.wall
+    outputs = report["pages"] + report["data_files"]
+    results.build_kinds = {k: round(v, 1) for k, v in sorted(report["seconds_by_kind"].items(), key=lambda kv: -kv[1])}
     trivial = trivial_pages(outputs, out / "trivial")
-    results.timings.update({"full build (s)": round(full_seconds, 1), f"trivial Jinja, {outputs} pages (s)": round(trivial, 2)})
-    results.add(Figure("full build, pages per second", round(outputs / full_seconds, 1), "files/s", detail=(
-        f"{report.pages} pages + {report.data_files} data files, {report.bytes_total / MiB:,.0f} MiB, in {full_seconds:.0f} s")))
+    results.timings.update({"full build (s)": round(full_seconds, 1), "full build (CPU s)": round(built.cpu, 1),
+                            f"trivial Jinja, {outputs} pages (s)": round(trivial, 2)})
+    results.add(Figure("full build vs read_json floor", round(full_seconds / floor, 2), "x", "<= 3x",
+                       full_seconds / floor <= 3,
+                       f"{full_seconds:.1f} s ({built.cpu:.0f} CPU s, {os.cpu_count()} cores) vs the ingest's floor "
+                       f"{floor:.1f} s; {report['pages']} pages + {report['data_files']} data files, "
+                       f"{report['bytes_total'] / MiB:,.0f} MiB"))
+    results.add(Figure("peak memory of the full build", round(max(built.peak, built.children_peak) / MiB), "MiB", "report",
+                       None, f"the build {built.peak / MiB:.0f} MiB, its largest worker {built.children_peak / MiB:.0f} MiB"))
     inputs = sum(p.stat().st_size for p in rest)
     by_part: dict[str, int] = {}
     for f in site.rglob("*"):
@@ -665,8 +762,8 @@ def run(args: argparse.Namespace) -> Results:
             part = site_part(f.relative_to(site).as_posix())
             by_part[part] = by_part.get(part, 0) + f.stat().st_size
     results.add(Figure("site size vs its input run files (originals gzipped, the default)",
-                       round(report.bytes_total / inputs, 2), "x", "<= 1x", report.bytes_total <= inputs,
-                       f"{report.bytes_total / MiB:,.0f} MiB of site for {inputs / MiB:,.0f} MiB of run files: "
+                       round(report["bytes_total"] / inputs, 2), "x", "<= 1x", report["bytes_total"] <= inputs,
+                       f"{report['bytes_total'] / MiB:,.0f} MiB of site for {inputs / MiB:,.0f} MiB of run files: "
                        + ", ".join(f"{k} {v / MiB:,.1f} MiB" for k, v in sorted(by_part.items(), key=lambda kv: -kv[1]))))
     results.add(Figure("full build vs trivial-template floor", round(full_seconds / trivial, 1), "x slower", "report",
                        None, f"floor: {outputs} trivial pages in {trivial:.2f} s ({outputs / trivial:,.0f}/s); seconds by kind: "
@@ -674,11 +771,11 @@ def run(args: argparse.Namespace) -> Results:
 
     # An unchanged rebuild.
     before = snapshot_times(site)
-    unchanged_seconds, again = timed(lambda: build_site(db, site))
+    again = fmbench_build(db, site)
     touched = [p for p, t in snapshot_times(site).items() if before.get(p) != t]
-    results.add(Figure("unchanged rebuild: files written", len(touched) + len(again.changed), "files", "0",
-                       not touched and not again.changed and not again.rendered,
-                       f"{len(again.rendered)} rendered, {unchanged_seconds:.2f} s"))
+    results.add(Figure("unchanged rebuild: files written", len(touched) + len(again.result["changed"]), "files", "0",
+                       not touched and not again.result["changed"] and not again.result["rendered"],
+                       f"{len(again.result['rendered'])} rendered, {again.wall:.2f} s"))
 
     # Adding one run.
     from fmbench.ingest import ingest_paths
@@ -687,9 +784,10 @@ def run(args: argparse.Namespace) -> Results:
     log(f"adding one run: {extra.name}")
     add_seconds, added = timed(lambda: ingest_paths([extra], db))
     (run_id,) = [o.run_id for o in added.outcomes if o.status == "ingested"]
-    incremental_seconds, inc = timed(lambda: build_site(db, site))
+    inc = fmbench_build(db, site)
+    incremental_seconds = inc.wall
     expected = expected_outputs(db, run_id, site)
-    rendered = set(inc.rendered)
+    rendered = set(inc.result["rendered"])
     results.timings.update({"ingest of the added run (s)": round(add_seconds, 2), "incremental build (s)": round(incremental_seconds, 2)})
     results.add(Figure("incremental build after adding one run vs full build", round(100 * incremental_seconds / full_seconds, 1),
                        "% of full", "<= 10%", incremental_seconds <= 0.10 * full_seconds,
@@ -699,6 +797,12 @@ def run(args: argparse.Namespace) -> Results:
                        "its run and trial pages, device, scenarios, comparisons, PCC, indexes, data files",
                        not unexpected and not missing,
                        "as expected" if not unexpected and not missing else f"unexpected {unexpected[:5]}, missing {missing[:5]}"))
+    touched_device = touched_device_of(db, run_id)
+    recomputed = inc.result["regression_devices"]
+    results.add(Figure("incremental build: devices whose regression report was worked out again", len(recomputed), "devices",
+                       f"the touched device only ({touched_device})",
+                       inc.result["has_regression_devices"] and recomputed == [touched_device],
+                       ", ".join(recomputed) if inc.result["has_regression_devices"] else "not reported by this build"))
 
     # Page weight of the largest run page.
     sizes = {p: p.stat().st_size for p in (site / "runs").glob("*/index.html")}
