@@ -394,8 +394,9 @@ def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
     position *= n_trials[..., None]
     drawn = position.astype(np.int32)
     del position
-    last = (n_trials - 1).astype(np.int32)[..., None]
-    np.minimum(drawn, last, out=drawn)
+    # No clamp to n - 1 is needed here: u < 1 is at most 1 - 2**-53, and n times that, rounded to the
+    # nearest double, is below n for every count n (the same holds for the samples' slots above, which are
+    # clamped as they always were; the result is the same either way).
     drawn += trial_offsets[sample_pick][..., None]
     if max_trials == int(trials_per_sample.min()) and max_samples == int(samples_per_run.min()):
         valid = None  # every slot holds a value
@@ -451,6 +452,7 @@ def resampled_means(side: Clusters) -> Any:
     """The means of :data:`RESAMPLES` cluster-bootstrap resamples of one side (a rate, where the values
     are 0/1 outcomes), memoized by a digest of the values. The same resamples as
     :func:`resampled_quantiles` draws for the same values."""
+    import numpy as np
 
     digest = _side_digest(side)
     key = (digest, "mean")
@@ -458,12 +460,18 @@ def resampled_means(side: Clusters) -> Any:
     if found is not None:
         return found
     values, drawn, valid = _resample(side, digest)
-    picked = values[drawn]
-    if valid is None:
-        out = picked.sum(axis=1) / picked.shape[1]
+    if ((values == 0.0) | (values == 1.0)).all():
+        # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
+        picked = values.astype(np.uint8)[drawn]
+        dtype: Any = np.int64
     else:
-        picked[~valid] = 0.0
-        out = picked.sum(axis=1) / valid.sum(axis=1)
+        picked = values[drawn]
+        dtype = None
+    if valid is None:
+        out = picked.sum(axis=1, dtype=dtype) / picked.shape[1]
+    else:
+        picked[~valid] = 0
+        out = picked.sum(axis=1, dtype=dtype) / valid.sum(axis=1)
     _remember(key, out)
     return out
 
