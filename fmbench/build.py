@@ -32,6 +32,7 @@ from fmbench.dataset import open_database
 from fmbench.db import schema_version
 from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
+from fmbench.regression_cache import build_regressions
 from fmbench.render import Renderer, SiteIdentity, asset_files, normalize_base_url
 from fmbench.revisions import Registry
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
@@ -67,6 +68,9 @@ class BuildReport:
     seconds_by_kind: dict[str, float] = field(default_factory=dict)
     """Time spent rendering (and writing) each kind of output (where a build's time goes)."""
     largest_run_page: tuple[str, int] | None = None
+    regression_devices: list[str] = field(default_factory=list)
+    """The devices (hardware models) whose regression report this build computed; the others' were the previous
+    build's (see :mod:`fmbench.regression_cache`)."""
     warnings: list[str] = field(default_factory=list)
     """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
 
@@ -275,6 +279,9 @@ def build_site(
             _warn_size(report)
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
+        regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
+        site.memo["regressions"] = regressions.report
+        report.regression_devices = regressions.recomputed
         outputs = plan(site, index, settings)
         manifest = Manifest(settings=settings, runs=index.all_fingerprint)
         staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
@@ -288,9 +295,11 @@ def build_site(
             if out_dir.is_dir() and not report.changed and not report.removed:
                 # Same bytes everywhere: keep the site as it is and remember the new inputs.
                 shutil.rmtree(staging)
+                regressions.save(out_dir)
                 _write_atomically(out_dir / MANIFEST, manifest.to_json())
             else:
                 _test_kill("staging")
+                regressions.save(staging)
                 (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
                 _swap(staging, out_dir)
         except BaseException as exc:

@@ -325,20 +325,56 @@ def find_build_changes(
     tolerance: Tolerance = DEFAULT_TOLERANCE,
 ) -> RegressionReport:
     """Compare every OS build with the previous one, per device and configuration, on an open database."""
+    runs = comparable_runs(con, hardware_model)
+    steps = {
+        device: device_steps(con, device_runs, rule=rule, family_confidence=family_confidence, tolerance=tolerance)
+        for device, device_runs in runs_by_device(runs).items()
+    }
+    return assemble_report(steps, rule=rule, family_confidence=family_confidence, skipped_without_hardware=sum(
+        1 for r in runs if r.hardware_model is None
+    ))
+
+
+def comparable_runs(con: duckdb.DuckDBPyConnection, hardware_model: str | None = None) -> list[RunInfo]:
+    """The runs the detector reads: never an invalid one, and only runs with an OS build (of one device, if given)."""
     where = "verdict <> 'invalid' AND os_build IS NOT NULL"
     params: list[Any] = []
     if hardware_model is not None:
         where += " AND hardware_model = ?"
         params.append(hardware_model)
-    runs = fetch_runs(con, where, params)
-    skipped = sum(1 for r in runs if r.hardware_model is None)
+    return fetch_runs(con, where, params)
+
+
+def runs_by_device(runs: Iterable[RunInfo]) -> dict[str, list[RunInfo]]:
+    """The runs placed on a device (a hardware model), by device, in the order given."""
+    out: dict[str, list[RunInfo]] = {}
+    for r in runs:
+        if r.hardware_model is not None and r.os_build is not None:
+            out.setdefault(r.hardware_model, []).append(r)
+    return out
+
+
+def _group_key(group: Group) -> tuple[str, ...]:
+    return tuple("" if v is None else str(v) for v in group.to_json().values())
+
+
+def device_steps(
+    con: duckdb.DuckDBPyConnection,
+    runs: list[RunInfo],
+    *,
+    rule: AttemptRule = "latest",
+    family_confidence: float = stats.DEFAULT_CONFIDENCE,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
+) -> list[BuildStep]:
+    """Every build step of one device's runs (see :func:`runs_by_device`), in group order then build order.
+
+    A device's steps read its own runs only, so a report can be put together from devices computed apart."""
     groups: dict[Group, dict[str, list[RunInfo]]] = {}
     for r in runs:
-        if r.hardware_model is None or r.os_build is None:
-            continue
+        assert r.os_build is not None
         groups.setdefault(Group.of(r), {}).setdefault(r.os_build, []).append(r)
     steps: list[BuildStep] = []
-    for group in sorted(groups, key=lambda g: tuple("" if v is None else str(v) for v in g.to_json().values())):
+    for group in sorted(groups, key=_group_key):
         builds = groups[group]
         ordered = sorted(builds, key=lambda b: (min(r.started_at for r in builds[b]), b))
         for previous, current in itertools.pairwise(ordered):
@@ -346,8 +382,20 @@ def find_build_changes(
                 _step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence,
                       tolerance)
             )
+    return steps
+
+
+def assemble_report(
+    steps_by_device: dict[str, list[BuildStep]],
+    *,
+    rule: AttemptRule,
+    family_confidence: float,
+    skipped_without_hardware: int,
+) -> RegressionReport:
+    """One report from each device's steps: devices in order of their hardware model, as the groups sort."""
+    steps = [s for device in sorted(steps_by_device) for s in steps_by_device[device]]
     changes = tuple(c for s in steps for c in _changes_of(s))
-    return RegressionReport(tuple(steps), changes, rule, family_confidence, skipped)
+    return RegressionReport(tuple(steps), changes, rule, family_confidence, skipped_without_hardware)
 
 
 def _step(

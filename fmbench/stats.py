@@ -52,6 +52,7 @@ zero is not enough). Too few values on a side give no interval at all.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import struct
 import threading
@@ -350,17 +351,19 @@ _RESAMPLE_MEMO: dict[tuple[bytes, tuple[float, ...] | str], Any] = {}
 _RESAMPLE_MEMO_SIZE = 4096
 
 
-def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any]:
-    """``(picked, valid)``: :data:`RESAMPLES` cluster-bootstrap resamples of one side's values.
+def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
+    """``(values, drawn, valid)``: :data:`RESAMPLES` cluster-bootstrap resamples of one side's values.
 
     Runs are drawn with replacement (when there are several), then, within each drawn run, as many
-    samples as it holds, then, within each drawn sample, as many trials as it holds. ``picked`` has
-    one row per resample; ``valid`` marks which of its slots hold a drawn value. The generator is
-    seeded from ``digest``, so the same side always gives the same resamples.
+    samples as it holds, then, within each drawn sample, as many trials as it holds. ``drawn`` has
+    one row per resample, each slot the index in ``values`` of the value drawn there; ``valid`` marks
+    which slots hold a drawn value (a drawn run with fewer samples, or a drawn sample with fewer trials,
+    than the most any holds leaves the rest empty). The generator is seeded from ``digest``, so the same
+    side always gives the same resamples.
     """
     import numpy as np
 
-    runs = [[list(sample) for sample in run if len(sample)] for run in side]
+    runs = [[sample for sample in run if len(sample)] for run in side]
     runs = [run for run in runs if run]
     rng = np.random.Generator(np.random.PCG64(int.from_bytes(digest, "little")))
     n_runs = len(runs)
@@ -368,24 +371,39 @@ def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any]:
     sample_offsets = np.concatenate([[0], np.cumsum(samples_per_run)[:-1]])
     flat_samples = [sample for run in runs for sample in run]
     trials_per_sample = np.array([len(s) for s in flat_samples])
-    trial_offsets = np.concatenate([[0], np.cumsum(trials_per_sample)[:-1]])
-    values = np.array([v for s in flat_samples for v in s], dtype=np.float64)
+    trial_offsets = np.concatenate([[0], np.cumsum(trials_per_sample)[:-1]]).astype(np.int32)
+    values = np.fromiter(itertools.chain.from_iterable(flat_samples), dtype=np.float64, count=int(trials_per_sample.sum()))
     max_samples, max_trials = int(samples_per_run.max()), int(trials_per_sample.max())
 
+    # Every draw below is the same, in the same order, as a uniform u in [0, 1) times the count drawn
+    # from, truncated: the arithmetic is done in place and on 32-bit indices to spare memory traffic.
     b = RESAMPLES
     if n_runs > 1:
         run_pick = rng.integers(0, n_runs, size=(b, n_runs))
     else:
         run_pick = np.zeros((b, 1), dtype=np.int64)
     n_samples = samples_per_run[run_pick]  # (b, runs)
-    slot = (rng.random((b, run_pick.shape[1], max_samples)) * n_samples[..., None]).astype(np.int64)
+    slot = rng.random((b, run_pick.shape[1], max_samples))
+    slot *= n_samples[..., None]
+    slot = slot.astype(np.int64)
     sample_valid = np.arange(max_samples) < n_samples[..., None]
-    sample_pick = sample_offsets[run_pick][..., None] + np.minimum(slot, n_samples[..., None] - 1)
+    np.minimum(slot, n_samples[..., None] - 1, out=slot)
+    sample_pick = sample_offsets[run_pick][..., None] + slot
     n_trials = trials_per_sample[sample_pick]  # (b, runs, samples)
-    position = (rng.random((*sample_pick.shape, max_trials)) * n_trials[..., None]).astype(np.int64)
-    valid = sample_valid[..., None] & (np.arange(max_trials) < n_trials[..., None])
-    picked = values[trial_offsets[sample_pick][..., None] + np.minimum(position, n_trials[..., None] - 1)]
-    return picked.reshape(b, -1), valid.reshape(b, -1)
+    position = rng.random((*sample_pick.shape, max_trials))
+    position *= n_trials[..., None]
+    drawn = position.astype(np.int32)
+    del position
+    # No clamp to n - 1 is needed here: u < 1 is at most 1 - 2**-53, and n times that, rounded to the
+    # nearest double, is below n for every count n (the same holds for the samples' slots above, which are
+    # clamped as they always were; the result is the same either way).
+    drawn += trial_offsets[sample_pick][..., None]
+    if max_trials == int(trials_per_sample.min()) and max_samples == int(samples_per_run.min()):
+        valid = None  # every slot holds a value
+    else:
+        valid = sample_valid[..., None] & (np.arange(max_trials) < n_trials[..., None])
+        valid = valid.reshape(b, -1)
+    return values, drawn.reshape(b, -1), valid
 
 
 def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
@@ -399,7 +417,8 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
     """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
 
     An array of shape ``(len(qs), RESAMPLES)`` (see :func:`_resample` for how a resample is drawn),
-    memoized by a digest of the values.
+    memoized by a digest of the values. A resample's quantile is found among the ranks of the values it
+    drew (equal values share a rank), sorted as small integers: the same value as sorting the values.
     """
     import numpy as np
 
@@ -408,15 +427,23 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
     found = _RESAMPLE_MEMO.get(key)
     if found is not None:
         return found
-    picked, valid = _resample(side, digest)
-    picked = np.where(valid, picked, np.inf)
-    counts = valid.sum(axis=1)
-    picked.sort(axis=1)
-    rows = np.arange(picked.shape[0])
-    out = np.empty((len(qs), picked.shape[0]))
+    values, drawn, valid = _resample(side, digest)
+    ordered = np.sort(values)
+    rank = np.searchsorted(ordered, values, side="left")  # of the first value equal to each
+    empty = len(values)  # the rank of an empty slot: after every value
+    ranks = rank.astype(np.int16 if empty < np.iinfo(np.int16).max else np.int32)[drawn]
+    if valid is None:
+        counts = np.full(drawn.shape[0], drawn.shape[1])
+    else:
+        ranks[~valid] = empty
+        counts = valid.sum(axis=1)
+    ranks.sort(axis=1)
+    ordered = np.append(ordered, np.inf)
+    rows = np.arange(ranks.shape[0])
+    out = np.empty((len(qs), ranks.shape[0]))
     for i, q in enumerate(qs):
         index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
-        out[i] = picked[rows, index]
+        out[i] = ordered[ranks[rows, index]]
     _remember(key, out)
     return out
 
@@ -432,8 +459,19 @@ def resampled_means(side: Clusters) -> Any:
     found = _RESAMPLE_MEMO.get(key)
     if found is not None:
         return found
-    picked, valid = _resample(side, digest)
-    out = np.where(valid, picked, 0.0).sum(axis=1) / valid.sum(axis=1)
+    values, drawn, valid = _resample(side, digest)
+    if ((values == 0.0) | (values == 1.0)).all():
+        # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
+        picked = values.astype(np.uint8)[drawn]
+        dtype: Any = np.int64
+    else:
+        picked = values[drawn]
+        dtype = None
+    if valid is None:
+        out = picked.sum(axis=1, dtype=dtype) / picked.shape[1]
+    else:
+        picked[~valid] = 0
+        out = picked.sum(axis=1, dtype=dtype) / valid.sum(axis=1)
     _remember(key, out)
     return out
 

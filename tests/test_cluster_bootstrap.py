@@ -111,3 +111,46 @@ def test_a_rate_interval_of_the_cluster_bootstrap_stays_within_minus_one_and_one
     assert interval is not None
     assert interval.low == interval.high == -1.0
     assert interval.excludes_zero
+
+
+# Intervals the seeded draws gave before the resampling was made faster (the draws are part of what a
+# published interval is): uneven runs and samples, tied values, 0/1 outcomes.
+_UNEVEN = [[[0.38, 0.54, 0.6, 0.45], [0.37, 0.49, 0.55, 0.61], [0.38, 0.37, 0.57], [0.55, 0.65, 0.6, 0.49, 0.47]],
+           [[0.81, 0.52, 0.47, 0.44], [0.56, 0.56]]]
+_EVEN = [[[0.41551344030281046, 0.4437841653374633, 0.47730920054356135, 0.5192397421410584],
+          [0.5596802123673348, 0.4709816120933704, 0.2710218729526836, 0.520172466620027],
+          [0.3080302875398475, 0.432858288897039, 0.302620351584162, 0.4502100642933085],
+          [0.3721434470402953, 0.47138861679060395, 0.7800308194821386, 0.44513944091181734],
+          [0.5342323952682728, 0.3176674728301232, 0.4211945960299968, 0.5162485319580344]]]
+_OUTCOMES_A = [[[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0],
+                [1.0, 0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]]]
+_OUTCOMES_B = [[[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0],
+                [1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0]]]
+
+
+def test_the_seeded_resamples_give_the_intervals_they_always_gave() -> None:
+    stats._RESAMPLE_MEMO.clear()
+    median = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.5, confidence=0.99)
+    p90 = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.9, confidence=0.99)
+    rate = stats.cluster_bootstrap_mean_difference(_OUTCOMES_A, _OUTCOMES_B)
+    mean = stats.cluster_bootstrap_mean_difference(_UNEVEN, _EVEN)
+    assert median is not None and (median.low, median.high) == (-0.23233252716987685, 0.06624853195803443)
+    assert p90 is not None and (p90.low, p90.high) == (-0.3386113832093961, 0.22003081948213854)
+    assert rate is not None and (rate.low, rate.high) == (-0.3605072463768116, 0.29166666666666674)
+    assert mean is not None and (mean.low, mean.high) == (-0.16559639760392086, 0.008504757834093102)
+
+
+def test_a_resampled_quantile_is_the_nearest_rank_value_of_what_the_resample_drew() -> None:
+    # Recompute the quantiles from the drawn slots by sorting the values themselves (the definition),
+    # against the ranks the fast path sorts.
+    import numpy as np
+
+    stats._RESAMPLE_MEMO.clear()
+    values, drawn, valid = stats._resample(_UNEVEN, stats._side_digest(_UNEVEN))
+    picked = np.where(valid, values[drawn], np.inf)
+    picked.sort(axis=1)
+    counts = valid.sum(axis=1)
+    fast = stats.resampled_quantiles(_UNEVEN, (0.5, 0.9))
+    for row, q in enumerate((0.5, 0.9)):
+        index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
+        assert np.array_equal(fast[row], picked[np.arange(len(counts)), index])

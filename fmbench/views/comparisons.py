@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import duckdb
 
 from fmbench import charts, urls
 from fmbench import display as d
@@ -239,12 +243,14 @@ def _delta_charts(cmp: Comparison, key: str) -> list[Chart]:
 
 
 def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: dict[str, Any],
-             rule: str, strict: bool, key: str) -> ComparisonSection:
+             rule: str, strict: bool, key: str, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
+    """``con``: the connection to read with (a thread's own cursor), the site's by default."""
     heading = config_label(config)
+    con = site.con if con is None else con
     try:
-        b = select_side(site.con, _spec(device, baseline, config), rule)  # type: ignore[arg-type]
-        c = select_side(site.con, _spec(device, candidate, config), rule)  # type: ignore[arg-type]
-        cmp = compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
+        b = select_side(con, _spec(device, baseline, config), rule)  # type: ignore[arg-type]
+        c = select_side(con, _spec(device, candidate, config), rule)  # type: ignore[arg-type]
+        cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -297,10 +303,20 @@ def comparison_page(
         strict = generation[baseline] != generation[candidate]
     shared = _shared_configs(runs, baseline, candidate)
     by_config = {_config(r): r for r in runs}
-    sections = [
-        _section(site, key, baseline, candidate, by_config[cfg], rule, strict, f"s{i}")
-        for i, cfg in enumerate(shared)
-    ]
+    jobs = [(by_config[cfg], f"s{i}") for i, cfg in enumerate(shared)]
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if site.renderer.mode != "serve" or workers < 2:
+        sections = [_section(site, key, baseline, candidate, config, rule, strict, k) for config, k in jobs]
+    else:
+        # A page rendered on request: its configurations' resampling (numpy, which lets go of the GIL) on
+        # every core, each thread reading with a cursor of its own. The static build renders pages side by
+        # side instead.
+        def one(job: tuple[dict[str, Any], str]) -> ComparisonSection:
+            with site.con.cursor() as con:
+                return _section(site, key, baseline, candidate, job[0], rule, strict, job[1], con)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            sections = list(pool.map(one, jobs))
     name = runs[0]["device_name"] if runs else key
     here = site.url(urls.comparison(key, baseline, candidate))
     return ComparisonPage(

@@ -1,0 +1,81 @@
+"""OS-build comparison pages of the fixture corpus: their intervals are the seeded resamples' (unchanged when the
+resampling got faster), and a page served with its configurations computed side by side is the built one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from fmbench import stats
+from fmbench.filters import Filters
+from fmbench.ingest import ingest_paths
+from fmbench.render import Renderer
+from fmbench.revisions import fixtures_registry
+from fmbench.views import comparisons, site_context
+from fmbench.views.comparisons import build_comparison, build_pairs, comparison_page
+
+from testdata import FIXTURES
+
+INTERVALS_DIGEST = "54cc0bf70cf0b5259d1bb52e893302dd2c8142007788fd9fb40700ddb58cc858"
+"""SHA-256 of every interval of every comparison page of the fixture corpus (84 of them), as the seeded cluster
+bootstrap drew them before its resampling was made faster. A change of the resampling that changes a published
+interval must change this on purpose."""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("comparisons") / "corpus.duckdb"
+    assert ingest_paths([FIXTURES], path, registry=fixtures_registry()).ok
+    return path
+
+
+def test_every_interval_of_the_fixture_corpus_comparisons_is_the_one_published_before(db: Path) -> None:
+    stats._RESAMPLE_MEMO.clear()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        site = site_context(con, Renderer())
+        rows = []
+        for device, a, b in sorted(build_pairs(site)):
+            found = build_comparison(site, {"device": device, "baseline": a, "candidate": b}).to_json()
+            for cmp in found["comparisons"]:
+                for s in cmp["scenarios"]:
+                    rows += [
+                        [f"{device}/{a}..{b}", cmp["configuration"], s["scenario_id"], f["key"],
+                         repr(f["interval"]["low"]), repr(f["interval"]["high"])]
+                        for f in s["figures"] if f["interval"]
+                    ]
+    finally:
+        con.close()
+    assert len(rows) == 84
+    assert hashlib.sha256(json.dumps(rows).encode()).hexdigest() == INTERVALS_DIGEST
+
+
+def test_a_served_page_computes_its_configurations_side_by_side_into_the_built_page(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    device, baseline, candidate = "Mac17,2", "25B78", "26A5378f"  # two configurations measured on both builds
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        built = comparison_page(site_context(con, Renderer(mode="static")), Filters.none(), device, baseline, candidate)
+        stats._RESAMPLE_MEMO.clear()
+        threads: set[str] = set()
+        section = comparisons._section
+
+        def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+            import threading
+
+            threads.add(threading.current_thread().name)
+            return section(*args, **kwargs)
+
+        monkeypatch.setattr(comparisons, "_section", watched)
+        monkeypatch.setattr(comparisons.os, "cpu_count", lambda: 2)
+        served = comparison_page(site_context(con, Renderer(mode="serve")), Filters.none(), device, baseline, candidate)
+    finally:
+        con.close()
+    assert len(built.sections) == 2 and all(s.refused is None for s in built.sections)
+    assert threads and "MainThread" not in threads  # on the pool's threads
+    assert served.sections == built.sections
