@@ -199,8 +199,9 @@ def fixture_fingerprint(trials: list[TrialRecord]) -> str | None:
     return "fx-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def to_record(parsed: ParsedRun, file_name: str, data: bytes) -> RunRecord:
-    sha = hashlib.sha256(data).hexdigest()
+def to_record(parsed: ParsedRun, file_name: str, data: bytes, sha256: str | None = None) -> RunRecord:
+    """The run in one shape for both generations; ``sha256`` of ``data`` when the caller has it already."""
+    sha = sha256 or hashlib.sha256(data).hexdigest()
     doc = parsed.document
     if isinstance(doc, CurrentRun):
         record = _from_current(doc, file_name, sha, len(data))

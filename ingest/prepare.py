@@ -207,7 +207,8 @@ def prepare(
                 return Known(read.sha256, new_sidecar)
         try:
             analysis = analyze_bytes(
-                read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes
+                read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes,
+                sha256=read.sha256,
             )
         except (FmbenchError, AnnotationError) as exc:
             return Failed(str(exc))
