@@ -107,8 +107,9 @@ def analyze_bytes(
     registry: Registry | None = None,
     annotations: Annotations | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    sha256: str | None = None,
 ) -> RunAnalysis:
-    record = to_record(parse_run(data, file_name, max_bytes=max_bytes), file_name, data)
+    record = to_record(parse_run(data, file_name, max_bytes=max_bytes), file_name, data, sha256)
     return analyze(record, registry, annotations)
 
 

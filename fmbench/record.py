@@ -199,8 +199,9 @@ def fixture_fingerprint(trials: list[TrialRecord]) -> str | None:
     return "fx-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def to_record(parsed: ParsedRun, file_name: str, data: bytes) -> RunRecord:
-    sha = hashlib.sha256(data).hexdigest()
+def to_record(parsed: ParsedRun, file_name: str, data: bytes, sha256: str | None = None) -> RunRecord:
+    """The run in one shape for both generations; ``sha256`` of ``data`` when the caller has it already."""
+    sha = sha256 or hashlib.sha256(data).hexdigest()
     doc = parsed.document
     if isinstance(doc, CurrentRun):
         record = _from_current(doc, file_name, sha, len(data))
@@ -389,6 +390,20 @@ def clock_step_flags(run: RunRecord) -> list[Problem]:
     return out
 
 
+def _trials_flagged(trials: list[TrialRecord]) -> bool:
+    """Whether any trial has an unknown key or value to flag (most runs have none: then the
+    trials need not be walked one by one for their flags)."""
+    if any(t.extra or t.metrics.model_extra for t in trials):
+        return True
+    values = (
+        ("category", {t.category for t in trials}),
+        ("safetyOutcome", {t.safety_outcome for t in trials}),
+        ("route", {t.requested_model for t in trials} | {t.executed_model for t in trials}),
+        ("tokenCountSource", {t.metrics.tokenCountSource for t in trials}),
+    )
+    return not all(vocab.is_known(vocabulary, value) for vocabulary, found in values for value in found)
+
+
 def _flags(run: RunRecord) -> list[Problem]:
     """Everything the reader kept without understanding it: unknown keys and values."""
     flags: list[Problem] = []
@@ -407,7 +422,7 @@ def _flags(run: RunRecord) -> list[Problem]:
         if problem:
             flags.append(problem)
     seen: set[tuple[str, str]] = set()
-    for t in run.trials:
+    for t in run.trials if _trials_flagged(run.trials) else ():
         base = f"trials[{t.ordinal}]"
         flags += [Problem(f"{base}.{k}", "unknown key kept") for k in sorted(t.extra)]
         flags += _extra_keys(f"{base}.metrics", t.metrics)

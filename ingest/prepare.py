@@ -22,7 +22,6 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
@@ -74,8 +73,9 @@ pool keeps it, which raised the peak of ingesting one big run by about 40 MB."""
 
 def _array(values: list[Any], kind: pa.DataType) -> pa.Array:
     if pa.types.is_timestamp(kind):
-        # Zone-aware times become UTC and naive ones are taken as UTC, exactly as rows.utc() does.
-        return pc.cast(pa.array(values, type=_UTC, memory_pool=_POOL), kind, memory_pool=_POOL)
+        # Zone-aware times become UTC and naive ones are taken as UTC, exactly as rows.utc() does; the
+        # values are then read as naive (the same microseconds: no cast, and no pyarrow.compute to import).
+        return pa.array(values, type=_UTC, memory_pool=_POOL).view(kind)
     return pa.array(values, type=kind, memory_pool=_POOL)
 
 
@@ -207,7 +207,8 @@ def prepare(
                 return Known(read.sha256, new_sidecar)
         try:
             analysis = analyze_bytes(
-                read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes
+                read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes,
+                sha256=read.sha256,
             )
         except (FmbenchError, AnnotationError) as exc:
             return Failed(str(exc))

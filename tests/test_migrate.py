@@ -158,6 +158,50 @@ def test_a_reingest_of_identical_bytes_after_the_migration_writes_nothing(tmp_pa
     con.close()
 
 
+_PER_TRIAL_TABLES = ("trials", "check_results", "failures", "tool_calls", "final_state")
+
+
+def _table_contents(db: Path) -> dict[str, tuple[list[tuple[str, str, bool]], list[tuple[object, ...]]]]:
+    """Each per-trial table's columns (name, type, nullable) and every row, in order."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {
+            table: (
+                con.execute(
+                    "SELECT column_name, data_type, is_nullable FROM duckdb_columns() WHERE table_name = ? "
+                    "ORDER BY column_index",
+                    [table],
+                ).fetchall(),
+                con.execute(f"SELECT * FROM {table}").fetchall(),
+            )
+            for table in _PER_TRIAL_TABLES
+        }
+    finally:
+        con.close()
+
+
+def test_migration_5_drops_the_per_trial_keys_and_keeps_every_row_column_and_not_null(tmp_path: Path) -> None:
+    db = tmp_path / "keyed.duckdb"
+    old_database(db, {1, 2, 3, 4})
+    before = _table_contents(db)
+    assert before["trials"][1] and before["check_results"][1]
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0, out
+    after = _table_contents(db)
+    assert after == before
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        keyed = con.execute(
+            "SELECT DISTINCT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'"
+        ).fetchall()
+        applied = con.execute("SELECT name FROM fmbench_migrations WHERE version = 5").fetchone()
+    finally:
+        con.close()
+    assert applied == ("unkeyed_trial_rows",)
+    assert not {t for (t,) in keyed} & set(_PER_TRIAL_TABLES)
+    assert {"runs", "sources", "scenario_figures"} <= {t for (t,) in keyed}
+
+
 def test_migrate_without_a_database_is_one_line_and_exit_1(tmp_path: Path) -> None:
     for args in (["migrate", "--db", str(tmp_path / "none.duckdb")], ["migrate", "--list", "--db", str(tmp_path / "none.duckdb")]):
         result = CliRunner().invoke(main, args)
