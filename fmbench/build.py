@@ -24,6 +24,7 @@ import shutil
 import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -488,7 +489,13 @@ class _Stage:
             else:
                 future = pending[0]
             pending.remove(future)
-            done = future.result()
+            try:
+                done = future.result()
+            except BrokenProcessPool:
+                raise BuildError(
+                    "a worker process of the build stopped before it finished (killed, or out of memory?); "
+                    "run the build again, with --jobs 1 to render in one process"
+                ) from None
             for written in done.written:
                 self.rendered(written, inputs[written.file])
             for kind, seconds in done.seconds.items():
