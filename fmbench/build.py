@@ -82,6 +82,8 @@ class BuildReport:
     processes that rendered."""
     workers: int = 0
     """Worker processes that rendered beside this one (0: this process rendered everything)."""
+    seconds_waiting: float = 0.0
+    """How long this process waited for its workers once its own pages were rendered."""
     largest_run_page: tuple[str, int] | None = None
     warnings: list[str] = field(default_factory=list)
     """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
@@ -474,7 +476,9 @@ class _Stage:
                 job = self.job(o)
                 self.rendered(bw.write(self.staging, self.out_dir, o.file, bw.render(self.site, job), job.previous), o.inputs)
                 self.timed(o.kind.name, time.perf_counter() - started)
+            started = time.perf_counter()
             self.collect(pending, inputs, wait=True)
+            self.report.seconds_waiting = time.perf_counter() - started
         finally:
             _stop(pool)
 
