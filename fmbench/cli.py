@@ -306,10 +306,14 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--originals", type=click.Choice(["gzip", "link", "copy"]), default=None,
               help="How the site carries the original run files: gzip (default: byte-identical once decompressed), "
               "link (to the project's repository, no copy) or copy. Overrides the project's [publishing] originals.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes that render at once (default: the machine's cores; 1: one process). A build with "
+              "little to render uses one whatever this says.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 def build(
-    db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None, max_bytes: int
+    db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
+    jobs: int | None, max_bytes: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
@@ -327,11 +331,13 @@ def build(
 
             mirrored, report = build_project(
                 project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes,
-                originals=originals,
+                originals=originals, jobs=jobs,
             )
         else:
             mirrored = None
-            report = build_site(source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip")
+            report = build_site(
+                source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
+            )
     click.echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "

@@ -342,11 +342,13 @@ def build_project(
     echo: Any = None,
     max_bytes: int | None = None,
     originals: str | None = None,
+    jobs: int | None = None,
 ) -> tuple[Any, Any]:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
     ``max_bytes``: the largest run file the mirroring ingests (the reader's default when not given).
     ``originals``: overrides the project's ``[publishing] originals``.
+    ``jobs``: processes that render at once (see :func:`fmbench.build.build_site`).
 
     Returns the mirror report (``None`` for a dataset) and the build report.
     """
@@ -374,5 +376,6 @@ def build_project(
         source_links=project.source_links() if parquet is None else {},
         tolerance=Tolerance.of(project.config.publishing.practical_change),
         originals=originals if originals is not None else project.config.publishing.originals,
+        jobs=jobs,
     )
     return mirrored, report

@@ -95,6 +95,20 @@ def test_a_site_built_from_the_parquet_export_equals_the_site_built_from_the_dat
     assert different == []
 
 
+def test_a_site_built_from_the_parquet_export_by_worker_processes_equals_the_site_built_from_the_database(
+    db: Path, dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fmbench.build
+
+    monkeypatch.setattr(fmbench.build, "PARALLEL_MIN_TRIAL_PAGES", 1)  # workers however small the build
+    from_db, from_parquet = tmp_path / "db-site", tmp_path / "parquet-site"
+    build_site(db, from_db, jobs=1)
+    assert build_site(dataset, from_parquet, jobs=2).workers == 2
+    a, b = _files(from_db), _files(from_parquet)
+    assert a.keys() == b.keys()
+    assert [f for f in a if not filecmp.cmp(a[f], b[f], shallow=False)] == []
+
+
 def test_serve_answers_from_the_parquet_dataset_as_from_the_database(db: Path, dataset: Path) -> None:
     host = {"Host": "127.0.0.1:8000"}
     from_db = create_app(db).test_client()

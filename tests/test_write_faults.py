@@ -219,6 +219,40 @@ def test_a_build_that_fills_the_disk_is_one_line_leaves_the_previous_site_and_co
     assert _dotfiles(disk) == []
 
 
+_PARALLEL_FMBENCH = "import fmbench.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; from fmbench.cli import main; main()"
+"""``fmbench`` with workers for any build that renders something (the purpose-built runs are too few to start them)."""
+
+
+def test_a_parallel_build_that_fills_the_disk_is_one_line_naming_the_site_and_leaves_the_previous_one(
+    small_disk: Callable[[str, int], Path], purpose_db: Path
+) -> None:
+    disk = small_disk("parallel-site-disk", 40 * MiB)
+    out = disk / "site"
+
+    def build(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-P", "-c", _PARALLEL_FMBENCH, "build", "--db", str(purpose_db), "--out", str(out),
+             "--jobs", "2", *map(str, args)],
+            capture_output=True, text=True, check=False,
+        )
+
+    assert build().returncode == 0
+    before = _snapshot(out)
+    filler = _fill(disk, 1 * MiB)
+
+    line = _one_line_error(build("--base-url", "/moved/"))  # the workers write most of the files
+
+    assert line.startswith(f"Error: {out}: no space left on the device (")
+    assert "free) while writing the site; free some space and run the same command again" in line
+    assert _snapshot(out) == before
+    assert _dotfiles(disk) == []
+
+    filler.unlink()
+    assert build("--base-url", "/moved/").returncode == 0
+    assert 'href="/moved/' in (out / "index.html").read_text(encoding="utf-8")
+    assert _dotfiles(disk) == []
+
+
 def test_a_parquet_export_that_fills_the_disk_is_one_line_leaves_the_previous_export_and_completes_once_space_is_freed(
     small_disk: Callable[[str, int], Path], purpose_db: Path
 ) -> None:

@@ -52,9 +52,15 @@ def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: st
     return bytes(found[0])
 
 
+ORIGINALS_GZIP_LEVEL = 4
+"""zlib's cheapest level that searches for longer matches (1 to 3 take the first): measured on the largest
+generated run files, 1.6 times as fast as level 6 for 1.17 times its size (on the published example file, 1.08
+times), where level 1 is 2.4 times as fast for 1.7 times the size (the site must stay within its input's size)."""
+
+
 def gzip_original(content: bytes) -> bytes:
     """An original run file gzipped, the same bytes for the same file (no name or time in the header)."""
-    return gzip.compress(content, compresslevel=6, mtime=0)
+    return gzip.compress(content, compresslevel=ORIGINALS_GZIP_LEVEL, mtime=0)
 
 
 def source_gzip_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
