@@ -662,31 +662,6 @@ class TrialDetail:
         }
 
 
-METRIC_LABELS: tuple[str, ...] = (
-    "Duration",
-    "Time to first token",
-    "Decode duration",
-    "Output tokens per second",
-    "Output characters per second",
-    "Input tokens",
-    "Output tokens",
-    "Tokens in first snapshot",
-    "Token count source",
-    "Stream updates",
-    "Largest stream update gap",
-    "Reasoning tokens",
-    "Context size",
-    "Context utilization",
-    "Resident memory at start",
-    "Peak resident memory sampled",
-    "Resident memory at end",
-)
-"""A trial's metrics, in the order of :attr:`TrialDetail.metrics` (the columns of a trials page's metrics table)."""
-
-ENVIRONMENT_LABELS: tuple[str, ...] = ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")
-"""A trial's own environment snapshot, in the order of :attr:`TrialDetail.environment`."""
-
-
 @dataclass(frozen=True)
 class TrialMetricsTable:
     """One table per trials page: a row per trial (linked to and from its article), a column per metric.
@@ -697,8 +672,10 @@ class TrialMetricsTable:
 
     id: str
     caption: str
-    metric_columns: tuple[str, ...] = METRIC_LABELS
-    environment_columns: tuple[str, ...] = ENVIRONMENT_LABELS
+    metric_columns: tuple[str, ...]
+    """The labels of :attr:`TrialDetail.metrics`, in its order (the same for every trial)."""
+    environment_columns: tuple[str, ...]
+    """The labels of :attr:`TrialDetail.environment`, in its order."""
 
 
 @dataclass(frozen=True)
@@ -726,26 +703,25 @@ def _clock(value: float | None) -> str | None:
 
 
 def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
-    values = (
-        _clock(t["duration"]),
-        _clock(t["time_to_first_token"]),
-        d.seconds(t["decode_duration"]),
-        d.rate(t["output_tokens_per_second"]),
-        d.rate(t["output_chars_per_second"]),
-        d.count(t["input_token_count"]),
-        d.count(t["output_token_count"]),
-        d.count(t["first_update_token_count"]),
-        vocab.label("tokenCountSource", t["token_count_source"]),
-        d.count(t["stream_update_count"]),
-        _clock(t["maximum_stream_update_gap"]),
-        d.count(t["reasoning_token_count"]),
-        d.count(t["context_size"]),
-        d.percent(t["context_utilization"]),
-        d.mebibytes(t["starting_memory_bytes"]),
-        d.mebibytes(t["peak_memory_bytes"]),
-        d.mebibytes(t["ending_memory_bytes"]),
-    )
-    return list(zip(METRIC_LABELS, values, strict=True))
+    return [
+        ("Duration", _clock(t["duration"])),
+        ("Time to first token", _clock(t["time_to_first_token"])),
+        ("Decode duration", d.seconds(t["decode_duration"])),
+        ("Output tokens per second", d.rate(t["output_tokens_per_second"])),
+        ("Output characters per second", d.rate(t["output_chars_per_second"])),
+        ("Input tokens", d.count(t["input_token_count"])),
+        ("Output tokens", d.count(t["output_token_count"])),
+        ("Tokens in first snapshot", d.count(t["first_update_token_count"])),
+        ("Token count source", vocab.label("tokenCountSource", t["token_count_source"])),
+        ("Stream updates", d.count(t["stream_update_count"])),
+        ("Largest stream update gap", _clock(t["maximum_stream_update_gap"])),
+        ("Reasoning tokens", d.count(t["reasoning_token_count"])),
+        ("Context size", d.count(t["context_size"])),
+        ("Context utilization", d.percent(t["context_utilization"])),
+        ("Resident memory at start", d.mebibytes(t["starting_memory_bytes"])),
+        ("Peak resident memory sampled", d.mebibytes(t["peak_memory_bytes"])),
+        ("Resident memory at end", d.mebibytes(t["ending_memory_bytes"])),
+    ]
 
 
 def _trial_parts(
@@ -818,17 +794,11 @@ def _details(con: duckdb.DuckDBPyConnection, run_id: str, trials: list[dict[str,
                 thermal=thermal,
                 offline_success=d.yes_no(t["offline_success"]),
                 visual_fixture=t["visual_fixture"],
-                environment=list(
-                    zip(
-                        ENVIRONMENT_LABELS,
-                        (
-                            d.yes_no(t["environment_low_power_mode"], "on", "off"),
-                            vocab.label("thermalState", t["environment_thermal_state"]),
-                            d.iso(t["environment_timestamp"]),
-                        ),
-                        strict=True,
-                    )
-                ),
+                environment=[
+                    ("Low Power Mode", d.yes_no(t["environment_low_power_mode"], "on", "off")),
+                    ("Thermal state", vocab.label("thermalState", t["environment_thermal_state"])),
+                    ("Snapshot taken (UTC)", d.iso(t["environment_timestamp"])),
+                ],
             )
         )
     return out
@@ -918,11 +888,19 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         ),
         total=total,
         first_ordinal=offset + 1,
-        metrics_table=TrialMetricsTable(
-            id=f"trial-metrics-{urls.slug(scenario_id)}", caption=f"Metrics and environment of each trial: {title}"
-        )
-        if details
-        else None,
+        metrics_table=_metrics_table(scenario_id, title, details),
+    )
+
+
+def _metrics_table(scenario_id: str, title: str, details: list[TrialDetail]) -> TrialMetricsTable | None:
+    """The header of a trials page's metrics table: every trial has the same metrics and environment labels."""
+    if not details:
+        return None
+    return TrialMetricsTable(
+        id=f"trial-metrics-{urls.slug(scenario_id)}",
+        caption=f"Metrics and environment of each trial: {title}",
+        metric_columns=tuple(label for label, _ in details[0].metrics),
+        environment_columns=tuple(label for label, _ in details[0].environment),
     )
 
 
