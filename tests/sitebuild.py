@@ -94,6 +94,7 @@ class _TrialMetrics(HTMLParser):
         elif tag == "tr" and self._section == "tbody":
             self._row = {"id": a.get("id"), "href": None, "header": "", "cells": []}
         elif tag in ("th", "td"):
+            self._end_cell()  # a cell whose optional end tag is left out ends where the next one starts
             self._cell = {"tag": tag, "scope": a.get("scope"), "class": a.get("class") or "", "text": ""}
         elif tag == "a" and self._row is not None and self._cell is not None:
             self._row["href"] = a.get("href")
@@ -102,19 +103,24 @@ class _TrialMetrics(HTMLParser):
         if self._cell is not None:
             self._cell["text"] = str(self._cell["text"]) + data
 
+    def _end_cell(self) -> None:
+        if self._cell is None:
+            return
+        cell, self._cell = self._cell, None
+        text = str(cell["text"]).strip()
+        if self._header_row is not None and cell["scope"] == "col":
+            self._header_row.append(text)
+        elif self._row is not None and cell["scope"] == "row":
+            self._row["header"] = text
+        elif self._row is not None:
+            self._row["cells"].append((text, "nr" in str(cell["class"]).split()))  # type: ignore[union-attr]
+
     def handle_endtag(self, tag: str) -> None:
         if not self._in_table:
             return
-        if tag in ("th", "td") and self._cell is not None:
-            cell, self._cell = self._cell, None
-            text = str(cell["text"]).strip()
-            if self._header_row is not None and cell["scope"] == "col":
-                self._header_row.append(text)
-            elif self._row is not None and cell["scope"] == "row":
-                self._row["header"] = text
-            elif self._row is not None:
-                self._row["cells"].append((text, "nr" in str(cell["class"]).split()))  # type: ignore[union-attr]
-        elif tag == "tr" and self._header_row is not None:
+        if tag in ("th", "td", "tr"):
+            self._end_cell()  # at its own end tag, or at its row's (</tr> ends the last cell)
+        if tag == "tr" and self._header_row is not None:
             if self._header_row:
                 self.columns = self._header_row[1:]  # the first is the row headers' column ("Trial")
             self._header_row = None
