@@ -378,3 +378,55 @@ def test_show_here_moves_in_every_page_of_a_scenarios_trials(tab: Page, static_u
     if FIXTURES.is_dir():
         assert count > 50  # more than one trials page: the loader followed every "Next"
     assert tab.errors == [] and tab.violations() == []
+
+
+@pytest.mark.parametrize("where", ["static", "serve"])
+def test_after_show_here_a_trials_metrics_row_and_its_article_open_each_other_and_axe_finds_no_violation(
+    where: str, browser: Any, static_url: str, served: tuple[str, Path], corpus: tuple[Path, Path]
+) -> None:
+    import duckdb
+
+    from browser_support import AXE
+
+    con = duckdb.connect(str(corpus[0]), read_only=True)
+    run, title, count = con.execute(
+        "SELECT run_id, title, trial_count FROM scenario_figures ORDER BY trial_count DESC, run_id LIMIT 1"
+    ).fetchone()
+    con.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(path=str(AXE))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto((static_url if where == "static" else served[0]) + f"runs/{run}/", wait_until="networkidle")
+        item = page.locator("ul.trial-sections > li", has_text=title).first
+        item.locator("button.load-trials").click()
+        item.locator(".trials-status", has_text="loaded").wait_for(timeout=30000)
+        # one metrics table, every page's rows in it, one row per trial
+        assert item.locator("table.trial-metrics").count() == 1
+        rows = item.locator("table.trial-metrics > tbody > tr")
+        assert rows.count() == count == item.locator("article.trial").count()
+        last = rows.last
+        ordinal = (last.get_attribute("id") or "").removeprefix("metrics-")
+        details = page.locator(f"#trial-{ordinal} > details")
+        assert not details.evaluate("d => d.open")
+        last.locator("th a").click()  # the row opens its trial (from a later trials page, moved in)
+        page.wait_for_function("d => d.open", arg=details.element_handle(), timeout=5000)
+        assert page.evaluate("location.hash") == f"#trial-{ordinal}"
+        details.locator(f'a[href="#metrics-{ordinal}"]').click()  # and the trial leads back to its row
+        assert page.evaluate("location.hash") == f"#metrics-{ordinal}"
+        assert last.evaluate("r => { const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; }")
+        details.evaluate("d => d.open = false")
+        last.locator("th a").click()  # the same link again (no change of fragment) opens it again
+        page.wait_for_function("d => d.open", arg=details.element_handle(), timeout=5000)
+        # every trial opened, as a reader would: axe's default rules over the whole run page
+        item.evaluate("li => li.querySelectorAll('details').forEach(d => d.open = true)")
+        violations = page.evaluate(
+            "async () => (await axe.run(document)).violations.map("
+            "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"
+        )
+        assert violations == []
+        assert errors == []
+    finally:
+        context.close()

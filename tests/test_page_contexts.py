@@ -408,3 +408,37 @@ def test_the_run_page_shows_its_trials_from_the_trials_pages_and_the_trial_data_
     assert section.data_href == "/" + urls.data_trials_json(run_id, "task-capture") and section.data_href.endswith(".json.gz")
     doc = json.loads(gzip.decompress(trials_json(site, Filters(), run_id=run_id, scenario="task-capture")))
     assert doc["scenario"] == "task-capture" and len(doc["trials"]) == 3
+
+
+def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_pages_metrics_table_linked_both_ways(
+    site: SiteContext,
+) -> None:
+    from fmbench.views import render_page
+
+    from sitebuild import trial_metrics
+
+    run_id = _run_id(site, BASELINE)
+    page = _page(site, "trials_page", run_id=run_id, scenario="synthetic-throughput", page=2)
+    assert isinstance(page, runs.TrialsPage) and page.metrics_table is not None
+    table = page.metrics_table
+    assert all(tuple(label for label, _ in t.metrics) == table.metric_columns for t in page.trials)
+    assert all(tuple(label for label, _ in t.environment) == table.environment_columns for t in page.trials)
+    assert table.environment_columns == ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")
+    (kind,) = [k for k in PAGES if k.name == "trials_page"]
+    html = render_page(site, kind, Filters(), run_id=run_id, scenario="synthetic-throughput", page=2)
+    listed = html.split('<div class="trial-list">')[1]  # what "Show here" moves into the run page
+    rows = trial_metrics(listed)
+    assert list(rows) == [f"metrics-{t.ordinal}" for t in page.trials]
+    not_recorded = set()
+    for t in page.trials:
+        row = rows[f"metrics-{t.ordinal}"]
+        shown = dict(t.metrics) | dict(t.environment)
+        assert len(shown) == len(table.metric_columns) + len(table.environment_columns) == 20
+        assert row["values"] == {label: "not recorded" if v is None else v for label, v in shown.items()}
+        assert row["not_recorded"] == {label for label, v in shown.items() if v is None}
+        not_recorded |= row["not_recorded"]  # type: ignore[arg-type]
+        assert (row["href"], row["header"]) == (f"#trial-{t.ordinal}", str(t.ordinal + 1))
+        article = listed.split(f'<article class="trial" id="trial-{t.ordinal}">', 1)[1].split("</article>", 1)[0]
+        assert f'<a href="#metrics-{t.ordinal}">' in article
+    assert "Reasoning tokens" in not_recorded  # the runs hold no reasoning token count: "not recorded", never 0 or blank
+    assert listed.count("the run file does not hold this value") == 1  # the legend explains it once

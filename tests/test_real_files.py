@@ -29,6 +29,7 @@ from fmbench.report import summary_json, text_summary
 from fmbench.serve import create_app
 from fmbench.validate import validate_paths
 
+from sitebuild import trial_metrics
 from testdata import DATA, EXAMPLE_NAME, RUNS, SHARED_EXAMPLES
 
 READING = DATA / "reading"
@@ -279,11 +280,16 @@ def test_pages_spanning_runs_use_the_newest_runs_order_with_what_it_lacks_append
 def test_offline_success_visual_fixture_and_a_trials_own_environment_are_on_the_trial_page_and_in_its_data(site) -> None:
     rid = run_id(READING / "kept-fields.json")
     assert "Offline success 1 of 2 trial(s)" in page_text(built(site, f"/runs/{rid}/"))
-    page = page_text(built(site, f"/runs/{rid}/trials/visual-recommendation/"))
+    html = built(site, f"/runs/{rid}/trials/visual-recommendation/")
+    page = page_text(html)
     assert "Offline success yes" in page and "Visual fixture sunsetRun" in page
-    assert "Low Power Mode on Thermal state Fair Snapshot taken (UTC) 2026-11-03T09:04:31Z" in page
     data = json.loads(built(site, f"/data/runs/{rid}/trials/visual-recommendation.json.gz"))
     (trial,) = data["trials"]
+    row = trial_metrics(html)[f"metrics-{trial['ordinal']}"]  # the environment is in the trial's row of the metrics table
+    assert "Environment at this trial" in page
+    assert {k: row["values"][k] for k in ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")} == {  # type: ignore[index]
+        "Low Power Mode": "on", "Thermal state": "Fair", "Snapshot taken (UTC)": "2026-11-03T09:04:31Z"
+    }
     assert (trial["offline_success"], trial["visual_fixture"]) == ("yes", "sunsetRun")
     assert trial["environment"] == {
         "Low Power Mode": "on", "Thermal state": "Fair", "Snapshot taken (UTC)": "2026-11-03T09:04:31Z"

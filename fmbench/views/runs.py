@@ -663,6 +663,22 @@ class TrialDetail:
 
 
 @dataclass(frozen=True)
+class TrialMetricsTable:
+    """One table per trials page: a row per trial (linked to and from its article), a column per metric.
+
+    The rows are the page's trials themselves (their ``metrics`` and ``environment`` values); the labels are
+    written once, in the header, instead of beside every value of every trial.
+    """
+
+    id: str
+    caption: str
+    metric_columns: tuple[str, ...]
+    """The labels of :attr:`TrialDetail.metrics`, in its order (the same for every trial)."""
+    environment_columns: tuple[str, ...]
+    """The labels of :attr:`TrialDetail.environment`, in its order."""
+
+
+@dataclass(frozen=True)
 class TrialsPage(Page):
     template: ClassVar[str] = "trials.html"
     nav_active: ClassVar[str] = "runs"
@@ -675,6 +691,8 @@ class TrialsPage(Page):
     pager: Pager
     total: int
     first_ordinal: int
+    metrics_table: TrialMetricsTable | None = None
+    """The page's trials' metrics and environment (``None`` when the page has no trial)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -870,6 +888,19 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         ),
         total=total,
         first_ordinal=offset + 1,
+        metrics_table=_metrics_table(scenario_id, title, details),
+    )
+
+
+def _metrics_table(scenario_id: str, title: str, details: list[TrialDetail]) -> TrialMetricsTable | None:
+    """The header of a trials page's metrics table: every trial has the same metrics and environment labels."""
+    if not details:
+        return None
+    return TrialMetricsTable(
+        id=f"trial-metrics-{urls.slug(scenario_id)}",
+        caption=f"Metrics and environment of each trial: {title}",
+        metric_columns=tuple(label for label, _ in details[0].metrics),
+        environment_columns=tuple(label for label, _ in details[0].environment),
     )
 
 

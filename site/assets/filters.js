@@ -15,7 +15,10 @@
  * the URL of a scenario's first trials page. On click that page and the ones
  * its "Next" link leads to are fetched, parsed inertly with DOMParser, and
  * their trial lists (.trial-list) moved in: a trial is rendered once, on the
- * trials pages, and the run page shows that same HTML.
+ * trials pages, and the run page shows that same HTML. The first page's list
+ * (its metrics table, table.trial-metrics, and its articles) is moved in
+ * whole; each following page adds its table rows to that table and its
+ * articles to that list, so a row and its article link to each other there too.
  * Optional data-trials-target="<id>" names the element to fill (default: a
  * new element right after the button).
  *
@@ -250,6 +253,16 @@
           return first.list;
         }
         return fetchTrialPage(found.next).then(function (page) {
+          /* the following page's rows join the first page's metrics table, its trials the list */
+          var rows = first.list.querySelector("table.trial-metrics > tbody");
+          var table = page.list.querySelector("table.trial-metrics");
+          if (table && !rows) {
+            first.list.appendChild(table.closest(".table-wrap") || table);
+          } else if (table) {
+            toArray(table.tBodies[0].rows).forEach(function (tr) {
+              rows.appendChild(tr);
+            });
+          }
           toArray(page.list.querySelectorAll("article.trial")).forEach(function (t) {
             first.list.appendChild(t);
           });
