@@ -448,8 +448,8 @@ def snapshot_times(folder: Path) -> dict[str, int]:
 def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
     its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
-    device that involve its OS build, the OS build pages of its device's builds, the PCC page for a PCC run, and
-    every index."""
+    device that involve its OS build, the device comparisons its device is in, the OS build pages of its device's
+    builds, the PCC page for a PCC run, and every index."""
     import duckdb
 
     from fmbench import urls
@@ -481,6 +481,12 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     if route == "privateCloudCompute":
         paths.append(urls.pcc())
     expected = {output_file(p) for p in paths}
+    # A device comparison reads every run of its two devices: each one the device is in.
+    devices = site / "compare" / "devices"
+    if hardware and devices.is_dir():
+        for page in devices.glob("*/*/index.html"):
+            if urls.slug(hardware) in page.parent.parent.name.split(".."):
+                expected.add(str(page.relative_to(site)))
     compare = site / "compare" / urls.slug(hardware or "")
     if hardware and compare.is_dir():
         for page in compare.glob("*/index.html"):
