@@ -448,7 +448,7 @@ def snapshot_times(folder: Path) -> dict[str, int]:
 def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
     its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
-    device that involve its OS build, the device comparisons its device is in, the OS build pages of its device's
+    device that involve its OS build, the device comparisons its device is in on its OS generation, the OS build pages of its device's
     builds, the PCC page for a PCC run, and every index."""
     import duckdb
 
@@ -458,8 +458,9 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
 
     con = duckdb.connect(str(db), read_only=True)
     try:
-        hardware, device_name, os_build, route, file_name = con.execute(
-            "SELECT hardware_model, device_name, os_build, route, file_name FROM runs WHERE run_id = ?", [run_id]
+        hardware, device_name, os_build, os_generation, route, file_name = con.execute(
+            "SELECT hardware_model, device_name, os_build, os_generation, route, file_name FROM runs WHERE run_id = ?",
+            [run_id],
         ).fetchone()
         scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
         device_builds = [b for (b,) in con.execute(
@@ -481,10 +482,11 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     if route == "privateCloudCompute":
         paths.append(urls.pcc())
     expected = {output_file(p) for p in paths}
-    # A device comparison reads every run of its two devices: each one the device is in.
+    # A device comparison reads every run of its two devices on its OS generation: each one the device is in, on the
+    # run's generation.
     devices = site / "compare" / "devices"
     if hardware and devices.is_dir():
-        for page in devices.glob("*/*/index.html"):
+        for page in devices.glob(f"*/{os_generation}/index.html"):
             if urls.slug(hardware) in page.parent.parent.name.split(".."):
                 expected.add(str(page.relative_to(site)))
     compare = site / "compare" / urls.slug(hardware or "")

@@ -216,3 +216,30 @@ def test_a_tampered_regression_cache_calls_nothing_and_is_computed_again(tmp_pat
         con.close()
     assert again.recomputed == honest.recomputed
     assert again.report.to_json() == honest.report.to_json()
+
+
+def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(tmp_path: Path) -> None:
+    from fmbench.revisions import fixtures_registry
+
+    added = "macbook-pro-m5-macos26-25b78-on-device-quick-2026-11-02.json"
+    base = tmp_path / "base"
+    base.mkdir()
+    for path in FIXTURES.iterdir():
+        if path.is_file() and path.name != added and path.suffix in (".json", ".yaml"):
+            shutil.copy(path, base / path.name)
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([base], db, registry=fixtures_registry()).ok
+    site = tmp_path / "site"
+    build_site(db, site, registry=fixtures_registry())
+    device_pages = {str(p.relative_to(site)) for p in (site / "compare" / "devices").glob("*/*/index.html")}
+    assert any("/27/" in p for p in device_pages) and any("/26/" in p and "Mac17,2" in p for p in device_pages)
+
+    assert ingest_paths([FIXTURES / added], db, registry=fixtures_registry()).ok
+    report = build_site(db, site, registry=fixtures_registry())
+
+    rendered = {f for f in report.rendered if f.startswith("compare/devices/")}
+    assert {p for p in device_pages if "/26/" in p and "Mac17,2" in p} <= rendered  # its generation's, and any new one
+    assert all("/26/" in f and "Mac17,2" in f for f in rendered), rendered  # none of generation 27
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh, registry=fixtures_registry())
+    assert _same_tree(site, fresh)  # the generation 27 pages it left alone are the full build's

@@ -33,6 +33,7 @@ class RunFacts:
     """``coalesce(hardware_model, device_name)``: the device key of device pages and filters."""
     hardware_model: str | None
     os_build: str | None
+    os_generation: int | None
     route: str
     verdict: str
     started_at: datetime
@@ -56,11 +57,12 @@ class RunIndex:
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
-            run_id, sha, ingested_at, verdict, revision_id, revision_status, route, os_build, hardware_model,
-            device, started_at, annotation,
+            run_id, sha, ingested_at, verdict, revision_id, revision_status, route, os_build, os_generation,
+            hardware_model, device, started_at, annotation,
         ) in con.execute(
             "SELECT r.run_id, r.source_sha256, r.ingested_at, r.verdict, r.revision_id, r.revision_status, r.route, "
-            "r.os_build, r.hardware_model, coalesce(r.hardware_model, r.device_name), r.started_at, a.sha256 "
+            "r.os_build, r.os_generation, r.hardware_model, coalesce(r.hardware_model, r.device_name), r.started_at, "
+            "a.sha256 "
             "FROM runs r LEFT JOIN annotations a USING (run_id)"
         ).fetchall():
             fingerprint = _digest(
@@ -69,7 +71,8 @@ class RunIndex:
             )
             facts.append(
                 RunFacts(
-                    run_id, fingerprint, device, hardware_model, os_build, route, verdict, started_at, ingested_at,
+                    run_id, fingerprint, device, hardware_model, os_build, os_generation, route, verdict, started_at,
+                    ingested_at,
                     frozenset(scenarios.get(run_id, ())),
                 )
             )
@@ -160,6 +163,11 @@ def build_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 
 def device_pair_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    """Every run of the two devices (each side is its newest build of the generation with the configuration)."""
+    """Every run of the two devices on the page's OS generation (each side is its newest build of the generation with
+    the configuration; runs of other generations are not on the page)."""
     wanted = (params["device_a"], params["device_b"])
-    return [r.run_id for r in index.runs.values() if r.hardware_model and urls.slug(r.hardware_model) in wanted]
+    generation = str(params["generation"])
+    return [
+        r.run_id for r in index.runs.values()
+        if r.hardware_model and urls.slug(r.hardware_model) in wanted and str(r.os_generation) == generation
+    ]
