@@ -442,17 +442,21 @@ class _Stage:
                 todo.append(o)
         return todo
 
+    def render_here(self, o: Output) -> None:
+        """Render one output in this process and place it in the staging folder."""
+        self.before_render()
+        started = time.perf_counter()
+        job = self.job(o)
+        self.rendered(bw.write(self.staging, self.out_dir, o.file, bw.render(self.site, job), job.previous), o.inputs)
+        self.timed(o.kind.name, time.perf_counter() - started)
+
     def serially(self, outputs: list[Output]) -> None:
         sources: list[Output] = []
         for o in self.sort(outputs):
             if o.kind.name in bw.ORIGINAL_KINDS:
                 sources.append(o)
                 continue
-            self.before_render()
-            started = time.perf_counter()
-            job = self.job(o)
-            self.rendered(bw.write(self.staging, self.out_dir, o.file, bw.render(self.site, job), job.previous), o.inputs)
-            self.timed(o.kind.name, time.perf_counter() - started)
+            self.render_here(o)
         started = time.perf_counter()
         by_file = {o.file: o for o in sources}
         for job, content in bw.originals(self.site, [self.job(o) for o in sources]):
@@ -488,11 +492,7 @@ class _Stage:
             pending += [bw.work(pool, jobs) for jobs in runs.values()]
             for o in self.sort(rest()):
                 self.collect(pending, inputs, wait=False)
-                self.before_render()
-                started = time.perf_counter()
-                job = self.job(o)
-                self.rendered(bw.write(self.staging, self.out_dir, o.file, bw.render(self.site, job), job.previous), o.inputs)
-                self.timed(o.kind.name, time.perf_counter() - started)
+                self.render_here(o)
             started = time.perf_counter()
             self.collect(pending, inputs, wait=True)
             self.report.seconds_waiting = time.perf_counter() - started
