@@ -204,7 +204,8 @@ def _test_kill(stage: str) -> None:
     """Crash-safety test hook: ``FMBENCH_TEST_BUILD_KILL_AT=<stage>`` kills the build there.
 
     ``render``: after three files are rendered; ``staging``: with every file in
-    the staging folder but no manifest yet; ``swap``: between the two renames.
+    the staging folder but no manifest yet; ``swap``: between the two renames;
+    ``worker``: each worker process of a parallel build, on its first task.
     """
     if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == stage:
         os.kill(os.getpid(), 9)

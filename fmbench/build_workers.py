@@ -155,6 +155,8 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
     """A worker's task: render ``jobs`` (a run's files, a share of the originals or one page) into the staging folder."""
     site: SiteContext = _worker["site"]
     staging: Path = _worker["staging"]
+    if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == "worker":  # crash-safety test hook (see fmbench.build)
+        os.kill(os.getpid(), 9)
     done = Done()
     job = jobs[0]
     try:

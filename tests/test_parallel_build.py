@@ -155,6 +155,31 @@ def test_a_parallel_build_killed_part_way_leaves_the_previous_site_and_its_worke
     assert 'href="/second/runs/"' in (out / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="the fixture corpus is not in this checkout")
+def test_a_worker_killed_part_way_fails_the_build_in_one_line_and_leaves_the_previous_site(
+    db: Path, tmp_path: Path, parallel: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    build_site(db, out, base_url="/first/", jobs=1)
+    before = _snapshot(out)
+    monkeypatch.setenv("FMBENCH_TEST_BUILD_KILL_AT", "worker")  # the spawned workers inherit it
+
+    with pytest.raises(BuildError, match="worker process of the build stopped before it finished") as raised:
+        build_site(db, out, base_url="/second/", jobs=2)
+    assert "\n" not in str(raised.value) and "--jobs 1" in str(raised.value)
+    assert _snapshot(out) == before
+    assert _leftovers(out) == []
+
+    result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "worker process of the build stopped" in result.output
+    assert _snapshot(out) == before
+
+    monkeypatch.delenv("FMBENCH_TEST_BUILD_KILL_AT")
+    report = build_site(db, out, base_url="/second/", jobs=1)  # as the message says
+    assert report.changed and _leftovers(out) == []
+
+
 def _processes_with(marker: str) -> list[int]:
     """Processes whose environment holds ``marker`` (the killed build's workers inherit it)."""
     found = []
