@@ -7,10 +7,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
-from fmbench.revisions import Registry
+from fmbench.revisions import Registry, fixtures_registry
 
-from testdata import RUNS, SHARED_EXAMPLES
+from testdata import FIXTURES, RUNS, SHARED_EXAMPLES
 
 
 def purpose_db(path: Path, registry: Registry | None = None) -> Path:
@@ -24,6 +25,17 @@ def purpose_db(path: Path, registry: Registry | None = None) -> Path:
     report = ingest_paths(sources, path, registry=registry)
     assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
     return path
+
+
+def fixture_site(root: Path) -> tuple[Path, Path]:
+    """The fixture corpus ingested with its registry (as the demo shows it) and built: ``(database, site)``."""
+    registry = fixtures_registry()
+    db = root / "fixtures.duckdb"
+    report = ingest_paths([FIXTURES], db, registry=registry)
+    assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
+    out = root / "_site"
+    build_site(db, out, registry=registry)
+    return db, out
 
 
 class _Links(HTMLParser):

@@ -19,9 +19,7 @@ from fmbench.record import run_id_for
 from fmbench.revisions import fixtures_registry
 
 from browser_support import (
-    CHROMIUM_ARGS,
     axe_violations,
-    chromium_path,
     fmbench_server,
     static_server,
 )
@@ -46,16 +44,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = root / "_site"
     build_site(db, out, registry=registry)
     return db, out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,12 @@ from typing import Any
 
 import pytest
 
-from fmbench.build import build_site
-from fmbench.ingest import ingest_paths
-from fmbench.revisions import fixtures_registry
-
 from browser_support import (
-    CHROMIUM_ARGS,
     axe_violations,
-    chromium_path,
     fmbench_server,
     static_server,
 )
-from testdata import FIXTURES
+from sitebuild import fixture_site
 
 pytestmark = pytest.mark.browser
 
@@ -30,23 +24,7 @@ CONFIG = "On-device · Synthetic Performance · Cold session"
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("overview")
-    registry = fixtures_registry()
-    db = root / "fixtures.duckdb"
-    assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return db, out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
+    return fixture_site(tmp_path_factory.mktemp("overview"))
 
 
 @pytest.fixture(scope="module")

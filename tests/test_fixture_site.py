@@ -10,25 +10,15 @@ import duckdb
 import pytest
 
 from fmbench import urls
-from fmbench.build import build_site
-from fmbench.ingest import ingest_paths
-from fmbench.revisions import fixtures_registry
 
-from sitebuild import broken_links
-from testdata import FIXTURES
+from sitebuild import broken_links, fixture_site
 
 CONFIG = "route, suite, session_mode, reasoning_level, fallback_mode, connectivity, generation"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("fixture-site")
-    registry = fixtures_registry()
-    db = root / "fixtures.duckdb"
-    assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return db, out
+    return fixture_site(tmp_path_factory.mktemp("fixture-site"))
 
 
 def _sharing_pairs(db: Path) -> set[tuple[str, frozenset[str]]]:

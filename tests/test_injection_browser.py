@@ -16,7 +16,7 @@ import pytest
 
 from fmbench.build import build_site
 
-from browser_support import CHROMIUM_ARGS, chromium_path, fmbench_server, static_server
+from browser_support import fmbench_server, static_server
 from hostile import FMBENCH_SCRIPTS, HOSTILE, JOINED, PURPOSE, hostile_pages
 from sitebuild import purpose_db
 
@@ -82,16 +82,6 @@ def bases(site: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> 
     shutil.copy(site[0], served_db)
     with static_server(site[1]) as static, fmbench_server(served_db) as served:
         yield {"static": static, "serve": served}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 class Tab:
