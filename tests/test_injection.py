@@ -208,3 +208,27 @@ def test_data_files_and_the_api_give_the_hostile_text_back_exactly_as_json(hosti
     static = json.loads(gzip.decompress((built / f"data/runs/{HOSTILE}/trials/task-capture.json.gz").read_bytes()))
     static_trials = static if isinstance(static, list) else static["trials"]
     assert TRIALS_PAGE_FIELDS["prompt"] in {t["prompt"] for t in static_trials}
+
+
+def test_the_built_trials_csv_and_trial_data_are_the_bytes_serve_gives_and_read_back_exactly(
+    hostile_db: Path, built: Path
+) -> None:
+    """The build writes a run's CSV from the rows its trial pages read; serve reads them itself: the same bytes,
+    and a CSV reader gets every hostile text back as it was (quotes, newlines, markup, NUL, non-ASCII)."""
+    import csv
+    import gzip
+    import io
+
+    client = create_app(hostile_db, host="127.0.0.1", port=8000).test_client()
+    for path in (f"data/runs/{HOSTILE}/trials.csv.gz", f"data/runs/{HOSTILE}/trials/task-capture.json.gz"):
+        response = client.get("/" + path, headers={"Host": HOST})
+        assert response.status_code == 200
+        assert response.get_data() == (built / path).read_bytes(), path
+    text = gzip.decompress((built / f"data/runs/{HOSTILE}/trials.csv.gz").read_bytes()).decode("utf-8")
+    limit = csv.field_size_limit(2**24)  # the 1 MiB response is one field
+    try:
+        table = list(csv.DictReader(io.StringIO(text, newline="")))
+    finally:
+        csv.field_size_limit(limit)
+    assert {TRIALS_PAGE_FIELDS["response"], TRIALS_PAGE_FIELDS["1 MiB response"]} <= {r["response"] for r in table}
+    assert any(c in TRIALS_PAGE_FIELDS["response"] for c in ('"', "\n", "</script>"))

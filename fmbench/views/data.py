@@ -6,7 +6,7 @@ import csv
 import gzip
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from fmbench import urls
@@ -15,6 +15,7 @@ from fmbench.figures import token_count_source
 from fmbench.filters import Filters
 from fmbench.views.common import rows
 from fmbench.views.runs import (
+    CSV_COLUMNS,
     failure_json,
     failure_rows,
     run_figures,
@@ -22,19 +23,6 @@ from fmbench.views.runs import (
     trial_details,
 )
 from fmbench.views.site import SiteContext
-
-_CSV_COLUMNS = (
-    "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
-    "used_fallback", "fallback_reason", "offline_success", "visual_fixture", "safety_expectation", "safety_outcome",
-    "check_count", "checks_passed",
-    "constraint_score", "prompt_pass", "safety_pass", "task_passed", "duration", "time_to_first_token",
-    "decode_duration", "input_token_count", "output_token_count", "first_update_token_count",
-    "token_count_source", "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
-    "maximum_stream_update_gap", "reasoning_token_count", "context_size", "context_utilization",
-    "starting_memory_bytes", "peak_memory_bytes", "ending_memory_bytes", "starting_thermal_state",
-    "ending_thermal_state", "worst_thermal_state", "environment_thermal_state", "environment_low_power_mode",
-    "environment_timestamp", "started_at", "ended_at", "response",
-)
 
 
 def _json_bytes(doc: Any) -> bytes:
@@ -96,17 +84,25 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
 
 
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
-    """Every trial of a run, one row each, gzipped; empty cells are values the run did not record."""
-    if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
-        raise NotFoundError(f"no run {run_id!r}")
+    """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
+
+    In a bulk build the rows are the ones the run's trial pages read (:meth:`SiteContext.run_trials`), else
+    read here; the csv module writes ``None`` as an empty cell.
+    """
+    bundle = site.run_trials(run_id)
+    if bundle is not None:
+        width = len(CSV_COLUMNS)
+        found: Iterable[Sequence[Any]] = (r[:width] for r in bundle.rows)
+    else:
+        if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
+            raise NotFoundError(f"no run {run_id!r}")
+        found = site.con.execute(
+            f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
+        ).fetchall()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_CSV_COLUMNS)
-    cursor = site.con.execute(
-        f"SELECT {', '.join(_CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
-    )
-    for row in cursor.fetchall():
-        writer.writerow(["" if v is None else v for v in row])
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(found)
     return gzip.compress(buffer.getvalue().encode("utf-8"), compresslevel=6, mtime=0)
 
 

@@ -804,12 +804,33 @@ def _details(con: duckdb.DuckDBPyConnection, run_id: str, trials: list[dict[str,
     return out
 
 
+CSV_COLUMNS = (
+    "ordinal", "trial_id", "scenario_id", "sample_id", "iteration", "requested_model", "executed_model",
+    "used_fallback", "fallback_reason", "offline_success", "visual_fixture", "safety_expectation", "safety_outcome",
+    "check_count", "checks_passed",
+    "constraint_score", "prompt_pass", "safety_pass", "task_passed", "duration", "time_to_first_token",
+    "decode_duration", "input_token_count", "output_token_count", "first_update_token_count",
+    "token_count_source", "output_tokens_per_second", "output_chars_per_second", "stream_update_count",
+    "maximum_stream_update_gap", "reasoning_token_count", "context_size", "context_utilization",
+    "starting_memory_bytes", "peak_memory_bytes", "ending_memory_bytes", "starting_thermal_state",
+    "ending_thermal_state", "worst_thermal_state", "environment_thermal_state", "environment_low_power_mode",
+    "environment_timestamp", "started_at", "ended_at", "response",
+)
+"""The trials CSV's columns, in its order (the site's documented download)."""
+
+TRIAL_COLUMNS = (*CSV_COLUMNS, "prompt", "instructions", "safety_detail")
+"""What a trial's detail and the trials CSV read of a trial: the CSV's columns first, so a row read with these
+columns starts with the CSV's row."""
+
+_TRIAL_SELECT = f"SELECT {', '.join(TRIAL_COLUMNS)} FROM trials"
+
+
 def trial_details(
     con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str, *, offset: int = 0, limit: int | None = None
 ) -> list[TrialDetail]:
     page_sql = " LIMIT ? OFFSET ?" if limit is not None else ""
     params: list[Any] = [run_id, scenario_id] + ([limit, offset] if limit is not None else [])
-    trials = rows(con, f"SELECT * FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
+    trials = rows(con, f"{_TRIAL_SELECT} WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
     return _details(con, run_id, trials)
 
 
@@ -824,6 +845,8 @@ class RunTrials:
     details: dict[str, list[TrialDetail]]
     """Each scenario's trials in detail: what :func:`trial_details` gives for it."""
     failures: dict[str, list[dict[str, Any]]]
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    """Every trial of the run in file order, its :data:`TRIAL_COLUMNS` (the trials CSV's row first)."""
 
     def scenario(self, scenario_slug: str) -> tuple[str, str, int]:
         for found in self.scenarios:
@@ -840,14 +863,15 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
             "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
         ).fetchall()
     ]
-    trials = rows(con, "SELECT * FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+    read = con.execute(f"{_TRIAL_SELECT} WHERE run_id = ? ORDER BY ordinal", [run_id]).fetchall()
+    trials = [dict(zip(TRIAL_COLUMNS, r, strict=True)) for r in read]
     details: dict[str, list[TrialDetail]] = {}
     for t, detail in zip(trials, _details(con, run_id, trials), strict=True):
         details.setdefault(t["scenario_id"], []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
     for f in failure_rows(con, run_id):
         failures.setdefault(f["scenario_id"], []).append(f)
-    return RunTrials(run_id, run, scenarios, details, failures)
+    return RunTrials(run_id, run, scenarios, details, failures, read)
 
 
 def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
