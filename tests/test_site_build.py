@@ -92,6 +92,43 @@ def test_a_missing_metric_reads_not_recorded_and_is_never_plotted_as_zero(built:
     assert guard["memory_count"] == 0 and guard["memory_max"] is None
 
 
+def test_the_trials_csv_reads_back_every_stored_value_and_leaves_what_is_not_recorded_empty(
+    built: tuple[Path, Path],
+) -> None:
+    import csv
+    import io
+
+    import duckdb
+
+    from fmbench.views.runs import CSV_COLUMNS
+
+    db, out = built
+    run = _run_id("purpose-current.json")
+    text = gzip.decompress((out / f"data/runs/{run}/trials.csv.gz").read_bytes()).decode("utf-8")
+    header, *cells = list(csv.reader(io.StringIO(text, newline="")))
+    assert tuple(header) == CSV_COLUMNS
+    with duckdb.connect(str(db), read_only=True) as con:
+        stored = con.execute(
+            f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run]
+        ).fetchall()
+    assert len(cells) == len(stored) > 0
+    empty = 0
+    for row, values in zip(cells, stored, strict=True):
+        for name, cell, value in zip(CSV_COLUMNS, row, values, strict=True):
+            if value is None:
+                assert cell == "", name  # not recorded: an empty cell, never 0
+                empty += 1
+            elif isinstance(value, bool):
+                assert cell == str(value), name
+            elif isinstance(value, float):
+                assert float(cell) == value, name  # the shortest text that reads back as the same double
+            elif isinstance(value, int):
+                assert int(cell) == value, name
+            else:
+                assert cell == str(value), name
+    assert empty > 0
+
+
 def test_a_legacy_run_page_shows_the_superseded_revision_banner(built: tuple[Path, Path]) -> None:
     db, out = built
     import duckdb
