@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
@@ -167,8 +168,21 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         "trials": [t.to_json() for t in details],
         "failures": [failure_json(f) for f in failures],
     }
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
-    return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
+    return gzipped(compact_json(doc), DATA_GZIP_LEVEL)
+
+
+_COMPACT_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def compact_json(doc: Any) -> bytes:
+    """``doc`` as compact UTF-8 JSON and a newline, written by orjson in about a tenth of ``json.dumps``' time.
+
+    For strings, integers, booleans and null (all trial data holds) the bytes are those of ``json.dumps(doc,
+    ensure_ascii=False, separators=(",", ":")) + "\\n"``; a float reads back as the same double, though a small
+    one may be written in another form (``1e-7`` for ``1e-07``). A value JSON has no type for (a time included)
+    is written as its ``str``.
+    """
+    return orjson.dumps(doc, default=str, option=_COMPACT_OPTIONS)
 
 
 def runs_json(site: SiteContext, filters: Filters) -> bytes:
