@@ -25,7 +25,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from fmbench import content_policy, urls
+from fmbench import content_policy, resample_store, urls
 from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
@@ -460,6 +460,8 @@ def create_app(
         TESTING=False,
     )
     app.debug = False
+    # The build's resampled intervals, beside the database: a comparison's first request reads them.
+    resample_store.configure(resample_store.store_for(app.config["FMBENCH_DB"]))
     app.register_blueprint(assets)
     app.register_blueprint(api)
     app.register_blueprint(pages)
