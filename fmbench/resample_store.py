@@ -20,15 +20,16 @@ header, and a reader checks it.
 values, so a quantile entry holds, per level and per resample, the index of
 that value among the side's sorted values (16-bit when the side has fewer than
 32,767 values, else 32-bit) and the reader looks the values up: the same
-float64 bits as resampling, at 16 KB for the median and p90 of 4,000
-resamples. A mean of 0/1 outcomes (a rate) is a whole number of successes over
-a whole count of trials, so its entry holds the integer sums and counts and the
-reader divides them as the resampling does (the same rounding, the same bits);
-any other mean is stored as its float64 values.
+float64 bits as resampling. A mean of 0/1 outcomes (a rate) is a whole number
+of successes over a whole count of trials, so its entry holds the integer sums
+and counts and the reader divides them as the resampling does (the same
+rounding, the same bits); any other mean is stored as its float64 values. The
+arrays are zlib-compressed (level 1): the median and p90 of 4,000 resamples
+of a side of about 1,000 trials take about 6 KB instead of 16.
 
 **Never trusted blindly.** An entry is a small binary file: a magic string,
-its key, its arrays (each with its type code and length, only the integer and
-float types above) and a BLAKE2b checksum of all that. No pickle. A file that
+its key, its arrays (compressed; each with its type code and length, only the
+integer and float types above) and a BLAKE2b checksum of all that. No pickle. A file that
 is truncated, corrupt, of another version or another key, or whose indices fall
 outside the side, is ignored and the side resampled again (and the entry
 written again).
@@ -67,6 +68,7 @@ import hashlib
 import os
 import struct
 import threading
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -83,6 +85,11 @@ ENTRY = ".rs"
 SWEEP_SLACK = 1.0
 """Seconds before a full build's start from which an entry counts as used: file times may be coarser than the clock."""
 
+COMPRESSION = 1
+"""zlib level of an entry's arrays: about a third of their size (rank indices repeat their high bytes), at about
+0.2 ms a write; higher levels gain 1 %."""
+MAX_PAYLOAD = 4 * 2**20
+"""An entry's arrays inflate to at most this (a few levels of 4,000 resamples are under 100 KB): more is no entry."""
 _HEADER = struct.Struct("<8sHHI16sIB")  # magic, format, algorithm, resamples, side digest, values, levels
 _ARRAY = struct.Struct("<cI")  # type code, length
 _DTYPES = {b"h": "<i2", b"i": "<i4", b"q": "<i8", b"d": "<f8"}
@@ -150,18 +157,18 @@ class ResampleStore:
         if not self.writable:
             return
         key = self._key(digest, which, n_values, resamples)
-        body = bytearray(key)
-        body += struct.pack("<B", len(arrays))
+        payload = bytearray(struct.pack("<B", len(arrays)))
         for array in arrays:
             code = _CODES[(array.dtype.kind, array.dtype.itemsize)]
-            body += _ARRAY.pack(code, array.size)
-            body += array.astype(_DTYPES[code], copy=False).tobytes()
-        body += hashlib.blake2b(bytes(body), digest_size=_CHECK).digest()
+            payload += _ARRAY.pack(code, array.size)
+            payload += array.astype(_DTYPES[code], copy=False).tobytes()
+        body = key + zlib.compress(bytes(payload), COMPRESSION)
+        body += hashlib.blake2b(body, digest_size=_CHECK).digest()
         path = self.path(key)
         temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_bytes(bytes(body))
+            temp.write_bytes(body)
             os.replace(temp, path)
         except OSError:
             self.writable = False  # read-only, full, or gone: keep working in memory
@@ -212,10 +219,16 @@ def _parse(data: bytes, key: bytes, np: Any) -> list[Any] | None:
     """The arrays of an entry whose bytes are ``data``, if it is whole, of this version and of ``key``."""
     if len(data) < len(key) + 1 + _CHECK or not data.startswith(key):
         return None
-    body, check = data[:-_CHECK], data[-_CHECK:]
-    if hashlib.blake2b(body, digest_size=_CHECK).digest() != check:
+    if hashlib.blake2b(data[:-_CHECK], digest_size=_CHECK).digest() != data[-_CHECK:]:
         return None
-    at = len(key)
+    inflate = zlib.decompressobj()
+    try:
+        body = inflate.decompress(data[len(key):-_CHECK], MAX_PAYLOAD)
+    except zlib.error:
+        return None
+    if not inflate.eof or inflate.unconsumed_tail or inflate.unused_data or not body:
+        return None  # cut short, longer than any entry, or with bytes after its end
+    at = 0
     (count,) = struct.unpack_from("<B", body, at)
     at += 1
     arrays = []
