@@ -94,6 +94,22 @@ def test_stored_resamples_are_the_same_bits_as_resampling(tmp_path: Path) -> Non
     assert store.size()[0] == 5
 
 
+DRAWS_OF_ALGORITHM = {1: "cd639e1ac8010020cc9a4f1524154b620b0917afd798c0731fc831b3d4ba2f34"}
+"""SHA-256 of the resamples of :data:`UNEVEN`, :data:`OUTCOMES` and :data:`SCORES` (see ``_results``) that each
+version of the draw gives."""
+
+
+def test_the_draw_is_the_one_its_algorithm_version_names() -> None:
+    import hashlib
+
+    stats._RESAMPLE_MEMO.clear()
+    found = hashlib.sha256(b"".join(_results())).hexdigest()
+    assert DRAWS_OF_ALGORITHM.get(resample_store.ALGORITHM) == found, (
+        "the resampling changed: bump fmbench.resample_store.ALGORITHM (so no stored entry of the old draw is read) "
+        "and add the new draw's digest here"
+    )
+
+
 def test_a_damaged_or_foreign_entry_is_ignored_and_the_side_resampled_again(tmp_path: Path) -> None:
     stats._RESAMPLE_MEMO.clear()
     computed = _results()
