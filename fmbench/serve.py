@@ -584,6 +584,7 @@ def run_server(
     if warning:
         echo(warning)
     shown = f"[{host}]" if ":" in host else host
+    app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
     echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
     waitress.serve(app, host=host, port=port, threads=threads, ident="fmbench", _quiet=True)
 
