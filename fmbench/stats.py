@@ -10,7 +10,9 @@
   An exact form is not tractable; the resamples are Monte Carlo, vectorized
   with numpy, seeded from a digest of the side's values (a page stays a
   function of its data) and memoized per side, so every comparison that
-  shares a run reuses its resamples.
+  shares a run reuses its resamples: in the process, and across processes in
+  the resample store beside the database (:mod:`fmbench.resample_store`),
+  which gives back the same bits.
 
 - **Quantiles over independent trials**, for reference: the exact
   *percentile bootstrap* of the difference candidate − baseline. A
