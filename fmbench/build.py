@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fmbench import __version__
+from fmbench import __version__, resample_store, stats
 from fmbench import build_workers as bw
 from fmbench.dataset import open_database
 from fmbench.db import schema_version
@@ -89,6 +89,11 @@ class BuildReport:
     regression_devices: list[str] = field(default_factory=list)
     """The devices (hardware models) whose regression report this build computed; the others' were the previous
     build's (see :mod:`fmbench.regression_cache`)."""
+    resamples_drawn: int = 0
+    """Sides this process resampled (the others' resamples were found in memory or in the resample store,
+    :mod:`fmbench.resample_store`); a worker's are not counted."""
+    resamples_removed: int = 0
+    """Entries a full build removed from the resample store because no page used them any more."""
     warnings: list[str] = field(default_factory=list)
     """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
 
@@ -268,7 +273,7 @@ def build_site(
         raise BuildError(f"originals: {originals!r} is not a policy; use one of {', '.join(ORIGINALS)}")
     if jobs is not None and jobs < 1:
         raise BuildError(f"jobs: {jobs} is not a number of processes; give 1 or more")
-    started = time.perf_counter()
+    started, began, drawn = time.perf_counter(), time.time(), stats.resample_count()
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
         recover_killed_builds(out_dir)
@@ -278,7 +283,8 @@ def build_site(
         None if db is None else os.fspath(db), base_url, datetime.now(UTC), identity, registry, methodology,
         dict(source_links or {}), tolerance, originals,
     )
-    with open_database(db) as con:
+    store = resample_store.store_for(db)
+    with resample_store.using(store), open_database(db) as con:
         site = bw.make_site(con, made)
         index = RunIndex.read(con)
         settings = settings_fingerprint(
@@ -338,6 +344,10 @@ def build_site(
                 kept[0].save(staging)
                 (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
                 _swap(staging, out_dir)
+            if store is not None and not stage.carried:
+                # Everything was rendered, so every entry the site needs was read or written since the start:
+                # the rest belong to sides no page has any more.
+                report.resamples_removed = store.sweep(began)
         except BaseException as exc:
             refused = as_write_error(exc, out_dir, "the site") if isinstance(exc, Exception) else None
             shutil.rmtree(staging, ignore_errors=True)
@@ -345,6 +355,7 @@ def build_site(
                 raise refused from None
             raise
     _warn_size(report)
+    report.resamples_drawn = stats.resample_count() - drawn
     report.seconds = time.perf_counter() - started
     return report
 
@@ -387,6 +398,7 @@ class _Stage:
         self.site, self.index, self.previous, self.manifest = site, index, previous, manifest
         self.out_dir, self.staging, self.report = out_dir, staging, report
         self.kinds: dict[str, str] = {}
+        self.carried = 0
         self.fail_after = int(os.environ.get("FMBENCH_TEST_BUILD_FAIL_AFTER", "0") or 0)
 
     def reusable(self, o: Output) -> bool:
@@ -409,6 +421,7 @@ class _Stage:
         os.link(self.out_dir / o.file, target)
         self.manifest.files[o.file], self.manifest.sizes[o.file] = self.previous.files[o.file], self.previous.sizes[o.file]
         self.manifest.inputs[o.file] = o.inputs
+        self.carried += 1
 
     def record(self, written: bw.Written, inputs: str | None) -> None:
         if written.changed:

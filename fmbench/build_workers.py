@@ -142,8 +142,10 @@ _worker: dict[str, Any] = {}
 
 
 def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int) -> None:
+    from fmbench import resample_store
     from fmbench.dataset import open_database
 
+    resample_store.configure(resample_store.store_for(settings.db))  # the parent's store, shared through its files
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores

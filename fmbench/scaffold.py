@@ -180,6 +180,7 @@ GITIGNORE = """\
 /{database}
 /{database}.wal
 /{database}.writer
+/{database}.resamples/
 /{output}/
 /.{output}.staging-*/
 /.{output}.previous-*/
@@ -219,26 +220,29 @@ jobs:
       # The fmbench version that wrote this project; change it here to upgrade.
       - name: Install fmbench {version}
         run: python -m pip install "{DISTRIBUTION}=={version}"
-      # The database and the previous site (with its build manifest), so the build is incremental:
+      # The database, the resampled intervals kept beside it, and the previous site (with its build
+      # manifest), so the build is incremental:
       # an exact hit for the same runs folder, else the newest cache of this fmbench version.
-      - name: Restore the database and the previous site
+      - name: Restore the database, its resample store and the previous site
         id: restore
         uses: actions/cache/restore@v4
         with:
           path: |
             {database}
+            {database}.resamples
             {output}
           key: fmbench-{version}-${{{{ hashFiles('{runs}/**') }}}}
           restore-keys: |
             fmbench-{version}-
       - name: Build the site
         run: fmbench build
-      - name: Save the database and the site
+      - name: Save the database, its resample store and the site
         if: steps.restore.outputs.cache-hit != 'true'
         uses: actions/cache/save@v4
         with:
           path: |
             {database}
+            {database}.resamples
             {output}
           key: ${{{{ steps.restore.outputs.cache-primary-key }}}}
       - uses: actions/upload-pages-artifact@v3

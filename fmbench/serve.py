@@ -25,7 +25,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from fmbench import content_policy, urls
+from fmbench import content_policy, resample_store, urls
 from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
@@ -460,6 +460,8 @@ def create_app(
         TESTING=False,
     )
     app.debug = False
+    # The build's resampled intervals, beside the database: a comparison's first request reads them.
+    resample_store.configure(resample_store.store_for(app.config["FMBENCH_DB"]))
     app.register_blueprint(assets)
     app.register_blueprint(api)
     app.register_blueprint(pages)
@@ -582,6 +584,7 @@ def run_server(
     if warning:
         echo(warning)
     shown = f"[{host}]" if ":" in host else host
+    app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
     echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
     waitress.serve(app, host=host, port=port, threads=threads, ident="fmbench", _quiet=True)
 

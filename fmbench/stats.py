@@ -10,7 +10,9 @@
   An exact form is not tractable; the resamples are Monte Carlo, vectorized
   with numpy, seeded from a digest of the side's values (a page stays a
   function of its data) and memoized per side, so every comparison that
-  shares a run reuses its resamples.
+  shares a run reuses its resamples: in the process, and across processes in
+  the resample store beside the database (:mod:`fmbench.resample_store`),
+  which gives back the same bits.
 
 - **Quantiles over independent trials**, for reference: the exact
   *percentile bootstrap* of the difference candidate − baseline. A
@@ -413,20 +415,66 @@ def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
         _RESAMPLE_MEMO[key] = out
 
 
+def _flat_values(side: Clusters) -> Any:
+    """A side's values in one array, in the order :func:`_resample` indexes them."""
+    import numpy as np
+
+    return np.fromiter(
+        (v for run in side for sample in run for v in sample), dtype=np.float64, count=_cluster_count(side)
+    )
+
+
+def resample_count() -> int:
+    """How many times this process has drawn a side's resamples (rather than found them memoized or stored)."""
+    return _DRAWN[0]
+
+
+_DRAWN = [0]
+
+
+def _drawn() -> None:
+    with _BOOTSTRAP_LOCK:
+        _DRAWN[0] += 1
+
+
+def _stored_quantiles(store: Any, digest: bytes, qs: tuple[float, ...], values: Any) -> Any:
+    """The resampled quantiles of a stored entry (indices into the sorted values), or ``None``."""
+    import numpy as np
+
+    arrays = store.load(digest, qs, len(values), RESAMPLES)
+    if arrays is None or len(arrays) != 1 or arrays[0].dtype.kind != "i" or arrays[0].size != len(qs) * RESAMPLES:
+        return None
+    picked = arrays[0]
+    if len(picked) and (int(picked.min()) < 0 or int(picked.max()) >= len(values)):
+        return None  # a quantile is always a drawn value: an index past them is not an entry to trust
+    return np.sort(values)[picked].reshape(len(qs), RESAMPLES)
+
+
 def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> Any:
     """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
 
     An array of shape ``(len(qs), RESAMPLES)`` (see :func:`_resample` for how a resample is drawn),
-    memoized by a digest of the values. A resample's quantile is found among the ranks of the values it
-    drew (equal values share a rank), sorted as small integers: the same value as sorting the values.
+    memoized by a digest of the values, in this process and in the process's
+    :mod:`~fmbench.resample_store` when it has one. A resample's quantile is found among the ranks of
+    the values it drew (equal values share a rank), sorted as small integers: the same value as sorting
+    the values.
     """
     import numpy as np
+
+    from fmbench import resample_store
 
     digest = _side_digest(side)
     key = (digest, qs)
     found = _RESAMPLE_MEMO.get(key)
     if found is not None:
         return found
+    store = resample_store.current()
+    if store is not None:
+        found = _stored_quantiles(store, digest, qs, _flat_values(side))
+        if found is not None:
+            _remember(key, found)
+            return found
+    _drawn()
     values, drawn, valid = _resample(side, digest)
     ordered = np.sort(values)
     rank = np.searchsorted(ordered, values, side="left")  # of the first value equal to each
@@ -438,29 +486,73 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
         ranks[~valid] = empty
         counts = valid.sum(axis=1)
     ranks.sort(axis=1)
-    ordered = np.append(ordered, np.inf)
     rows = np.arange(ranks.shape[0])
-    out = np.empty((len(qs), ranks.shape[0]))
+    picked = np.empty((len(qs), ranks.shape[0]), dtype=ranks.dtype)
     for i, q in enumerate(qs):
         index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
-        out[i] = ordered[ranks[rows, index]]
+        picked[i] = ranks[rows, index]
+    out = np.append(ordered, np.inf)[picked]
+    if store is not None:
+        store.save(digest, qs, len(values), RESAMPLES, [picked])
     _remember(key, out)
     return out
 
 
+def _binary(values: Any) -> bool:
+    return bool(((values == 0.0) | (values == 1.0)).all())
+
+
+def _stored_means(store: Any, digest: bytes, values: Any) -> Any:
+    """The resampled means of a stored entry (a rate's whole sums and counts, else the means), or ``None``."""
+    import numpy as np
+
+    arrays = store.load(digest, "mean", len(values), RESAMPLES)
+    if arrays is None:
+        return None
+    if _binary(values):
+        if len(arrays) != 2 or arrays[0].dtype.kind != "i" or arrays[1].dtype.kind != "i":
+            return None
+        sums, counts = arrays[0].astype(np.int64), arrays[1].astype(np.int64)
+        if len(sums) != RESAMPLES or len(counts) not in (1, RESAMPLES) or (counts <= 0).any():
+            return None
+        if (sums < 0).any() or (sums > counts).any():
+            return None
+        return sums / (int(counts[0]) if len(counts) == 1 else counts)
+    if len(arrays) != 1 or arrays[0].dtype.kind != "f" or len(arrays[0]) != RESAMPLES:
+        return None
+    return arrays[0].copy()
+
+
+def _smallest_int(array: Any) -> Any:
+    import numpy as np
+
+    return array.astype(np.int16 if int(array.max(initial=0)) < np.iinfo(np.int16).max else np.int32)
+
+
 def resampled_means(side: Clusters) -> Any:
     """The means of :data:`RESAMPLES` cluster-bootstrap resamples of one side (a rate, where the values
-    are 0/1 outcomes), memoized by a digest of the values. The same resamples as
-    :func:`resampled_quantiles` draws for the same values."""
+    are 0/1 outcomes), memoized by a digest of the values (in this process, and in its
+    :mod:`~fmbench.resample_store` when it has one). The same resamples as :func:`resampled_quantiles`
+    draws for the same values."""
     import numpy as np
+
+    from fmbench import resample_store
 
     digest = _side_digest(side)
     key = (digest, "mean")
     found = _RESAMPLE_MEMO.get(key)
     if found is not None:
         return found
+    store = resample_store.current()
+    if store is not None:
+        found = _stored_means(store, digest, _flat_values(side))
+        if found is not None:
+            _remember(key, found)
+            return found
+    _drawn()
     values, drawn, valid = _resample(side, digest)
-    if ((values == 0.0) | (values == 1.0)).all():
+    binary = _binary(values)
+    if binary:
         # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
         picked = values.astype(np.uint8)[drawn]
         dtype: Any = np.int64
@@ -468,10 +560,17 @@ def resampled_means(side: Clusters) -> Any:
         picked = values[drawn]
         dtype = None
     if valid is None:
-        out = picked.sum(axis=1, dtype=dtype) / picked.shape[1]
+        sums = picked.sum(axis=1, dtype=dtype)
+        counts = np.array([picked.shape[1]])
+        out = sums / picked.shape[1]
     else:
         picked[~valid] = 0
-        out = picked.sum(axis=1, dtype=dtype) / valid.sum(axis=1)
+        sums = picked.sum(axis=1, dtype=dtype)
+        counts = valid.sum(axis=1)
+        out = sums / counts
+    if store is not None:
+        arrays = [_smallest_int(sums), _smallest_int(counts)] if binary else [out]
+        store.save(digest, "mean", len(values), RESAMPLES, arrays)
     _remember(key, out)
     return out
 

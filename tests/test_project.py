@@ -115,7 +115,7 @@ def test_init_writes_every_file_of_a_project_and_the_settings_read_back(tmp_path
     toml = (root / PROJECT_FILE).read_text(encoding="utf-8")
     assert re.search(r'^originals = "gzip"$', toml, re.M) and '"link" (links into the repository' in toml
     ignored = (root / ".gitignore").read_text(encoding="utf-8")
-    assert "/fmbench.duckdb" in ignored and "/_site/" in ignored
+    assert "/fmbench.duckdb" in ignored and "/fmbench.duckdb.resamples/" in ignored and "/_site/" in ignored
 
 
 def test_init_seeds_the_registry_with_the_benchmarks_public_history_only(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_the_generated_workflow_is_valid_and_builds_and_deploys_with_the_pinned_
     restore = next(s for s in steps if s.get("uses", "").startswith("actions/cache/restore"))
     assert restore["with"]["key"] == f"fmbench-{__version__}-${{{{ hashFiles('runs/**') }}}}"
     assert restore["with"]["restore-keys"].strip() == f"fmbench-{__version__}-"
-    assert restore["with"]["path"].split() == ["fmbench.duckdb", "_site"]
+    assert restore["with"]["path"].split() == ["fmbench.duckdb", "fmbench.duckdb.resamples", "_site"]
     assert doc["jobs"]["deploy"]["environment"]["name"] == "github-pages"
 
 

@@ -322,3 +322,13 @@ def test_the_real_server_with_flask_debug_in_its_environment_answers_raw_hostile
             assert [m for m in DEBUGGER_MARKERS if m in shown] == [], (path, host)
             assert response.getheader("Content-Type", "").startswith(("text/html", "application/json")), path
             assert "[build-system]" not in body and "root:" not in body
+
+
+def test_a_prepared_renderer_has_every_template_compiled_before_any_page() -> None:
+    from fmbench.render import Renderer
+
+    renderer = Renderer(mode="serve", base_url="/")
+    renderer.prepare()  # what `fmbench serve` does before it takes its first request
+    templates = set(renderer.env.list_templates(extensions=("html", "xml")))
+    assert "comparison.html" in templates
+    assert {name for _, name in renderer.env.cache} == templates
