@@ -147,7 +147,12 @@ class _Writer:
             return
         limit, threads = self._restore
         self._restore = self._cap = None
-        self.con.execute(f"SET memory_limit = '{limit}'")
+        # The setting reads back rounded ("18.8 GiB"): DuckDB's own default is restored exactly, another
+        # limit as it read.
+        self.con.execute("RESET memory_limit")
+        found = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        if found is None or found[0] != limit:
+            self.con.execute(f"SET memory_limit = '{limit}'")
         self.con.execute(f"SET threads = {threads}")
 
     def schema(self, table: str) -> pa.Schema:
