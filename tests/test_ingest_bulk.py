@@ -124,3 +124,25 @@ def test_each_check_result_holds_its_own_definition_and_results_beyond_the_defin
     assert cases[(short.ordinal, 1)] is None
     assert cases[(short.ordinal, 0)] == next(iter(short.check_definitions[0]))
     assert R.trial_columns(analysis)["check_definitions_json"] == [R._json(t.check_definitions) for t in analysis.record.trials]
+
+
+def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_and_byte(tmp_path: Path) -> None:
+    import pickle
+
+    from fmbench.db import connect
+    from fmbench.ingest.prepare import PreparedRun, prepared_from, table_schemas
+
+    run = RUNS / "purpose-current.json"
+    analysis = analyze_file(run)
+    with connect(tmp_path / "fmbench.duckdb") as con:
+        schemas = table_schemas(con)
+    prepared = prepared_from(analysis, run.read_bytes(), None, schemas)
+    handed = pickle.loads(pickle.dumps(prepared))
+    assert isinstance(handed, PreparedRun)
+    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict, handed.data) == (
+        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict, prepared.data
+    )
+    assert handed.tables.keys() == prepared.tables.keys()
+    for name, table in prepared.tables.items():
+        assert handed.tables[name].schema == table.schema
+        assert handed.tables[name].equals(table)
