@@ -120,6 +120,27 @@ class PreparedRun:
     annotation_sha: str | None
     tables: dict[str, pa.Table]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Handed from a worker with each table as one Arrow IPC stream: a straight copy of its buffers
+        (pickling a table walks every array, on both sides, at about three times the CPU)."""
+        fields = (self.run_id, self.sha256, self.file_name, self.verdict, self.data, self.sidecar, self.annotation_sha)
+        return (_prepared_from_streams, (*fields, {name: _stream(t) for name, t in self.tables.items()}))
+
+
+def _stream(table: pa.Table) -> pa.Buffer:
+    sink = pa.BufferOutputStream(memory_pool=_POOL)
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def _prepared_from_streams(
+    run_id: str, sha256: str, file_name: str, verdict: str, data: bytes, sidecar: bytes | None,
+    annotation_sha: str | None, streams: dict[str, pa.Buffer],
+) -> PreparedRun:
+    tables = {name: pa.ipc.open_stream(stream).read_all() for name, stream in streams.items()}
+    return PreparedRun(run_id, sha256, file_name, verdict, data, sidecar, annotation_sha, tables)
+
 
 Prepared = PreparedRun | Known | Failed
 

@@ -136,10 +136,12 @@ class _DefinitionTexts:
     Trials of one sample repeat the same definitions; a cached text is reused
     only when the definitions are equal to the ones it was written from. The
     whole list is its definitions' texts joined as ``json.dumps`` joins them.
+    A run's trials are looked up once for both tables that hold the texts.
     """
 
     def __init__(self) -> None:
         self._memo: dict[tuple[str, str], _Texts] = {}
+        self._of: tuple[list[TrialRecord], list[_Texts]] | None = None
 
     def _entry(self, t: TrialRecord) -> _Texts:
         key = (t.scenario_id, t.sample_id)
@@ -155,12 +157,11 @@ class _DefinitionTexts:
         self._memo[key] = entry
         return entry
 
-    def whole(self, t: TrialRecord) -> str:
-        return self._entry(t)[1]
-
-    def each(self, t: TrialRecord) -> list[tuple[str | None, str | None]]:
-        """``(check case, definition JSON)`` per definition."""
-        return self._entry(t)[2]
+    def of(self, trials: list[TrialRecord]) -> list[_Texts]:
+        """Each trial's entry, in order (worked out once for this list of trials)."""
+        if self._of is None or self._of[0] is not trials:
+            self._of = (trials, [self._entry(t) for t in trials])
+        return self._of[1]
 
 
 def run_columns(a: RunAnalysis) -> dict[str, Columns]:
@@ -193,7 +194,7 @@ def trial_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Colu
         "sample_id": [t.sample_id for t in trials],
         "prompt": [t.prompt for t in trials],
         "instructions": [t.instructions for t in trials],
-        "check_definitions_json": [texts.whole(t) for t in trials],
+        "check_definitions_json": [e[1] for e in texts.of(trials)],
         "safety_expectation": [t.safety_expectation for t in trials],
         "visual_fixture": [t.visual_fixture for t in trials],
         "requested_model": [t.requested_model for t in trials],
@@ -247,42 +248,30 @@ def _trial_extra(t: Any) -> dict[str, Any]:
     return extra
 
 
+def _padded(definitions: list[tuple[str | None, str | None]], n: int) -> list[tuple[str | None, str | None]]:
+    """A trial's ``n`` checks' definitions: more results than definitions leave the rest without one."""
+    if len(definitions) == n:
+        return definitions
+    return (definitions + [(None, None)] * n)[:n]
+
+
 def check_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Columns:
-    run_id = a.record.run_id
+    trials = a.record.trials
     texts = texts or _DefinitionTexts()
-    trial_ordinal: list[int] = []
-    ordinal: list[int] = []
-    label: list[str] = []
-    passed: list[bool] = []
-    detail: list[str | None] = []
-    case: list[str | None] = []
-    definition: list[str | None] = []
-    for t in a.record.trials:
-        checks = t.checks
-        if not checks:
-            continue
-        n = len(checks)
-        trial_ordinal += [t.ordinal] * n
-        ordinal += range(n)
-        label += [c.label for c in checks]
-        passed += [c.passed for c in checks]
-        detail += [c.detail for c in checks]
-        defs = texts.each(t) if t.check_definitions else []
-        if len(defs) < n:  # more results than definitions: the rest have none
-            defs = defs + [(None, None)] * (n - len(defs))
-        case += [d[0] for d in defs[:n]]
-        definition += [d[1] for d in defs[:n]]
-    if not label:
+    graded = [(t, e) for t, e in zip(trials, texts.of(trials), strict=True) if t.checks]
+    if not graded:
         return {}
+    checks = [c for t, _ in graded for c in t.checks]
+    definitions = [d for t, e in graded for d in _padded(e[2], len(t.checks))]
     return {
-        "run_id": [run_id] * len(label),
-        "trial_ordinal": trial_ordinal,
-        "ordinal": ordinal,
-        "label": label,
-        "passed": passed,
-        "detail": detail,
-        "check_case": case,
-        "definition_json": definition,
+        "run_id": [a.record.run_id] * len(checks),
+        "trial_ordinal": [t.ordinal for t, _ in graded for _ in t.checks],
+        "ordinal": [i for t, _ in graded for i in range(len(t.checks))],
+        "label": [c.label for c in checks],
+        "passed": [c.passed for c in checks],
+        "detail": [c.detail for c in checks],
+        "check_case": [d[0] for d in definitions],
+        "definition_json": [d[1] for d in definitions],
     }
 
 

@@ -187,3 +187,35 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
         assert con.execute("SELECT content FROM sources").fetchone() == (run.read_bytes(),)
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
         assert con.execute("SELECT count(*) FROM trials").fetchone()[0] > 0
+
+
+def test_a_batch_writer_keeps_its_memory_cap_between_files_and_gives_duckdb_its_settings_back(db_path: Path) -> None:
+    from fmbench.ingest import _Writer, write_prepared
+    from fmbench.ingest.prepare import PreparedRun, prepare
+    from fmbench.reader import DEFAULT_MAX_BYTES
+    from fmbench.revisions import load_registry
+
+    settings = "SELECT current_setting('memory_limit'), current_setting('threads')"
+    registry = load_registry()
+    with connect(db_path) as con:
+        own = con.execute(settings).fetchone()
+        writer = _Writer(con, hold_cap=True)
+        limits = []
+        for name in ("purpose-current.json", "hostile-text.json", "purpose-declares-more-repetitions.json"):
+            prepared = prepare(RUNS / name, registry, DEFAULT_MAX_BYTES, writer.schemas())
+            assert isinstance(prepared, PreparedRun)
+            write_prepared(writer, prepared)
+            limit, threads = con.execute(settings).fetchone()
+            assert limit != own[0] and int(threads) == 1, "a cap is in force between the files of a batch"
+            limits.append(limit)
+        # The first file is written under exactly its own limit; a raised cap leaves room for the next small files.
+        assert limits[1] == limits[2], "a third small file is written under the cap already in force"
+        writer.release_cap()
+        assert con.execute(settings).fetchone() == own
+
+        single = _Writer(con)
+        prepared = prepare(RUNS / "purpose-hand-edited.json", registry, DEFAULT_MAX_BYTES, single.schemas())
+        assert isinstance(prepared, PreparedRun)
+        write_prepared(single, prepared)
+        assert con.execute(settings).fetchone() == own, "a lone file's writer gives the settings back at once"
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (4,)

@@ -103,3 +103,46 @@ def test_the_rows_take_each_trials_figures_from_its_one_definition() -> None:
     assert columns["task_passed"] == [task_passed(t) for t in trials]
     assert columns["check_definitions_json"] == [R._json(t.check_definitions) for t in trials]
     assert scenario_figures(analysis.record) == analysis.figures
+
+
+def test_each_check_result_holds_its_own_definition_and_results_beyond_the_definitions_hold_none() -> None:
+    analysis = analyze_file(RUNS / "purpose-current.json")
+    trials = [t for t in analysis.record.trials if len(t.checks) >= 2 and len(t.check_definitions) >= 2]
+    assert len(trials) >= 2, "the fixture needs trials with two checks or more"
+    short, extra = trials[0], trials[1]
+    short.check_definitions = short.check_definitions[:1]  # more results than definitions
+    extra.check_definitions = [*extra.check_definitions, {"contains": {"_0": "one more"}}]  # fewer results
+    columns = R.check_columns(analysis)
+    expected = [
+        (t.ordinal, i, c.label, R._json(t.check_definitions[i]) if i < len(t.check_definitions) else None)
+        for t in analysis.record.trials
+        for i, c in enumerate(t.checks)
+    ]
+    found = list(zip(columns["trial_ordinal"], columns["ordinal"], columns["label"], columns["definition_json"], strict=True))
+    assert found == expected
+    cases = dict(zip(zip(columns["trial_ordinal"], columns["ordinal"], strict=True), columns["check_case"], strict=True))
+    assert cases[(short.ordinal, 1)] is None
+    assert cases[(short.ordinal, 0)] == next(iter(short.check_definitions[0]))
+    assert R.trial_columns(analysis)["check_definitions_json"] == [R._json(t.check_definitions) for t in analysis.record.trials]
+
+
+def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_and_byte(tmp_path: Path) -> None:
+    import pickle
+
+    from fmbench.db import connect
+    from fmbench.ingest.prepare import PreparedRun, prepared_from, table_schemas
+
+    run = RUNS / "purpose-current.json"
+    analysis = analyze_file(run)
+    with connect(tmp_path / "fmbench.duckdb") as con:
+        schemas = table_schemas(con)
+    prepared = prepared_from(analysis, run.read_bytes(), None, schemas)
+    handed = pickle.loads(pickle.dumps(prepared))
+    assert isinstance(handed, PreparedRun)
+    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict, handed.data) == (
+        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict, prepared.data
+    )
+    assert handed.tables.keys() == prepared.tables.keys()
+    for name, table in prepared.tables.items():
+        assert handed.tables[name].schema == table.schema
+        assert handed.tables[name].equals(table)
