@@ -15,7 +15,7 @@ from fmbench.ingest import ingest_paths
 from fmbench.regression_cache import CACHE_FILE
 from fmbench.views.runs import trial_pages
 
-from testdata import FIXTURES, RUNS
+from testdata import FIXTURES, RUNS, iphone_runs_with_one_held_back
 
 ADDED = "iphone-17-pro-ios27-24a5264n-pcc-quick-2026-11-02"
 """A PCC run on a device and build that other runs share: it touches a comparison and the PCC page."""
@@ -33,13 +33,7 @@ def _same_tree(a: Path, b: Path) -> bool:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The fixture corpus's iPhone runs, with one held back in a folder of its own."""
-    root = tmp_path_factory.mktemp("incremental")
-    base, later = root / "base", root / "later"
-    base.mkdir()
-    later.mkdir()
-    for path in sorted(FIXTURES.glob("iphone-17-pro-*")):
-        shutil.copy(path, (later if path.name.startswith(ADDED) else base) / path.name)
-    return base, later
+    return iphone_runs_with_one_held_back(tmp_path_factory.mktemp("incremental"), ADDED)
 
 
 def _expected(db: Path, run_id: str, site: Path) -> set[str]:

@@ -20,7 +20,7 @@ from fmbench.ingest import ingest_paths
 from fmbench.resample_store import ResampleStore, location, store_for
 from fmbench.serve import create_app
 
-from testdata import FIXTURES, REPO
+from testdata import REPO, iphone_runs_with_one_held_back
 
 ADDED = "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03"
 """An on-device performance run of a device and build that other runs share: it changes the sides of comparisons."""
@@ -40,13 +40,7 @@ SCORES = [[[0.25, 0.5, 0.75, 1.0, 0.5, 0.125]]]
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The fixture corpus's iPhone runs, with one held back in a folder of its own."""
-    root = tmp_path_factory.mktemp("resample-store")
-    base, later = root / "base", root / "later"
-    base.mkdir()
-    later.mkdir()
-    for path in sorted(FIXTURES.glob("iphone-17-pro-*")):
-        shutil.copy(path, (later if path.name.startswith(ADDED) else base) / path.name)
-    return base, later
+    return iphone_runs_with_one_held_back(tmp_path_factory.mktemp("resample-store"), ADDED)
 
 
 def _database(corpus: tuple[Path, Path], folder: Path) -> Path:

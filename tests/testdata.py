@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -13,3 +14,14 @@ FIXTURES = REPO / "fixtures" / "runs"
 SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
 EXAMPLE_NAME = "macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12"
 BAD_SIDECARS = DATA / "bad-sidecars"
+
+
+def iphone_runs_with_one_held_back(root: Path, held_back: str) -> tuple[Path, Path]:
+    """The fixture corpus's iPhone runs copied into ``root/base``, but for the one whose name starts with
+    ``held_back``, copied alone into ``root/later``: a corpus to build, and a run to add to it."""
+    base, later = root / "base", root / "later"
+    base.mkdir()
+    later.mkdir()
+    for path in sorted(FIXTURES.glob("iphone-17-pro-*")):
+        shutil.copy(path, (later if path.name.startswith(held_back) else base) / path.name)
+    return base, later
