@@ -20,7 +20,7 @@ from fmbench.ingest import ingest_paths
 from fmbench.resample_store import ResampleStore, location, store_for
 from fmbench.serve import create_app
 
-from testdata import REPO, iphone_runs_with_one_held_back
+from testdata import iphone_runs_with_one_held_back
 
 ADDED = "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03"
 """An on-device performance run of a device and build that other runs share: it changes the sides of comparisons."""
@@ -166,8 +166,9 @@ def test_a_second_build_in_a_new_process_reads_every_side_from_the_store_and_wri
     assert first.resamples_drawn > 0 and len(entries) == first.resamples_drawn
 
     done = subprocess.run(
-        [sys.executable, "-m", "fmbench", "build", "--db", str(db), "--out", str(tmp_path / "b")],
-        capture_output=True, text=True, cwd=REPO, check=False,
+        # -P and a folder outside the checkout: the installed fmbench, not the source folder of the same name.
+        [sys.executable, "-P", "-m", "fmbench", "build", "--db", str(db), "--out", str(tmp_path / "b")],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert _entries(db) == entries  # nothing resampled: not one entry written again
