@@ -758,7 +758,7 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
         params=[pcc, *ids],
     ).to_arrow_table()
     if table.num_rows:
-        _group_trials(_in_run_order(table), data)
+        _group_trials(table, data)
     failed: dict[tuple[str, str, str | None], int] = {}
     for failure in con.execute(
         f"SELECT scenario_id, run_id, sample_id FROM failures WHERE run_id IN ({marks}) AND NOT is_warmup", ids
@@ -775,54 +775,66 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
     return data, titles
 
 
-def _in_run_order(table: Any) -> Any:
-    """The trials ordered by run id, then ordinal, as ``ORDER BY run_id, ordinal`` orders them (run ids compare
-    as their UTF-8 bytes do, which is Python's order of strings), without the ``ordinal`` column."""
-    import numpy as np
-
-    encoded = table.column("run_id").combine_chunks().dictionary_encode()
-    names = encoded.dictionary.to_pylist()
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    ordinal = table.column("ordinal").combine_chunks().to_numpy(zero_copy_only=False)
-    return table.drop_columns(["ordinal"]).take(np.lexsort((ordinal, rank[encoded.indices.to_numpy()])))
-
-
 def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
-    """Fill ``data`` from a side's trials (an Arrow table of :func:`_load`'s columns, in (run, ordinal) order).
+    """Fill ``data`` from a side's trials (an Arrow table of :func:`_load`'s columns, in no particular order).
 
-    Per scenario: the counts, the flat value lists in trial order and, per metric, the values clustered by
-    run and sample. A dictionary encoding numbers scenarios, runs and samples in order of first appearance;
-    the trials are put scenario by scenario (a stable sort keeps their order within one), so a metric's
-    clusters, its (scenario, run, sample) groups ordered by their first value with that metric, come
-    scenario by scenario with runs in run order and a run's samples in the order their first value came."""
+    The trials are put in (run id, ordinal) order, the order of ``ORDER BY run_id, ordinal`` (run ids compare as
+    their UTF-8 bytes do, which is Python's order of strings). Per scenario: the counts, the flat value lists in
+    that order and, per metric, the values clustered by run and sample. Scenarios, runs and samples are
+    numbered in order of first appearance; the trials are then put scenario by scenario (a stable sort keeps
+    their order within one), so a metric's clusters, its (scenario, run, sample) groups ordered by their first
+    value with that metric, come scenario by scenario with runs in run order and a run's samples in the order
+    their first value came."""
     import numpy as np
 
-    def codes(i: int) -> tuple[Any, list[str]]:
-        encoded = table.column(i).combine_chunks().dictionary_encode()
-        return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist()
+    def column(name: str) -> Any:
+        return table.column(name).combine_chunks()
 
-    def column(i: int) -> Any:
-        return table.column(i).combine_chunks()
+    def encoded(name: str) -> tuple[Any, list[str]]:
+        found = column(name).dictionary_encode()
+        return found.indices.to_numpy().astype(np.int64), found.dictionary.to_pylist()
 
-    def values(i: int) -> tuple[Any, Any]:
-        """A column's values (0 where null) and where it is not null."""
-        read = column(i)
-        return read.fill_null(0).to_numpy(zero_copy_only=False), read.is_valid().to_numpy(zero_copy_only=False)
+    run_ids = encoded("run_id")
+    rank = np.empty(len(run_ids[1]), dtype=np.int64)
+    rank[sorted(range(len(run_ids[1])), key=run_ids[1].__getitem__)] = np.arange(len(run_ids[1]))
+    in_order = np.lexsort((column("ordinal").to_numpy(zero_copy_only=False), rank[run_ids[0]]))
 
-    scenario, scenarios = codes(0)
-    run, runs = codes(1)
-    sample, samples = codes(2)
+    def codes(found: Any, names: list[str]) -> tuple[Any, list[str]]:
+        """Encoded values in trial order, numbered in order of first appearance, and their names."""
+        found = found[in_order]
+        _, first = np.unique(found, return_index=True)
+        appearance = np.argsort(first)
+        renumbered = np.empty_like(appearance)
+        renumbered[appearance] = np.arange(appearance.size)
+        return renumbered[found], [names[i] for i in appearance.tolist()]
+
+    scenario, scenarios = codes(*encoded("scenario_id"))
+    run, runs = codes(*run_ids)
+    sample, samples = codes(*encoded("sample_id"))
     together = np.argsort(scenario, kind="stable")
     scenario, run, sample = scenario[together], run[together], sample[together]
+    trial_order = in_order[together]
+
+    def values(name: str) -> tuple[Any, Any]:
+        """A column's values (0 where null) and where it is not null, scenario by scenario in trial order."""
+        read = column(name)
+        return (
+            read.fill_null(0).to_numpy(zero_copy_only=False)[trial_order],
+            read.is_valid().to_numpy(zero_copy_only=False)[trial_order],
+        )
+
     key = (scenario * len(runs) + run) * len(samples) + sample
-    passed = column(3).to_numpy(zero_copy_only=False)[together]
+    passed = column("task_passed").to_numpy(zero_copy_only=False)[trial_order]
     outcome = passed.astype(np.float64)
-    score, scored = (a[together] for a in values(4))
-    speed = {metric: tuple(a[together] for a in values(i)) for metric, i in (("cps", 5), ("ttft", 6), ("tps", 7))}
-    memory, measured = (a[together] for a in values(8))
-    sources = column(9).to_numpy(zero_copy_only=False)[together]
-    fell_back = column(10).to_numpy(zero_copy_only=False)[together]
+    score, scored = values("constraint_score")
+    speed = {
+        "cps": values("output_chars_per_second"),
+        "ttft": values("time_to_first_token"),
+        "tps": values("output_tokens_per_second"),
+    }
+    memory, measured = values("peak_memory_bytes")
+    sources = column("token_count_source").to_numpy(zero_copy_only=False)[trial_order]
+    fell_back = column("fell_back").to_numpy(zero_copy_only=False)[trial_order]
     everything = np.ones(scenario.size, dtype=bool)
     kept = ~fell_back
     bounds = np.searchsorted(scenario, np.arange(len(scenarios) + 1))
