@@ -732,8 +732,8 @@ def _network_caveats(differing: set[str], baseline: Side, candidate: Side) -> li
 def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]]]:
     """A side's trials per scenario, as :class:`_Trials`, and the scenarios' titles.
 
-    The trials are read in (run, ordinal) order as columns and grouped with numpy (see
-    :func:`_group_trials`); the result is the one a walk over them trial by trial in that order gives,
+    The trials are read as Arrow columns in one query, then put in (run, ordinal) order and grouped with numpy
+    (see :func:`_group_trials`); the result is the one a walk over them trial by trial in that order gives,
     value for value and in the same order, so the seeded bootstrap draws the same resamples."""
     import pyarrow as pa
 
