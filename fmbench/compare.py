@@ -64,6 +64,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -729,6 +730,13 @@ def _network_caveats(differing: set[str], baseline: Side, candidate: Side) -> li
 
 
 def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]]]:
+    """A side's trials per scenario, as :class:`_Trials`, and the scenarios' titles.
+
+    The trials are read as Arrow columns in one query, then put in (run, ordinal) order and grouped with numpy
+    (see :func:`_group_trials`); the result is the one a walk over them trial by trial in that order gives,
+    value for value and in the same order, so the seeded bootstrap draws the same resamples."""
+    import pyarrow as pa
+
     ids = list(side.run_ids)
     marks = ", ".join("?" for _ in ids)
     order = {run_id: i for i, run_id in enumerate(ids)}
@@ -741,49 +749,175 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
         titles.setdefault(sid, (title, category))
     data: dict[str, _Trials] = {sid: _Trials() for sid in titles}
     pcc = bool(side.runs) and all(r.route == "privateCloudCompute" for r in side.runs)
-    for sid, passed, score, ttft, tps, memory, cps, source, executed, run_id, sample_id in con.execute(
-        "SELECT scenario_id, task_passed, constraint_score, time_to_first_token, output_tokens_per_second, "
-        "peak_memory_bytes, output_chars_per_second, token_count_source, executed_model, run_id, sample_id "
-        f"FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
-        ids,
+    table: pa.Table = con.sql(
+        "SELECT ordinal, scenario_id, run_id, sample_id, task_passed, constraint_score, output_chars_per_second, "
+        "time_to_first_token, output_tokens_per_second, peak_memory_bytes, token_count_source, "
+        # A PCC side's speed and memory are the PCC-executed trials' only; the fallbacks are counted.
+        "? AND executed_model <> 'privateCloudCompute' AS fell_back "
+        f"FROM trials WHERE run_id IN ({marks})",
+        params=[pcc, *ids],
+    ).to_arrow_table()
+    if table.num_rows:
+        _group_trials(table, data)
+    failed: dict[tuple[str, str, str | None], int] = {}
+    for failure in con.execute(
+        f"SELECT scenario_id, run_id, sample_id FROM failures WHERE run_id IN ({marks}) AND NOT is_warmup", ids
     ).fetchall():
+        failed[failure] = failed.get(failure, 0) + 1
+    # By scenario, run and sample (a failure without a sample after those with one, as SQL orders NULLs).
+    for (sid, run_id, sample_id), n in sorted(failed.items(), key=lambda f: (*f[0][:2], f[0][2] is None, f[0][2])):
         t = data.setdefault(sid, _Trials())
-        t.trials += 1
-        t.task_passed += int(passed)
-        t.add_clustered("task", run_id, sample_id, float(bool(passed)))
-        t.add_clustered("prompt", run_id, sample_id, float(bool(passed)))
-        if score is not None:
-            t.scores.append(score)
-            t.add_clustered("score", run_id, sample_id, score)
-        if pcc and executed != "privateCloudCompute":
-            # A PCC side's speed and memory are the PCC-executed trials' only; the fallbacks are counted.
-            t.fell_back += 1
-            continue
-        t.token_sources.append(source)
-        if cps is not None:
-            t.cps.append(cps)
-            t.add_clustered("cps", run_id, sample_id, cps)
-        if ttft is not None:
-            t.ttft.append(ttft)
-            t.add_clustered("ttft", run_id, sample_id, ttft)
-        if tps is not None:
-            t.tps.append(tps)
-            t.add_clustered("tps", run_id, sample_id, tps)
-        if memory is not None:
-            t.memory.append(int(memory))
-    for sid, run_id, sample_id, n in con.execute(
-        "SELECT scenario_id, run_id, coalesce(sample_id, ''), count(*) FROM failures "
-        f"WHERE run_id IN ({marks}) AND NOT is_warmup GROUP BY scenario_id, run_id, sample_id "
-        "ORDER BY scenario_id, run_id, sample_id",
-        ids,
-    ).fetchall():
-        t = data.setdefault(sid, _Trials())
-        t.failures += int(n)
-        for _ in range(int(n)):
-            t.add_clustered("task", run_id, sample_id, 0.0)  # a failed attempt counts against task success
+        t.failures += n
+        for _ in range(n):
+            t.add_clustered("task", run_id, sample_id or "", 0.0)  # a failed attempt counts against task success
     for sid in data:
         titles.setdefault(sid, (sid, None))
     return data, titles
+
+
+def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
+    """Fill ``data`` from a side's trials (an Arrow table of :func:`_load`'s columns, in no particular order).
+
+    The trials are put in (run id, ordinal) order, the order of ``ORDER BY run_id, ordinal`` (run ids compare as
+    their UTF-8 bytes do, which is Python's order of strings). Per scenario: the counts, the flat value lists in
+    that order and, per metric, the values clustered by run and sample. Scenarios, runs and samples are
+    numbered in order of first appearance; the trials are then put scenario by scenario (a stable sort keeps
+    their order within one), so a metric's clusters, its (scenario, run, sample) groups ordered by their first
+    value with that metric, come scenario by scenario with runs in run order and a run's samples in the order
+    their first value came."""
+    import numpy as np
+
+    def column(name: str) -> Any:
+        return table.column(name).combine_chunks()
+
+    def encoded(name: str) -> tuple[Any, list[str]]:
+        found = column(name).dictionary_encode()
+        return found.indices.to_numpy().astype(np.int64), found.dictionary.to_pylist()
+
+    run_ids = encoded("run_id")
+    rank = np.empty(len(run_ids[1]), dtype=np.int64)
+    rank[sorted(range(len(run_ids[1])), key=run_ids[1].__getitem__)] = np.arange(len(run_ids[1]))
+    in_order = np.lexsort((column("ordinal").to_numpy(zero_copy_only=False), rank[run_ids[0]]))
+
+    def codes(found: Any, names: list[str]) -> tuple[Any, list[str]]:
+        """Encoded values in trial order, numbered in order of first appearance, and their names."""
+        found = found[in_order]
+        _, first = np.unique(found, return_index=True)
+        appearance = np.argsort(first)
+        renumbered = np.empty_like(appearance)
+        renumbered[appearance] = np.arange(appearance.size)
+        return renumbered[found], [names[i] for i in appearance.tolist()]
+
+    scenario, scenarios = codes(*encoded("scenario_id"))
+    run, runs = codes(*run_ids)
+    sample, samples = codes(*encoded("sample_id"))
+    together = np.argsort(scenario, kind="stable")
+    scenario, run, sample = scenario[together], run[together], sample[together]
+    trial_order = in_order[together]
+
+    def values(name: str) -> tuple[Any, Any]:
+        """A column's values (0 where null) and where it is not null, scenario by scenario in trial order."""
+        read = column(name)
+        return (
+            read.fill_null(0).to_numpy(zero_copy_only=False)[trial_order],
+            read.is_valid().to_numpy(zero_copy_only=False)[trial_order],
+        )
+
+    key = (scenario * len(runs) + run) * len(samples) + sample
+    passed = column("task_passed").to_numpy(zero_copy_only=False)[trial_order]
+    outcome = passed.astype(np.float64)
+    score, scored = values("constraint_score")
+    speed = {
+        "cps": values("output_chars_per_second"),
+        "ttft": values("time_to_first_token"),
+        "tps": values("output_tokens_per_second"),
+    }
+    memory, measured = values("peak_memory_bytes")
+    sources = column("token_count_source").to_numpy(zero_copy_only=False)[trial_order]
+    fell_back = column("fell_back").to_numpy(zero_copy_only=False)[trial_order]
+    everything = np.ones(scenario.size, dtype=bool)
+    kept = ~fell_back
+    bounds = np.searchsorted(scenario, np.arange(len(scenarios) + 1))
+
+    def per_scenario(read: Any, selected: Any) -> list[list[Any]]:
+        """Each scenario's selected values, in trial order."""
+        at = np.flatnonzero(selected)
+        cuts = np.searchsorted(at, bounds).tolist()
+        flat = read[at].tolist()
+        return [flat[a:b] for a, b in pairwise(cuts)]
+
+    trials = np.diff(bounds).tolist()
+    task_passed = np.bincount(scenario[passed], minlength=len(scenarios)).tolist()
+    fallbacks = np.bincount(scenario[fell_back], minlength=len(scenarios)).tolist()
+    flat = {
+        "scores": per_scenario(score, scored),
+        "ttft": per_scenario(speed["ttft"][0], kept & speed["ttft"][1]),
+        "tps": per_scenario(speed["tps"][0], kept & speed["tps"][1]),
+        "cps": per_scenario(speed["cps"][0], kept & speed["cps"][1]),
+        "memory": per_scenario(memory, kept & measured),
+        "token_sources": per_scenario(sources, kept),
+    }
+    ours = [data.setdefault(sid, _Trials()) for sid in scenarios]
+    for code, t in enumerate(ours):
+        t.trials, t.task_passed, t.fell_back = trials[code], task_passed[code], fallbacks[code]
+        t.scores, t.ttft, t.tps = flat["scores"][code], flat["ttft"][code], flat["tps"][code]
+        t.cps, t.memory, t.token_sources = flat["cps"][code], flat["memory"][code], flat["token_sources"][code]
+
+    Clusters = tuple[Any, list[tuple[int, int]], list[str], list[tuple[int, int, list[tuple[str, int, int]]]]]
+
+    def clusters_of(selected: Any) -> Clusters:
+        """The selected trials in cluster order, each cluster's slice of them and sample, and per scenario its
+        first trial and its runs' ranges of clusters."""
+        at = np.flatnonzero(selected)
+        keys, first, inverse = np.unique(key[at], return_index=True, return_inverse=True)
+        by_first = np.argsort(first)
+        position = np.empty_like(by_first)
+        position[by_first] = np.arange(by_first.size)
+        cluster_of = position[inverse.reshape(-1)]
+        keys = keys[by_first]
+        ends = np.cumsum(np.bincount(cluster_of, minlength=by_first.size)).tolist()
+        scenario_run = keys // len(samples)
+        cuts = [0, *(np.flatnonzero(np.diff(scenario_run)) + 1).tolist(), keys.size]
+        scenario_runs = scenario_run[cuts[:-1]].tolist()
+        firsts = at[first[by_first]][cuts[:-1]].tolist()
+        segments: list[tuple[int, int, list[tuple[str, int, int]]]] = []
+        for pair, first_trial, lo, hi in zip(scenario_runs, firsts, cuts, cuts[1:], strict=False):
+            code, run_code = divmod(pair, len(runs))
+            if not segments or segments[-1][0] != code:
+                segments.append((code, first_trial, []))
+            segments[-1][2].append((runs[run_code], lo, hi))
+        return (
+            at[np.argsort(cluster_of, kind="stable")],
+            list(zip([0, *ends[:-1]], ends, strict=True)),
+            [samples[i] for i in (keys % len(samples)).tolist()],
+            segments,
+        )
+
+    metrics_of: list[list[tuple[int, int, str, dict[str, dict[str, list[float]]]]]] = [[] for _ in scenarios]
+    grouped: list[tuple[Any, Clusters]] = []
+    selections = (
+        ("task", outcome, everything),
+        ("prompt", outcome, everything),
+        ("score", score, scored),
+        *((metric, speed[metric][0], kept & speed[metric][1]) for metric in ("cps", "ttft", "tps")),
+    )
+    for rank, (metric, metric_values, selected) in enumerate(selections):
+        if not selected.any():
+            continue
+        clusters = next((c for s, c in grouped if np.array_equal(s, selected)), None)
+        if clusters is None:
+            clusters = clusters_of(selected)
+            grouped.append((selected, clusters))
+        order, slices, names, segments = clusters
+        in_order = metric_values[order].tolist()
+        pieces = [in_order[a:b] for a, b in slices]
+        for code, first_trial, run_ranges in segments:
+            by_run = {run_id: dict(zip(names[lo:hi], pieces[lo:hi], strict=True)) for run_id, lo, hi in run_ranges}
+            metrics_of[code].append((first_trial, rank, metric, by_run))
+    # A scenario's metrics in the order its trials first gave each a value (task, prompt, score, cps, ttft, tps
+    # within one trial), as adding the values trial by trial orders them.
+    for t, metrics in zip(ours, metrics_of, strict=True):
+        t.clusters = {metric: by_run for _first, _rank, metric, by_run in sorted(metrics, key=lambda m: m[:2])}
 
 
 _LIKE_TOKENS = {("counted", "counted"), ("estimated", "estimated"), (None, None)}

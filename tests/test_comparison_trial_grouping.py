@@ -1,0 +1,115 @@
+"""A comparison side's trials, grouped per scenario by columns, are exactly what a walk over them trial by trial
+gives: the same values in the same order (flat lists and the cluster bootstrap's run and sample clusters, whose
+order seeds the resamples), the same counts, PCC fallbacks and failed attempts, bit for bit."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import pytest
+
+from fmbench.compare import _load, _Trials
+from fmbench.ingest import ingest_paths
+from fmbench.revisions import fixtures_registry
+from fmbench.selection import Side, fetch_runs, parse_side
+
+from testdata import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
+    path = tmp_path_factory.mktemp("grouping") / "corpus.duckdb"
+    assert ingest_paths([FIXTURES], path, registry=fixtures_registry()).ok
+    connection = duckdb.connect(str(path), read_only=True)
+    yield connection
+    connection.close()
+
+
+def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
+    """The reference: the scenarios with figures in the side's run order, then every trial in (run, ordinal)
+    order added one value at a time, then each non-warmup failure a 0 in ``task`` by (scenario, run, sample)."""
+    ids = list(side.run_ids)
+    marks = ", ".join("?" for _ in ids)
+    pcc = all(r.route == "privateCloudCompute" for r in side.runs)
+    figures = con.execute(
+        f"SELECT scenario_id FROM scenario_figures WHERE run_id IN ({marks}) ORDER BY list_position(?, run_id), ordinal",
+        [*ids, ids],
+    ).fetchall()
+    data: dict[str, _Trials] = {sid: _Trials() for (sid,) in figures}
+    for sid, run, sample, passed, score, ttft, tps, cps, memory, source, executed in con.execute(
+        "SELECT scenario_id, run_id, sample_id, task_passed, constraint_score, time_to_first_token, "
+        "output_tokens_per_second, output_chars_per_second, peak_memory_bytes, token_count_source, "
+        f"executed_model FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
+        ids,
+    ).fetchall():
+        t = data.setdefault(sid, _Trials())
+        t.trials += 1
+        t.task_passed += int(passed)
+        for metric in ("task", "prompt"):
+            t.add_clustered(metric, run, sample, float(passed))
+        if score is not None:
+            t.scores.append(score)
+            t.add_clustered("score", run, sample, score)
+        if pcc and executed != "privateCloudCompute":
+            t.fell_back += 1
+            continue
+        t.token_sources.append(source)
+        for metric, value, flat in (("cps", cps, t.cps), ("ttft", ttft, t.ttft), ("tps", tps, t.tps)):
+            if value is not None:
+                flat.append(value)
+                t.add_clustered(metric, run, sample, value)
+        if memory is not None:
+            t.memory.append(memory)
+    for sid, run, sample, n in con.execute(
+        "SELECT scenario_id, run_id, coalesce(sample_id, ''), count(*) FROM failures "
+        f"WHERE run_id IN ({marks}) AND NOT is_warmup GROUP BY scenario_id, run_id, sample_id "
+        "ORDER BY scenario_id, run_id, sample_id",
+        ids,
+    ).fetchall():
+        t = data.setdefault(sid, _Trials())
+        t.failures += n
+        for _ in range(n):
+            t.add_clustered("task", run, sample, 0.0)
+    return data
+
+
+def _exact(value: Any) -> Any:
+    """``value`` with every float as its eight bytes and every dict as its items in order: equal only when the
+    values, their order and every bit of every float are."""
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))
+    if isinstance(value, dict):
+        return [(_exact(k), _exact(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        return [_exact(v) for v in value]
+    if isinstance(value, _Trials):
+        return [(name, _exact(getattr(value, name))) for name in value.__dataclass_fields__]
+    return (type(value).__name__, value)
+
+
+def _sides(con: duckdb.DuckDBPyConnection) -> list[Side]:
+    """Every run alone, and every run of one device, OS build and route pooled."""
+    runs = fetch_runs(con, "TRUE", [])
+    pools: dict[tuple[Any, ...], list[Any]] = {}
+    for run in runs:
+        pools.setdefault((run.hardware_model, run.os_build, run.route), []).append(run)
+    groups = [(run,) for run in runs] + [tuple(pool) for pool in pools.values() if len(pool) > 1]
+    return [Side(parse_side(group[0].run_id), "pooled", group, group) for group in groups]
+
+
+def test_a_sides_trials_grouped_by_columns_are_bit_for_bit_the_trial_by_trial_walk(con: Any) -> None:
+    sides = _sides(con)
+    assert any(len(side.runs) > 1 for side in sides)
+    with_fallbacks = with_failures = 0
+    for side in sides:
+        data, titles = _load(con, side)
+        walked = _walked(con, side)
+        assert _exact(data) == _exact(walked), side.run_ids
+        assert list(titles) == list(data)
+        with_fallbacks += any(t.fell_back for t in data.values())
+        with_failures += any(t.failures for t in data.values())
+    # The corpus exercises both: PCC trials that ran on the device, and failed attempts.
+    assert with_fallbacks and with_failures
