@@ -71,7 +71,7 @@ from typing import Any, Literal
 import duckdb
 
 from fmbench import display as d
-from fmbench import stats
+from fmbench import resample_store, stats
 from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
 from fmbench.db import apply_migration, connect, migrations
@@ -1163,12 +1163,13 @@ def compare_runs(
 
     Two run files and no database given: the files are read into an in-memory database (see
     :func:`compare_files`), so no database is needed. ``tolerance`` is the practical threshold (a
-    project's ``[publishing.practical_change]``).
+    project's ``[publishing.practical_change]``). A database's sides are resampled once: what a build, a
+    server or an earlier comparison stored beside it (:mod:`fmbench.resample_store`) is read, not drawn again.
     """
     if db is None and sides_are_files(baseline, candidate):
         return compare_files(baseline, candidate, registry=registry, rule=rule, strict_os=strict_os,
                              confidence=confidence, multiplicity=multiplicity, tolerance=tolerance)
-    with connect(db, read_only=True) as con:
+    with resample_store.using(resample_store.store_for(db)), connect(db, read_only=True) as con:
         return compare_sides(
             con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
             multiplicity=multiplicity, tolerance=tolerance,

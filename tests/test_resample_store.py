@@ -16,6 +16,7 @@ import pytest
 
 from fmbench import resample_store, stats
 from fmbench.build import build_site
+from fmbench.compare import compare_runs
 from fmbench.ingest import ingest_paths
 from fmbench.resample_store import ResampleStore, location, store_for
 from fmbench.serve import create_app
@@ -277,3 +278,22 @@ def test_serve_answers_a_comparison_s_first_request_from_the_build_s_store(
     assert store is not None and store.folder == location(db)
     assert stats.resample_count() == drawn and store.reads > 0 and store.writes == 0
     assert _entries(db) == entries
+
+
+def test_fmbench_compare_on_a_database_resamples_a_side_once_and_reads_it_from_the_store_after(
+    corpus: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db = _database(corpus, tmp_path)
+    sides = ("os_build=23B85 route=onDevice suite=full", "os_build=24A5264n route=onDevice suite=full")
+    stats._RESAMPLE_MEMO.clear()
+    drawn = stats.resample_count()
+    first = compare_runs(*sides, db)
+    assert stats.resample_count() > drawn
+    entries = _entries(db)
+    assert entries and resample_store.current() is None  # the store was the comparison's only
+
+    stats._RESAMPLE_MEMO.clear()  # a new `fmbench compare` process remembers nothing
+    drawn = stats.resample_count()
+    again = compare_runs(*sides, db)
+    assert stats.resample_count() == drawn and _entries(db) == entries
+    assert again.to_json() == first.to_json()
