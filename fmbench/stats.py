@@ -54,7 +54,6 @@ zero is not enough). Too few values on a side give no interval at all.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import struct
 import threading
@@ -374,7 +373,7 @@ def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
     flat_samples = [sample for run in runs for sample in run]
     trials_per_sample = np.array([len(s) for s in flat_samples])
     trial_offsets = np.concatenate([[0], np.cumsum(trials_per_sample)[:-1]]).astype(np.int32)
-    values = np.fromiter(itertools.chain.from_iterable(flat_samples), dtype=np.float64, count=int(trials_per_sample.sum()))
+    values = _flat_values(side)  # the empty samples left out above hold no value, so the order is the same
     max_samples, max_trials = int(samples_per_run.max()), int(trials_per_sample.max())
 
     # Every draw below is the same, in the same order, as a uniform u in [0, 1) times the count drawn
