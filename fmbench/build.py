@@ -1,15 +1,30 @@
 """The static build: every page and data file of the site, written atomically, and only what changed.
 
-Pages are rendered into a staging folder beside the output; only when every
-page has rendered does the staging folder replace the previous site. A build
-that fails part-way leaves the previous output exactly as it was.
+Pages are rendered into a staging folder beside the output; nothing in the
+output changes until every page has rendered. A build that fails part-way
+leaves the previous output exactly as it was.
+
+How the staged files then reach the output depends on what changed:
+
+- **The settings** (fmbench itself, its templates and assets, the base URL,
+  the registry, the publisher's identity): every file is rendered again, so
+  the staging folder holds the whole site and replaces the output with two
+  renames.
+- **Only data** (runs added, changed or removed): the staging folder holds
+  the files whose bytes changed and nothing else, and the build *patches* the
+  output. It first writes a journal into the staging folder (the commit
+  point), then moves each staged file into place, removes the files the site
+  no longer has and puts the new manifest in last. A build killed before the
+  journal leaves the output as it was; one killed after it is finished by the
+  next build, which moves in what is left. So a site of a few thousand
+  folders is not copied (as links) and deleted for every run added.
 
 A manifest beside the pages records, per output file, its content hash and
 the fingerprint of its inputs: the runs it reads (see
 :mod:`fmbench.views.inputs`) and the site's code, templates, assets and
 settings. A rebuild renders only the files whose inputs changed; the others
-are carried over as they are (hard links, so their bytes and times do not
-change). A rebuild whose inputs did not change at all renders and writes
+are carried over as they are (left in place by a patching build, hard-linked
+into a whole new site otherwise), so their bytes and times do not change. A rebuild whose inputs did not change at all renders and writes
 nothing. A page's footer time is when its data last changed (the newest
 ingest of the runs it reads), so the same data always gives the same bytes.
 """
@@ -46,6 +61,9 @@ from fmbench.views.inputs import RunIndex
 from fmbench.write_errors import as_write_error, writing
 
 MANIFEST = ".fmbench-manifest.json"
+PATCH_JOURNAL = ".fmbench-patch.json"
+"""Written into the staging folder of a patching build once every file is staged: the files it removes.
+Its presence says the staged files are to be moved into the output, by this build or, if it was killed, the next."""
 MANIFEST_FORMAT = 2
 ORIGINALS = ("gzip", "link", "copy")
 """How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
@@ -230,8 +248,9 @@ def recover_killed_builds(out_dir: Path) -> None:
     """Clear what a killed build left beside ``out_dir``: staging folders, and a retired site.
 
     A build killed between its two renames leaves no output and the previous
-    site as ``.<out>.previous-<pid>``: that site is put back. Folders of builds
-    still running (their process is alive) are left alone.
+    site as ``.<out>.previous-<pid>``: that site is put back. A patching build
+    killed after its journal was written is finished: its staged files are moved
+    in. Folders of builds still running (their process is alive) are left alone.
     """
     for prefix in (f".{out_dir.name}.previous-", f".{out_dir.name}.staging-"):
         for leftover in sorted(out_dir.parent.glob(f"{prefix}*")):
@@ -240,6 +259,8 @@ def recover_killed_builds(out_dir: Path) -> None:
                 continue
             if prefix.endswith("previous-") and not out_dir.exists():
                 leftover.rename(out_dir)
+            elif (leftover / PATCH_JOURNAL).is_file() and out_dir.is_dir():
+                _apply_patch(leftover, out_dir)  # killed while patching the site: finish what it committed to
             else:
                 shutil.rmtree(leftover, ignore_errors=True)
 
@@ -319,7 +340,9 @@ def build_site(
         staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
         if staging.exists():
             shutil.rmtree(staging)
-        stage = _Stage(site, index, previous, manifest, out_dir, staging, report)
+        # Only data changed: the staging folder gets the files whose bytes change, and they patch the site.
+        patch = out_dir.is_dir() and previous.settings == settings and (out_dir / MANIFEST).is_file()
+        stage = _Stage(site, index, previous, manifest, out_dir, staging, report, patch=patch)
         try:
             staging.mkdir(parents=True)
             # The runs' files first: enumerating them is quick, and in a parallel build the workers start on them
@@ -343,7 +366,11 @@ def build_site(
                 _test_kill("staging")
                 kept[0].save(staging)
                 (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
-                _swap(staging, out_dir)
+                if patch:
+                    _write_atomically(staging / PATCH_JOURNAL, json.dumps({"removed": report.removed}))
+                    _apply_patch(staging, out_dir)
+                else:
+                    _swap(staging, out_dir)
             if store is not None and not stage.carried:
                 # Everything was rendered, so every entry the site needs was read or written since the start:
                 # the rest belong to sides no page has any more.
@@ -383,7 +410,10 @@ def _warn_size(report: BuildReport) -> None:
 
 class _Stage:
     """Fills the staging folder: outputs whose inputs are unchanged are linked from the previous site, the rest
-    rendered (in this process, or by workers that write into the folder and say what they wrote)."""
+    rendered (in this process, or by workers that write into the folder and say what they wrote).
+
+    A patching stage (``patch``) holds only the files whose bytes change: what is unchanged stays where it is.
+    """
 
     def __init__(
         self,
@@ -394,9 +424,12 @@ class _Stage:
         out_dir: Path,
         staging: Path,
         report: BuildReport,
+        *,
+        patch: bool = False,
     ) -> None:
         self.site, self.index, self.previous, self.manifest = site, index, previous, manifest
         self.out_dir, self.staging, self.report = out_dir, staging, report
+        self.patch = patch
         self.kinds: dict[str, str] = {}
         self.carried = 0
         self.fail_after = int(os.environ.get("FMBENCH_TEST_BUILD_FAIL_AFTER", "0") or 0)
@@ -415,10 +448,11 @@ class _Stage:
         return bw.Job(o.file, o.kind.name, o.params, data_as_of, self.previous.files.get(o.file))
 
     def carry_over(self, o: Output) -> None:
-        """Same inputs, same bytes: the previous site's file."""
-        target = self.staging / o.file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.link(self.out_dir / o.file, target)
+        """Same inputs, same bytes: the previous site's file (left where it is when patching)."""
+        if not self.patch:
+            target = self.staging / o.file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(self.out_dir / o.file, target)
         self.manifest.files[o.file], self.manifest.sizes[o.file] = self.previous.files[o.file], self.previous.sizes[o.file]
         self.manifest.inputs[o.file] = o.inputs
         self.carried += 1
@@ -461,7 +495,8 @@ class _Stage:
         self.before_render()
         started = time.perf_counter()
         job = self.job(o)
-        self.rendered(bw.write(self.staging, self.out_dir, o.file, bw.render(self.site, job), job.previous), o.inputs)
+        content = bw.render(self.site, job)
+        self.rendered(bw.write(self.staging, self.out_dir, o.file, content, job.previous, keep=self.patch), o.inputs)
         self.timed(o.kind.name, time.perf_counter() - started)
 
     def serially(self, outputs: list[Output]) -> None:
@@ -475,7 +510,8 @@ class _Stage:
         by_file = {o.file: o for o in sources}
         for job, content in bw.originals(self.site, [self.job(o) for o in sources]):
             self.before_render()
-            self.rendered(bw.write(self.staging, self.out_dir, job.file, content, job.previous), by_file[job.file].inputs)
+            written = bw.write(self.staging, self.out_dir, job.file, content, job.previous, keep=self.patch)
+            self.rendered(written, by_file[job.file].inputs)
         if sources:
             self.timed(sources[0].kind.name, time.perf_counter() - started)
 
@@ -495,7 +531,7 @@ class _Stage:
                 runs.setdefault(o.params["run_id"], []).append(self.job(o))
             else:
                 pages.append(self.job(o))
-        pool = bw.start_pool(workers, made, self.out_dir, self.staging)
+        pool = bw.start_pool(workers, made, self.out_dir, self.staging, keep=self.patch)
         pending: list[Future[bw.Done]] = []
         try:
             # The longest task first: the originals, read in one pass over the stored files (which holds them all in
@@ -542,7 +578,8 @@ class _Stage:
         for name, source in self.site.renderer.assets.items():
             kinds[f"assets/{name}"] = "asset"
             file = f"assets/{name}"
-            self.record(bw.write(self.staging, self.out_dir, file, source.read_bytes(), self.previous.files.get(file)), None)
+            previous = self.previous.files.get(file)
+            self.record(bw.write(self.staging, self.out_dir, file, source.read_bytes(), previous, keep=self.patch), None)
         runs = {f: manifest.sizes[f] for f, k in kinds.items() if k == "run"}
         largest = max(runs.items(), key=lambda kv: (kv[1], kv[0])) if runs else None
         manifest.counts = {
@@ -598,3 +635,30 @@ def _swap(staging: Path, out_dir: Path) -> None:
         retired.rename(out_dir)
         raise
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def _apply_patch(staging: Path, out_dir: Path) -> None:
+    """Move a patching build's staged files into the output, remove what its journal lists, put the manifest in
+    last and remove the staging folder. Each step can be done again: a build killed part-way is finished by the
+    next one (see :func:`recover_killed_builds`)."""
+    journal = json.loads((staging / PATCH_JOURNAL).read_text(encoding="utf-8"))
+    last = (PATCH_JOURNAL, MANIFEST)
+    staged = sorted(p for p in staging.rglob("*") if p.is_file() and p.name not in last)
+    # The pages and data first, the build's own records (the regression cache) after them.
+    staged.sort(key=lambda p: p.parent == staging and p.name.startswith(".fmbench-"))
+    for moved, source in enumerate(staged, 1):
+        target = out_dir / source.relative_to(staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+        if moved == 1:
+            _test_kill("patch")
+    for file in journal["removed"]:
+        gone = out_dir / file
+        gone.unlink(missing_ok=True)
+        folder = gone.parent
+        while folder != out_dir and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+    if (staging / MANIFEST).is_file():
+        os.replace(staging / MANIFEST, out_dir / MANIFEST)
+    shutil.rmtree(staging)

@@ -121,17 +121,22 @@ def originals(site: SiteContext, jobs: list[Job]) -> Iterator[tuple[Job, bytes]]
         yield job, gzip_original(content) if job.kind == "source_gzip" else content
 
 
-def write(staging: Path, out_dir: Path, file: str, content: bytes, previous: str | None) -> Written:
-    """Put a rendered file into the staging folder; the same bytes as the previous site's are linked, not written."""
+def write(
+    staging: Path, out_dir: Path, file: str, content: bytes, previous: str | None, *, keep: bool = False
+) -> Written:
+    """Put a rendered file into the staging folder; the same bytes as the previous site's are linked, not written
+    (``keep``: a patching build's, left where they are)."""
     target = staging / file
     if not staging.is_dir():  # removed: the build failed, or was killed and cleared by the next one
         raise FileNotFoundError(f"{staging}: the staging folder is gone")
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(content).hexdigest()
     old = out_dir / file
     if previous == digest and old.is_file():
-        os.link(old, target)  # rendered again to the same bytes: keep the file (and its time) as it is
+        if not keep:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(old, target)  # rendered again to the same bytes: keep the file (and its time) as it is
         return Written(file, digest, len(content), False)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(content)
     return Written(file, digest, len(content), True)
 
@@ -141,7 +146,7 @@ def write(staging: Path, out_dir: Path, file: str, content: bytes, previous: str
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int) -> None:
+def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool) -> None:
     from fmbench import resample_store
     from fmbench.dataset import open_database
 
@@ -150,7 +155,7 @@ def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: i
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores
     _worker.update(
-        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent
+        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent, keep=keep
     )
 
 
@@ -175,14 +180,14 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
             started = time.perf_counter()
             for job, content in originals(site, jobs):
                 _check_parent()
-                done.written.append(write(staging, _worker["out_dir"], job.file, content, job.previous))
+                done.written.append(write(staging, _worker["out_dir"], job.file, content, job.previous, keep=_worker["keep"]))
             done.seconds[jobs[0].kind] = time.perf_counter() - started
         else:
             for job in jobs:
                 _check_parent()
                 started = time.perf_counter()
                 content = render(site, job)
-                done.written.append(write(staging, _worker["out_dir"], job.file, content, job.previous))
+                done.written.append(write(staging, _worker["out_dir"], job.file, content, job.previous, keep=_worker["keep"]))
                 done.seconds[job.kind] = done.seconds.get(job.kind, 0.0) + time.perf_counter() - started
     except Exception as exc:
         # What crosses back to the parent must unpickle there: a refused write as the OSError it is,
@@ -205,12 +210,15 @@ def _check_parent() -> None:
         os._exit(1)
 
 
-def start_pool(workers: int, settings: SiteSettings, out_dir: Path, staging: Path) -> ProcessPoolExecutor:
+def start_pool(
+    workers: int, settings: SiteSettings, out_dir: Path, staging: Path, *, keep: bool = False
+) -> ProcessPoolExecutor:
+    """Workers that render into ``staging`` (``keep``: a patching build's, see :func:`write`)."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings, out_dir, staging, os.getpid()),
+        initargs=(settings, out_dir, staging, os.getpid(), keep),
     )
 
 

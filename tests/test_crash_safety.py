@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import fmbench.build
 from fmbench.build import BuildError, build_site
 from fmbench.ingest import ingest_paths
 
@@ -91,3 +92,84 @@ def test_a_staging_folder_of_a_build_still_running_is_left_alone(db: Path, tmp_p
     (running / "page.html").write_text("in progress", encoding="utf-8")
     build_site(db, out)
     assert (running / "page.html").read_text(encoding="utf-8") == "in progress"
+
+
+# --- a data-only rebuild patches the site in place --------------------------------------------------------
+
+_ADDED = "iphone-17-pro-ios27-24a5264n-pcc-quick-2026-11-02"
+
+
+@pytest.fixture()
+def grown(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A site built from the iPhone runs, then one more run ingested: ``(db, site, the site's snapshot)``."""
+    from testdata import iphone_runs_with_one_held_back
+
+    base, later = iphone_runs_with_one_held_back(tmp_path, _ADDED)
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([base], db).ok
+    out = tmp_path / "site"
+    build_site(db, out)
+    before = _snapshot(out)
+    assert ingest_paths([later], db).ok
+    return db, out, before
+
+
+def _killed_rebuild(db: Path, out: Path, stage: str) -> None:
+    env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT=stage)
+    result = subprocess.run([sys.executable, "-P", "-c", _BUILD, str(db), str(out), "/"], env=env, check=False)
+    assert result.returncode == -9, f"the build was not killed at {stage}"
+
+
+def test_a_patching_build_killed_before_its_journal_leaves_the_site_byte_identical(
+    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    db, out, before = grown
+    _killed_rebuild(db, out, "staging")  # every changed file staged, nothing moved in yet
+    assert _snapshot(out) == before
+    (staging,) = [out.parent / n for n in _leftovers(out)]
+    assert not (staging / fmbench.build.PATCH_JOURNAL).exists()
+
+    build_site(db, out)
+    assert _leftovers(out) == []
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    assert _snapshot(out) == _snapshot(fresh)
+
+
+def test_a_patching_build_killed_after_its_journal_is_finished_by_the_next_build(
+    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    db, out, before = grown
+    _killed_rebuild(db, out, "patch")  # killed after the first staged file was moved into the site
+    (staging,) = [out.parent / n for n in _leftovers(out)]
+    assert (staging / fmbench.build.PATCH_JOURNAL).is_file()
+    half = _snapshot(out)
+    assert half != before and half[fmbench.build.MANIFEST] == before[fmbench.build.MANIFEST]  # manifest goes last
+
+    report = build_site(db, out)  # finishes the patch first, then finds nothing left to do
+    assert _leftovers(out) == []
+    assert report.rendered == []
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    assert _snapshot(out) == _snapshot(fresh)
+
+
+def test_a_data_only_rebuild_patches_the_site_in_place_and_a_new_setting_swaps_in_a_whole_site(
+    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    db, out, before = grown
+    folder = out.stat().st_ino
+    kept = {f: (out / f).stat().st_ino for f in before}
+
+    report = build_site(db, out)
+
+    assert out.stat().st_ino == folder  # the same folder, patched
+    assert report.changed and _leftovers(out) == []
+    unchanged = [f for f in before if f not in report.changed and not f.startswith(".fmbench-") and (out / f).exists()]
+    assert unchanged and all((out / f).stat().st_ino == kept[f] for f in unchanged)
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    assert _snapshot(out) == _snapshot(fresh)
+
+    build_site(db, out, base_url="/elsewhere/")  # every page changes: a new folder replaces the site
+    assert out.stat().st_ino != folder and _leftovers(out) == []
