@@ -22,18 +22,16 @@ repository's published site).
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
-from fmbench import stats
+from fmbench import safe_pickle, stats
 from fmbench.regressions import (
     RegressionReport,
     assemble_report,
@@ -47,6 +45,7 @@ from fmbench.views.inputs import RunIndex
 
 CACHE_FILE = ".fmbench-regressions.pickle"
 CACHE_FORMAT = 1
+WHAT = "a regression report"
 
 
 @dataclass
@@ -76,26 +75,9 @@ class BuildRegressions:
             raise
 
 
-_ALLOWED = {
-    ("datetime", "datetime"), ("datetime", "date"), ("datetime", "timezone"), ("datetime", "timedelta"),
-    ("copyreg", "_reconstructor"), ("builtins", "object"),
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    """Makes fmbench's classes and plain data only: a tampered file cannot call anything else."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if ((module == "fmbench" or module.startswith("fmbench.")) and not name.startswith("_")) or (module, name) in _ALLOWED:
-            found = super().find_class(module, name)
-            if isinstance(found, type) or (module, name) == ("copyreg", "_reconstructor"):
-                return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of a regression report")
-
-
 def _read(folder: Path) -> dict[str, tuple[str, bytes]]:
     try:
-        doc = _Unpickler(io.BytesIO((folder / CACHE_FILE).read_bytes())).load()
+        doc = safe_pickle.loads((folder / CACHE_FILE).read_bytes(), WHAT)
     except Exception:  # missing, unreadable or from another format: everything is recomputed
         return {}
     if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT or not isinstance(doc.get("parts"), dict):
@@ -137,7 +119,7 @@ def build_regressions(
         found = kept.get(device)
         if found is not None and found[0] == key:
             try:
-                steps[device] = _Unpickler(io.BytesIO(found[1])).load()
+                steps[device] = safe_pickle.loads(found[1], WHAT)
                 parts[device] = found
                 continue
             except Exception:  # a damaged part is computed again
