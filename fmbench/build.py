@@ -40,13 +40,14 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fmbench import __version__, resample_store, stats
+from fmbench import __version__, comparison_cache, resample_store, stats
 from fmbench import build_workers as bw
 from fmbench.dataset import open_database
 from fmbench.db import schema_version
@@ -112,6 +113,10 @@ class BuildReport:
     :mod:`fmbench.resample_store`); a worker's are not counted."""
     resamples_removed: int = 0
     """Entries a full build removed from the resample store because no page used them any more."""
+    comparisons_reused: int = 0
+    """Comparisons this process took from the previous build's (see :mod:`fmbench.comparison_cache`)."""
+    comparisons_made: int = 0
+    """Comparisons this process worked out."""
     warnings: list[str] = field(default_factory=list)
     """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
 
@@ -305,7 +310,7 @@ def build_site(
         dict(source_links or {}), tolerance, originals,
     )
     store = resample_store.store_for(db)
-    with resample_store.using(store), open_database(db) as con:
+    with resample_store.using(store), open_database(db) as con, ExitStack() as stack:
         site = bw.make_site(con, made)
         index = RunIndex.read(con)
         settings = settings_fingerprint(
@@ -326,11 +331,19 @@ def build_site(
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
         kept: list[BuildRegressions] = []
+        fingerprints = {run_id: facts.fingerprint for run_id, facts in index.runs.items()}
+        # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
+        # changes every key, so nothing of another fmbench's is read).
+        comparisons = comparison_cache.ComparisonCache.read(out_dir, settings, fingerprints)
+        stack.enter_context(comparison_cache.using(comparisons))
 
         def parent_outputs() -> list[Output]:
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
+            # Worked out without the comparison cache: a step made from a kept comparison is the same value, but
+            # pickles to other bytes (it shares nothing with its sides), and the report's file is the full build's.
+            with comparison_cache.using(None):
+                regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
             site.memo["regressions"] = regressions.report
             report.regression_devices = regressions.recomputed
             kept.append(regressions)
@@ -361,10 +374,12 @@ def build_site(
                 # Same bytes everywhere: keep the site as it is and remember the new inputs.
                 shutil.rmtree(staging)
                 kept[0].save(out_dir)
+                comparisons.save(out_dir)
                 _write_atomically(out_dir / MANIFEST, manifest.to_json())
             else:
                 _test_kill("staging")
                 kept[0].save(staging)
+                comparisons.save(staging)
                 (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
                 if patch:
                     _write_atomically(staging / PATCH_JOURNAL, json.dumps({"removed": report.removed}))
@@ -383,6 +398,7 @@ def build_site(
             raise
     _warn_size(report)
     report.resamples_drawn = stats.resample_count() - drawn
+    report.comparisons_reused, report.comparisons_made = comparisons.hits, comparisons.misses
     report.seconds = time.perf_counter() - started
     return report
 
@@ -456,6 +472,9 @@ class _Stage:
         self.manifest.files[o.file], self.manifest.sizes[o.file] = self.previous.files[o.file], self.previous.sizes[o.file]
         self.manifest.inputs[o.file] = o.inputs
         self.carried += 1
+        cache = comparison_cache.current()
+        if cache is not None:
+            cache.carried(o.file)
 
     def record(self, written: bw.Written, inputs: str | None) -> None:
         if written.changed:
@@ -495,7 +514,9 @@ class _Stage:
         self.before_render()
         started = time.perf_counter()
         job = self.job(o)
-        content = bw.render(self.site, job)
+        cache = comparison_cache.current()
+        with cache.rendering(o.file) if cache is not None else nullcontext():
+            content = bw.render(self.site, job)
         self.rendered(bw.write(self.staging, self.out_dir, o.file, content, job.previous, keep=self.patch), o.inputs)
         self.timed(o.kind.name, time.perf_counter() - started)
 
@@ -644,7 +665,7 @@ def _apply_patch(staging: Path, out_dir: Path) -> None:
     journal = json.loads((staging / PATCH_JOURNAL).read_text(encoding="utf-8"))
     last = (PATCH_JOURNAL, MANIFEST)
     staged = sorted(p for p in staging.rglob("*") if p.is_file() and p.name not in last)
-    # The pages and data first, the build's own records (the regression cache) after them.
+    # The pages and data first, the build's own records (the regression and comparison caches) after them.
     staged.sort(key=lambda p: p.parent == staging and p.name.startswith(".fmbench-"))
     for moved, source in enumerate(staged, 1):
         target = out_dir / source.relative_to(staging)

@@ -1050,7 +1050,39 @@ def compare_selected(
     multiplicity: Multiplicity = "bonferroni",
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
 ) -> Comparison:
-    """Compare two resolved sides (see :func:`fmbench.selection.select_side`)."""
+    """Compare two resolved sides (see :func:`fmbench.selection.select_side`).
+
+    In a static build, a comparison the previous build made from the same runs is taken from its
+    :mod:`~fmbench.comparison_cache` instead of being worked out again.
+    """
+    from fmbench import comparison_cache
+
+    cache = comparison_cache.current()
+    if cache is None:
+        return _compare_selected(con, baseline, candidate, strict_os=strict_os, confidence=confidence,
+                                 multiplicity=multiplicity, tolerance=tolerance)
+    key = cache.key(baseline, candidate, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity,
+                    tolerance=tolerance)
+    found = None if key is None else cache.get(key, baseline, candidate)
+    if found is not None:
+        return found
+    made = _compare_selected(con, baseline, candidate, strict_os=strict_os, confidence=confidence,
+                             multiplicity=multiplicity, tolerance=tolerance)
+    if key is not None:
+        cache.put(key, made)
+    return made
+
+
+def _compare_selected(
+    con: duckdb.DuckDBPyConnection,
+    baseline: Side,
+    candidate: Side,
+    *,
+    strict_os: bool,
+    confidence: float,
+    multiplicity: Multiplicity,
+    tolerance: tol.Tolerance,
+) -> Comparison:
     if baseline.rule != candidate.rule:
         raise ValueError("both sides of a comparison use one attempt rule")
     for name, side in (("baseline", baseline), ("candidate", candidate)):

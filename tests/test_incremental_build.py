@@ -11,6 +11,7 @@ import pytest
 
 from fmbench import urls
 from fmbench.build import MANIFEST, build_site, output_file
+from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
 from fmbench.regression_cache import CACHE_FILE
 from fmbench.views.runs import trial_pages
@@ -101,7 +102,7 @@ def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_fu
     assert set(report.rendered) == _expected(db, run_id, site)
     assert len(report.rendered) < (full.pages + full.data_files) / 4
     for f, mtime in untouched.items():  # what the run does not touch is carried over as it was
-        if f not in report.rendered and f not in (MANIFEST, CACHE_FILE) and not f.startswith("assets/"):
+        if f not in report.rendered and f not in (MANIFEST, CACHE_FILE, COMPARISONS_FILE) and not f.startswith("assets/"):
             assert (site / f).stat().st_mtime_ns == mtime, f
     fresh = tmp_path / "fresh"
     build_site(db, fresh)
@@ -237,3 +238,59 @@ def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(t
     fresh = tmp_path / "fresh"
     build_site(db, fresh, registry=fixtures_registry())
     assert _same_tree(site, fresh)  # the generation 27 pages it left alone are the full build's
+
+
+def test_an_incremental_build_takes_the_comparisons_its_run_leaves_alone_from_the_previous_build(
+    corpus: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base, later = corpus
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([base], db).ok
+    site = tmp_path / "site"
+    full = build_site(db, site)
+    assert full.comparisons_made > 0 and full.comparisons_reused == 0
+
+    assert ingest_paths([later], db).ok
+    report = build_site(db, site)
+
+    # The pages it renders again compare configurations the run is not part of: nothing to work out again.
+    assert report.comparisons_reused > 0 and report.comparisons_made < full.comparisons_made
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    assert _same_tree(site, fresh)  # its pages and its record of comparisons are a full build's
+
+
+def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
+    corpus: tuple[Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import pickle
+    import zlib
+
+    from fmbench.comparison_cache import CACHE_FORMAT
+
+    class Boom:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (print, ("called",))
+
+    base, later = corpus
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([base], db).ok
+    site = tmp_path / "site"
+    build_site(db, site)
+    doc = pickle.loads((site / COMPARISONS_FILE).read_bytes())
+    assert doc["format"] == CACHE_FORMAT and doc["entries"]
+    doc["entries"] = {key: zlib.compress(pickle.dumps(Boom())) for key in doc["entries"]}
+    (site / COMPARISONS_FILE).write_bytes(pickle.dumps(doc))
+
+    assert ingest_paths([later], db).ok
+    report = build_site(db, site)
+
+    assert "called" not in capfd.readouterr().out
+    assert report.comparisons_reused == 0 and report.comparisons_made > 0
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    ours, theirs = _files(site), _files(fresh)
+    # The record keeps the tampered entries of the pages it carried over (never read unless a page needs them,
+    # and then refused again); every page is the full build's.
+    assert ours.pop(COMPARISONS_FILE).read_bytes() != theirs.pop(COMPARISONS_FILE).read_bytes()
+    assert ours.keys() == theirs.keys() and all(filecmp.cmp(ours[k], theirs[k], shallow=False) for k in ours)

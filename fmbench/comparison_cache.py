@@ -1,0 +1,200 @@
+"""The static build's comparisons, kept between builds.
+
+A comparison (:func:`fmbench.compare.compare_selected`) reads its two sides'
+trials and works out every figure's interval: most of what an incremental build
+spends when it renders the comparison pages, device comparisons and regression
+steps of a run's device again. Most comparisons on those pages do not involve
+the run that was added (another configuration, another build), so the build
+keeps each comparison it makes in a file beside its manifest
+(:data:`CACHE_FILE`) and takes it from there next time.
+
+An entry's key is a digest of everything the comparison is made from: each
+side's selector, attempt rule, the runs it used and the runs it matched, each
+with its fingerprint (:mod:`fmbench.views.inputs`: the file's bytes, ingest
+time, verdict, revision, sidecar), the options (strict OS mode, confidence,
+multiplicity, practical threshold) and the site's settings (fmbench's code,
+templates, registry and the rest, see :func:`fmbench.build.settings_fingerprint`).
+A run whose fingerprint is not known, a missing key, or an entry that cannot be
+read is worked out again, so a comparison is always the one a build from scratch
+makes. What is kept is the comparison without its two sides, which the caller
+selected anyway and which are put back in.
+
+The file is read with :mod:`fmbench.safe_pickle`. Beside the entries it records
+which output file used which entries; an entry is kept while a file of the site
+uses it: the files a build rendered, with the entries they used, and the files it
+carried over, with the entries they used when they were rendered. So the file
+holds exactly the entries a build from scratch would write, byte for byte.
+The regression report's steps do not use it (:mod:`fmbench.regression_cache`
+keeps them per device).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fmbench import safe_pickle
+
+if TYPE_CHECKING:
+    from fmbench.compare import Comparison
+    from fmbench.selection import Side
+
+CACHE_FILE = ".fmbench-comparisons.pickle"
+CACHE_FORMAT = 1
+WHAT = "a comparison"
+
+
+class ComparisonCache:
+    """Comparisons by key: those of the previous build (``kept``, pickled) and those made since."""
+
+    def __init__(
+        self,
+        settings: str,
+        fingerprints: Mapping[str, str],
+        kept: dict[str, bytes] | None = None,
+        kept_files: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.fingerprints = fingerprints
+        self.kept = dict(kept or {})
+        self.kept_files = dict(kept_files or {})
+        self.made: dict[str, bytes] = {}
+        self.files: dict[str, list[str]] = {}
+        self._file: set[str] | None = None
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def read(cls, folder: Path, settings: str, fingerprints: Mapping[str, str]) -> ComparisonCache:
+        """The cache a previous build left in ``folder`` (empty when there is none, or it cannot be read)."""
+        entries, files = _read(folder) if folder.is_dir() else ({}, {})
+        return cls(settings, fingerprints, entries, files)
+
+    # --- keys ----------------------------------------------------------------------------------------
+
+    def _side(self, side: Side) -> list[Any] | None:
+        runs = [f"{r.run_id}={self.fingerprints.get(r.run_id)}" for r in side.runs]
+        matched = [f"{r.run_id}={self.fingerprints.get(r.run_id)}" for r in side.matched]
+        if any(x.endswith("=None") for x in (*runs, *matched)):
+            return None
+        spec = side.spec
+        return [spec.text, spec.kind, [list(f) for f in spec.filters], side.rule, runs, matched]
+
+    def key(self, baseline: Side, candidate: Side, **options: Any) -> str | None:
+        """The key of comparing ``baseline`` with ``candidate`` with ``options``; ``None`` if it cannot be kept."""
+        sides = [self._side(baseline), self._side(candidate)]
+        if None in sides:
+            return None
+        parts = [CACHE_FORMAT, self.settings, sides, sorted((k, repr(v)) for k, v in options.items())]
+        return hashlib.sha256(json.dumps(parts, default=str).encode("utf-8")).hexdigest()
+
+    # --- entries -------------------------------------------------------------------------------------
+
+    def get(self, key: str, baseline: Side, candidate: Side) -> Comparison | None:
+        """The kept comparison, with the caller's two sides; ``None`` to work it out."""
+        from fmbench.compare import Comparison
+
+        data = self.made.get(key) or self.kept.get(key)
+        found = None
+        if data is not None:
+            try:
+                found = safe_pickle.loads(zlib.decompress(data), WHAT)
+            except Exception:  # a damaged entry is worked out again
+                found = None
+        if not isinstance(found, Comparison):
+            self.misses += 1
+            return None
+        self.hits += 1
+        self.made[key] = data  # type: ignore[assignment]
+        self._used(key)
+        return replace(found, baseline=baseline, candidate=candidate)
+
+    def put(self, key: str, comparison: Comparison) -> None:
+        bare = replace(comparison, baseline=None, candidate=None)  # type: ignore[arg-type]
+        self.made[key] = zlib.compress(pickle.dumps(bare, protocol=5), 1)
+        self._used(key)
+
+    # --- which file used what ------------------------------------------------------------------------
+
+    def _used(self, key: str) -> None:
+        if self._file is not None:
+            self._file.add(key)
+
+    @contextmanager
+    def rendering(self, file: str) -> Iterator[None]:
+        """Record the entries used while ``file`` renders (all it used, when it renders whole)."""
+        self._file = set()
+        try:
+            yield
+            if self._file:
+                self.files[file] = sorted(self._file)
+        finally:
+            self._file = None
+
+    def carried(self, file: str) -> None:
+        """``file`` was carried over from the previous build: the entries it used stay."""
+        keys = self.kept_files.get(file)
+        if keys and all(k in self.kept for k in keys):
+            self.files[file] = keys
+            for k in keys:
+                self.made.setdefault(k, self.kept[k])
+
+    def save(self, folder: Path) -> None:
+        """Write the entries the site's files use into ``folder``, replacing the file whole."""
+        files = {f: self.files[f] for f in sorted(self.files)}
+        keys = sorted({k for used in files.values() for k in used})
+        doc = {"format": CACHE_FORMAT, "entries": {k: self.made[k] for k in keys}, "files": files}
+        path = folder / CACHE_FILE
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        try:
+            temporary.write_bytes(pickle.dumps(doc, protocol=5))
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
+def _read(folder: Path) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+    try:
+        doc = safe_pickle.loads((folder / CACHE_FILE).read_bytes(), WHAT)
+    except Exception:  # missing, unreadable or from another format: everything is worked out again
+        return {}, {}
+    if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT:
+        return {}, {}
+    entries, files = doc.get("entries"), doc.get("files")
+    if not isinstance(entries, dict) or not isinstance(files, dict):
+        return {}, {}
+    return (
+        {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, bytes)},
+        {f: keys for f, keys in files.items()
+         if isinstance(f, str) and isinstance(keys, list) and all(isinstance(k, str) for k in keys)},
+    )
+
+
+# --- the cache of this process ------------------------------------------------------------------
+
+_current: ComparisonCache | None = None
+
+
+def current() -> ComparisonCache | None:
+    """The cache this process's comparisons use (a static build's), or ``None``."""
+    return _current
+
+
+@contextmanager
+def using(cache: ComparisonCache | None) -> Iterator[ComparisonCache | None]:
+    """``cache`` as this process's cache for a ``with`` block, the previous one again after it."""
+    global _current
+    previous, _current = _current, cache
+    try:
+        yield cache
+    finally:
+        _current = previous
