@@ -97,10 +97,7 @@ def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
 
 
 def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
-    out = []
-    for (run_id,) in site.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall():
-        out += [{"run_id": run_id, "scenario": s, "page": p} for s, p in runs.trial_pages(site.con, run_id)]
-    return out
+    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in runs.every_trial_page(site.con)]
 
 
 def _trial_pages_first(site: SiteContext) -> list[dict[str, Any]]:

@@ -943,6 +943,21 @@ def trial_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, 
     for sid, n in con.execute(
         "SELECT scenario_id, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
     ).fetchall():
-        pages = max(1, math.ceil(n / urls.TRIALS_PER_PAGE))
-        out += [(urls.slug(sid), p) for p in range(1, pages + 1)]
+        out += _scenario_pages(sid, n)
     return out
+
+
+def every_trial_page(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
+    """Every (run id, scenario slug, page number) of every run's trial pages, by run id: one query for the site."""
+    return [
+        (run_id, slug, page)
+        for run_id, sid, n in con.execute(
+            "SELECT run_id, scenario_id, trial_count FROM scenario_figures ORDER BY run_id, ordinal"
+        ).fetchall()
+        for slug, page in _scenario_pages(sid, n)
+    ]
+
+
+def _scenario_pages(scenario_id: str, trials: int) -> list[tuple[str, int]]:
+    pages = max(1, math.ceil(trials / urls.TRIALS_PER_PAGE))
+    return [(urls.slug(scenario_id), p) for p in range(1, pages + 1)]
