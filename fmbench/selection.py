@@ -276,8 +276,27 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
     ]
 
 
-def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec) -> list[RunInfo]:
-    """Every run the side names, invalid ones included, ordered by start time then run id.
+class RunCatalog:
+    """Every ingested run, read once (in a few queries): a static build matches its many sides against it in
+    memory, as :func:`matching_runs` would in SQL, instead of querying the database for each."""
+
+    def __init__(self, runs: list[RunInfo]) -> None:
+        self.runs = runs
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> RunCatalog:
+        return cls(fetch_runs(con, "TRUE", []))
+
+    def matching(self, filters: tuple[tuple[str, str], ...]) -> list[RunInfo]:
+        """The runs whose column of each filter key equals its value (an unrecorded column equals nothing, as in
+        SQL), by start time then run id."""
+        columns = [(FILTER_KEYS[key], value) for key, value in filters]
+        return [r for r in self.runs if all((v := getattr(r, c)) is not None and v == value for c, value in columns)]
+
+
+def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec, catalog: RunCatalog | None = None) -> list[RunInfo]:
+    """Every run the side names, invalid ones included, ordered by start time then run id (from ``catalog`` when
+    given, for a side of filters).
 
     Raises :class:`NotFoundError` when nothing matches, saying why.
     """
@@ -295,8 +314,11 @@ def matching_runs(con: duckdb.DuckDBPyConnection, spec: SideSpec) -> list[RunInf
             shown = ", ".join(r.run_id for r in runs[:5])
             raise NotFoundError(f"run id prefix {prefix} names {len(runs)} runs ({shown}); give more digits")
         return runs
-    where = " AND ".join(f"{FILTER_KEYS[key]} = ?" for key, _ in spec.filters)
-    runs = fetch_runs(con, where, [value for _, value in spec.filters])
+    if catalog is not None:
+        runs = catalog.matching(spec.filters)
+    else:
+        where = " AND ".join(f"{FILTER_KEYS[key]} = ?" for key, _ in spec.filters)
+        runs = fetch_runs(con, where, [value for _, value in spec.filters])
     if not runs:
         raise NotFoundError(f"no ingested run matches {spec.describe()}{_hint(con, spec)}")
     return runs
@@ -372,7 +394,9 @@ def apply_rule(spec: SideSpec, matched: list[RunInfo], rule: AttemptRule) -> Sid
     return Side(spec=spec, rule=rule, runs=tuple(used), matched=tuple(matched))
 
 
-def select_side(con: duckdb.DuckDBPyConnection, side: str | SideSpec, rule: AttemptRule = "latest") -> Side:
-    """Parse (if needed), match and apply the attempt rule."""
+def select_side(
+    con: duckdb.DuckDBPyConnection, side: str | SideSpec, rule: AttemptRule = "latest", catalog: RunCatalog | None = None
+) -> Side:
+    """Parse (if needed), match (against ``catalog`` when given) and apply the attempt rule."""
     spec = parse_side(side) if isinstance(side, str) else side
-    return apply_rule(spec, matching_runs(con, spec), rule)
+    return apply_rule(spec, matching_runs(con, spec, catalog), rule)

@@ -248,8 +248,9 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     heading = config_label(config)
     con = site.con if con is None else con
     try:
-        b = select_side(con, _spec(device, baseline, config), rule)  # type: ignore[arg-type]
-        c = select_side(con, _spec(device, candidate, config), rule)  # type: ignore[arg-type]
+        catalog = site.run_catalog()
+        b = select_side(con, _spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
+        c = select_side(con, _spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
         cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),

@@ -77,8 +77,9 @@ def _newest_build(runs: list[dict[str, Any]]) -> str:
 def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b: str, build_b: str, key: str) -> ComparisonSection:
     heading = f"{config_label(config)}: {a} on {build_a}, {b} on {build_b}"
     try:
-        side_a = select_side(site.con, _spec(a, build_a, config), RULE)
-        side_b = select_side(site.con, _spec(b, build_b, config), RULE)
+        catalog = site.run_catalog()
+        side_a = select_side(site.con, _spec(a, build_a, config), RULE, catalog)
+        side_b = select_side(site.con, _spec(b, build_b, config), RULE, catalog)
         cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),

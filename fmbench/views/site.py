@@ -43,6 +43,15 @@ class SiteContext:
             self.memo[key] = compute()
         return self.memo[key]
 
+    def run_catalog(self) -> Any:
+        """In a bulk build, every run's :class:`fmbench.selection.RunInfo`, read once for all the comparisons the build
+        selects sides for; otherwise ``None``: a request reads the database as it is."""
+        if not self.bulk:
+            return None
+        from fmbench.selection import RunCatalog
+
+        return self.once("run_catalog", lambda: RunCatalog.read(self.con))
+
     def run_trials(self, run_id: str) -> Any:
         """In a bulk build, what all trial pages and files of ``run_id`` read (:class:`fmbench.views.runs.RunTrials`,
         the last run asked for is kept); otherwise ``None``, and each page reads only its own trials."""
