@@ -114,7 +114,8 @@ class BuildReport:
     resamples_removed: int = 0
     """Entries a full build removed from the resample store because no page used them any more."""
     comparisons_reused: int = 0
-    """Comparisons this process took from the previous build's (see :mod:`fmbench.comparison_cache`)."""
+    """Comparisons this process took from the comparison cache (see :mod:`fmbench.comparison_cache`): the previous
+    build's, or one a regression step of this build worked out."""
     comparisons_made: int = 0
     """Comparisons this process worked out."""
     warnings: list[str] = field(default_factory=list)
@@ -340,10 +341,7 @@ def build_site(
         def parent_outputs() -> list[Output]:
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            # Worked out without the comparison cache: a step made from a kept comparison is the same value, but
-            # pickles to other bytes (it shares nothing with its sides), and the report's file is the full build's.
-            with comparison_cache.using(None):
-                regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
+            regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
             site.memo["regressions"] = regressions.report
             report.regression_devices = regressions.recomputed
             kept.append(regressions)

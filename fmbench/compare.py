@@ -1068,9 +1068,12 @@ def compare_selected(
         return found
     made = _compare_selected(con, baseline, candidate, strict_os=strict_os, confidence=confidence,
                              multiplicity=multiplicity, tolerance=tolerance)
-    if key is not None:
-        cache.put(key, made)
-    return made
+    if key is None:
+        return made
+    cache.put(key, made)
+    # What the cache gives back, as it will next time: the same value, and the same pickled bytes wherever the
+    # build keeps a comparison (a regression step) whether it was worked out now or taken from the cache.
+    return cache.get(key, baseline, candidate, made=True) or made
 
 
 def _compare_selected(

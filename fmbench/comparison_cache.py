@@ -24,8 +24,10 @@ which output file used which entries; an entry is kept while a file of the site
 uses it: the files a build rendered, with the entries they used, and the files it
 carried over, with the entries they used when they were rendered. So the file
 holds exactly the entries a build from scratch would write, byte for byte.
-The regression report's steps do not use it (:mod:`fmbench.regression_cache`
-keeps them per device).
+The regression report's steps of a device whose runs changed take their
+comparisons from it too (only pages keep an entry); since a comparison is always
+handed out as the cache gives it back, a step pickles to the same bytes whether
+its comparison was worked out or taken from here.
 """
 
 from __future__ import annotations
@@ -98,8 +100,9 @@ class ComparisonCache:
 
     # --- entries -------------------------------------------------------------------------------------
 
-    def get(self, key: str, baseline: Side, candidate: Side) -> Comparison | None:
-        """The kept comparison, with the caller's two sides; ``None`` to work it out."""
+    def get(self, key: str, baseline: Side, candidate: Side, *, made: bool = False) -> Comparison | None:
+        """The kept comparison, with the caller's two sides; ``None`` to work it out. ``made``: the caller has just
+        put it (it is not counted as taken from the cache)."""
         from fmbench.compare import Comparison
 
         data = self.made.get(key) or self.kept.get(key)
@@ -110,9 +113,9 @@ class ComparisonCache:
             except Exception:  # a damaged entry is worked out again
                 found = None
         if not isinstance(found, Comparison):
-            self.misses += 1
+            self.misses += 0 if made else 1
             return None
-        self.hits += 1
+        self.hits += 0 if made else 1
         self.made[key] = data  # type: ignore[assignment]
         self._used(key)
         return replace(found, baseline=baseline, candidate=candidate)
