@@ -292,6 +292,8 @@ else:
         "seconds_by_kind": report.seconds_by_kind, "warnings": report.warnings,
         "regression_devices": sorted(getattr(report, "regression_devices", None) or []),
         "resamples_drawn": getattr(report, "resamples_drawn", None),
+        "comparisons_reused": getattr(report, "comparisons_reused", None),
+        "comparisons_made": getattr(report, "comparisons_made", None),
         "has_regression_devices": hasattr(report, "regression_devices"),
     }
 result["wall"] = time.perf_counter() - started
@@ -867,7 +869,9 @@ def run(args: argparse.Namespace) -> Results:
     results.add(Figure("incremental build after adding one run vs full build", round(100 * incremental_seconds / full_seconds, 1),
                        "% of full", "<= 10%", incremental_seconds <= 0.10 * full_seconds,
                        f"{incremental_seconds:.1f} s ({inc.cpu:.1f} CPU s), {len(rendered)} of {outputs} files rendered, "
-                       f"{inc.result['resamples_drawn']} sides resampled (the rest read from the full build's resample store)"))
+                       f"{inc.result['resamples_drawn']} sides resampled (the rest read from the full build's resample store), "
+                       f"{inc.result['comparisons_made']} comparisons worked out and {inc.result['comparisons_reused']} taken "
+                       "from the comparison cache"))
     unexpected, missing = sorted(rendered - expected), sorted(expected - rendered)
     results.add(Figure("incremental build re-renders exactly the pages the run touches", len(rendered), "files",
                        "its run and trial pages, device, scenarios, comparisons, PCC, indexes, data files",
