@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -512,16 +513,28 @@ def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, A
     return [{**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in found]
 
 
+def kept_run_figures(site: SiteContext, run_id: str) -> list[dict[str, Any]]:
+    """:func:`run_figures`, read once in a bulk build for the run's page and its figures file (not to be changed)."""
+    if not site.bulk:
+        return run_figures(site.con, run_id)
+    kept: list[dict[str, Any]] = site.once(f"run figures\x00{run_id}", lambda: run_figures(site.con, run_id))
+    return kept
+
+
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
     con, url, registry = site.con, site.url, site.registry
     repository_file = site.source_links.get(run_id)
     run = q.run(con, run_id)
     reasons = q.verdict_reasons(con, run_id)
-    figures = run_figures(con, run_id)
-    executed = q.executed_models(con, run_id)
+    figures = kept_run_figures(site, run_id)
+    bundle: RunTrials | None = site.run_trials(run_id)
+    if bundle is not None:  # a bulk build: from the trials its trial pages read
+        executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
+    else:
+        executed, offline = q.executed_models(con, run_id), q.offline_counts(con, run_id)
+        spread = dist.run_trial_values(con, run_id)
     not_run = q.scenarios_not_run(con, run_id)
-    offline = q.offline_counts(con, run_id)
     failures = failure_rows(con, run_id)
     mismatches = q.summary_mismatches(con, run_id)
     flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
@@ -529,7 +542,6 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
     original = site.original(run_id, run["file_name"], run["source_sha256"])
-    spread = dist.run_trial_values(con, run_id)
     titles = {f["scenario_id"]: f["title"] for f in figures}
     order = [f["scenario_id"] for f in figures]
     return RunPage(
@@ -926,6 +938,27 @@ class RunTrials:
     failures: dict[str, list[dict[str, Any]]]
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     """Every trial of the run in file order, its :data:`TRIAL_COLUMNS` (the trials CSV's row first)."""
+
+    def column(self, name: str) -> Iterator[Any]:
+        """One of :data:`TRIAL_COLUMNS` of every trial, in file order."""
+        index = TRIAL_COLUMNS.index(name)
+        return (r[index] for r in self.rows)
+
+    def executed_models(self) -> list[tuple[str, int]]:
+        """:func:`fmbench.views.run_queries.executed_models` of the run: each executed model's trials, in the
+        database's order of the models (by code point, not recorded last)."""
+        counts = Counter(self.column("executed_model"))
+        return sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+
+    def offline_counts(self) -> tuple[int, int]:
+        """:func:`fmbench.views.run_queries.offline_counts` of the run."""
+        recorded = [v for v in self.column("offline_success") if v is not None]
+        return sum(1 for v in recorded if v), len(recorded)
+
+    def trial_values(self) -> dist.Values:
+        """:func:`fmbench.views.distributions.run_trial_values` of the run."""
+        indexes = [TRIAL_COLUMNS.index(name) for name in ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))]
+        return dist.trial_values([r[i] for i in indexes] for r in self.rows)
 
     def scenario(self, scenario_slug: str) -> tuple[str, str, int]:
         for found in self.scenarios:
