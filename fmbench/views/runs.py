@@ -521,21 +521,41 @@ def kept_run_figures(site: SiteContext, run_id: str) -> list[dict[str, Any]]:
     return kept
 
 
+def _may_have_replay(site: SiteContext, run_id: str) -> bool:
+    """Whether an Evaluations row links to the run (in a bulk build, from one query for every run; else always
+    asked of :func:`~fmbench.views.replay.replay_section`, which tells for itself)."""
+    if not site.bulk:
+        return True
+
+    def linked() -> frozenset[str]:
+        tables = {name for (name,) in site.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "evaluation_rows" not in tables:
+            return frozenset()
+        return frozenset(
+            r for (r,) in site.con.execute(
+                "SELECT DISTINCT linked_run_id FROM evaluation_rows WHERE linked_run_id IS NOT NULL"
+            ).fetchall()
+        )
+
+    found: frozenset[str] = site.once("runs with linked evaluation rows", linked)
+    return run_id in found
+
+
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
     con, url, registry = site.con, site.url, site.registry
     repository_file = site.source_links.get(run_id)
-    run = q.run(con, run_id)
-    reasons = q.verdict_reasons(con, run_id)
-    figures = kept_run_figures(site, run_id)
     bundle: RunTrials | None = site.run_trials(run_id)
-    if bundle is not None:  # a bulk build: from the trials its trial pages read
+    if bundle is not None:  # a bulk build: from what the run's trial pages read
+        run, failures = bundle.run, bundle.failure_list
         executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
     else:
+        run, failures = q.run(con, run_id), failure_rows(con, run_id)
         executed, offline = q.executed_models(con, run_id), q.offline_counts(con, run_id)
         spread = dist.run_trial_values(con, run_id)
+    reasons = q.verdict_reasons(con, run_id)
+    figures = kept_run_figures(site, run_id)
     not_run = q.scenarios_not_run(con, run_id)
-    failures = failure_rows(con, run_id)
     mismatches = q.summary_mismatches(con, run_id)
     flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
     annotations, corrections = _annotations(con, run_id)
@@ -595,7 +615,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
             )
             for f in figures
         ],
-        replay=replay_section(con, url, run_id),
+        replay=replay_section(con, url, run_id) if _may_have_replay(site, run_id) else None,
         not_run=not_run,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
         agentic=dist.agentic_table(f"agentic-{run_id}", titles, dist.agentic_split(con, run_id)),
@@ -938,6 +958,8 @@ class RunTrials:
     failures: dict[str, list[dict[str, Any]]]
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     """Every trial of the run in file order, its :data:`TRIAL_COLUMNS` (the trials CSV's row first)."""
+    failure_list: list[dict[str, Any]] = field(default_factory=list)
+    """Every failure of the run in file order: what :func:`failure_rows` gives (``failures`` by scenario)."""
 
     def column(self, name: str) -> Iterator[Any]:
         """One of :data:`TRIAL_COLUMNS` of every trial, in file order."""
@@ -981,9 +1003,10 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
     for t, detail in zip(read, _details(con, run_id, read), strict=True):
         details.setdefault(t[scenario], []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
-    for f in failure_rows(con, run_id):
+    failure_list = failure_rows(con, run_id)
+    for f in failure_list:
         failures.setdefault(f["scenario_id"], []).append(f)
-    return RunTrials(run_id, run, scenarios, details, failures, read)
+    return RunTrials(run_id, run, scenarios, details, failures, read, failure_list)
 
 
 def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
