@@ -1,6 +1,6 @@
 """The site's Jinja environment prints exactly what Jinja itself prints: every page the same bytes.
 
-fmbench compiles its templates with its own code generator (fewer yields, one call per printed value); these
+fmbench compiles its templates with its own code generator (one call per printed value); these
 tests hold it to Jinja's own output and to markupsafe's escaping, on the hostile run's pages above all.
 """
 
