@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 
 from fmbench import __version__, content_policy
 
@@ -28,6 +31,60 @@ def visible_text(value: Any) -> Any:
     if isinstance(value, str) and "\x00" in value:
         return value.replace("\x00", "\ufffd")
     return value
+
+
+_escape_text = getattr(markupsafe, "_escape_inner", None)
+"""markupsafe's escaping of a plain string, without the :class:`markupsafe.Markup` it wraps the result in (what
+:func:`markupsafe.escape` does first for a ``str``); ``None`` where markupsafe has no such function."""
+
+
+def html_text(value: Any) -> str:
+    """A printed value as HTML: ``markupsafe.escape(visible_text(value))``, as a plain string.
+
+    Every ``{{ ... }}`` of an autoescaped template prints through this (see :class:`PrintingCodeGenerator`). A
+    plain string (nearly every printed value) goes straight through markupsafe's own escaping, without the
+    Markup object, a Python-level constructor, that ``escape`` makes of it; a number prints as its digits;
+    anything else (a Markup made by a macro, a value with ``__html__``) goes through ``escape`` itself.
+    """
+    kind = type(value)
+    if kind is str and _escape_text is not None:
+        return _escape_text(value.replace("\x00", "\ufffd") if "\x00" in value else value)
+    if kind is int:
+        return str(value)
+    return markupsafe.escape(visible_text(value))
+
+
+class PrintingCodeGenerator(CodeGenerator):
+    """Jinja's code generator, with every value printed in an autoescaped template written as
+    ``environment.html_text(value)`` instead of ``escape(environment.finalize(value))``: the same text, byte
+    for byte, escaped by markupsafe in one call (a page of trials prints about 45 values a trial)."""
+
+    def _prints_html(self, frame: Frame) -> bool:
+        return (
+            not frame.eval_ctx.volatile
+            and bool(frame.eval_ctx.autoescape)
+            and self._make_finalize().src == "environment.finalize("
+            and self.environment.finalize is visible_text
+        )
+
+    def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
+        if self._prints_html(frame):
+            self.write("environment.html_text(")
+        else:
+            super()._output_child_pre(node, frame, finalize)
+
+    def _output_child_post(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
+        if self._prints_html(frame):
+            self.write(")")
+        else:
+            super()._output_child_post(node, frame, finalize)
+
+
+class PrintingEnvironment(jinja2.Environment):
+    """The site's Jinja environment: templates compiled by :class:`PrintingCodeGenerator`."""
+
+    code_generator_class = PrintingCodeGenerator
+    html_text = staticmethod(html_text)
 
 
 def assets_dir() -> Path:
@@ -112,7 +169,7 @@ class Renderer:
             i.title, when.strftime(_TIME_FORMAT), __version__, mode, i.description, i.site_url, i.footer_links,
             i.repository_url, favicon,
         )
-        self.env = jinja2.Environment(
+        self.env = PrintingEnvironment(
             loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
             autoescape=True,
             finalize=visible_text,

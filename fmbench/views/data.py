@@ -20,7 +20,7 @@ from fmbench.views.runs import (
     CSV_COLUMNS,
     failure_json,
     failure_rows,
-    run_figures,
+    kept_run_figures,
     scenario_for_slug,
     trial_details,
 )
@@ -132,7 +132,7 @@ def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
     if not run:
         raise NotFoundError(f"no run {run_id!r}")
     reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
-    figures = [{k: v for k, v in f.items() if k != "run_id"} for f in run_figures(site.con, run_id)]
+    figures = [{k: v for k, v in f.items() if k != "run_id"} for f in kept_run_figures(site, run_id)]
     doc = seed_as_text(run[0])
     doc["token_count_source"] = token_count_source(f["token_count_source"] for f in figures)
     return {"run": doc, "verdictReasons": reasons, "scenarios": figures}

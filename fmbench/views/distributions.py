@@ -8,7 +8,7 @@ value, so it is left out of the count, never entered as 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -30,15 +30,23 @@ Values = dict[str, dict[str, list[float]]]
 def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
     """Every distribution figure's recorded values per scenario of one run, in one query."""
     keys = [f.key for f in DISTRIBUTION_FIGURES]
-    found: Values = {}
-    for row in con.execute(
-        f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
-    ).fetchall():
-        per = found.setdefault(row[0], {k: [] for k in keys})
+    return trial_values(
+        con.execute(f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+        .fetchall()
+    )
+
+
+def trial_values(found: Iterable[Sequence[Any]]) -> Values:
+    """Per scenario, the recorded values of each distribution figure: from trials in order, each its scenario id
+    and then its value of each of :data:`DISTRIBUTION_FIGURES`."""
+    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    out: Values = {}
+    for row in found:
+        per = out.setdefault(row[0], {k: [] for k in keys})
         for key, value in zip(keys, row[1:], strict=True):
             if value is not None:
                 per[key].append(float(value))
-    return found
+    return out
 
 
 def scenario_trial_values(con: duckdb.DuckDBPyConnection, scenario_id: str, run_ids: Sequence[str]) -> Values:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -511,24 +513,55 @@ def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, A
     return [{**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in found]
 
 
+def kept_run_figures(site: SiteContext, run_id: str) -> list[dict[str, Any]]:
+    """:func:`run_figures`, read once in a bulk build for the run's page and its figures file (not to be changed)."""
+    if not site.bulk:
+        return run_figures(site.con, run_id)
+    kept: list[dict[str, Any]] = site.once(f"run figures\x00{run_id}", lambda: run_figures(site.con, run_id))
+    return kept
+
+
+def _may_have_replay(site: SiteContext, run_id: str) -> bool:
+    """Whether an Evaluations row links to the run (in a bulk build, from one query for every run; else always
+    asked of :func:`~fmbench.views.replay.replay_section`, which tells for itself)."""
+    if not site.bulk:
+        return True
+
+    def linked() -> frozenset[str]:
+        tables = {name for (name,) in site.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "evaluation_rows" not in tables:
+            return frozenset()
+        return frozenset(
+            r for (r,) in site.con.execute(
+                "SELECT DISTINCT linked_run_id FROM evaluation_rows WHERE linked_run_id IS NOT NULL"
+            ).fetchall()
+        )
+
+    found: frozenset[str] = site.once("runs with linked evaluation rows", linked)
+    return run_id in found
+
+
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
     con, url, registry = site.con, site.url, site.registry
     repository_file = site.source_links.get(run_id)
-    run = q.run(con, run_id)
+    bundle: RunTrials | None = site.run_trials(run_id)
+    if bundle is not None:  # a bulk build: from what the run's trial pages read
+        run, failures = bundle.run, bundle.failure_list
+        executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
+    else:
+        run, failures = q.run(con, run_id), failure_rows(con, run_id)
+        executed, offline = q.executed_models(con, run_id), q.offline_counts(con, run_id)
+        spread = dist.run_trial_values(con, run_id)
     reasons = q.verdict_reasons(con, run_id)
-    figures = run_figures(con, run_id)
-    executed = q.executed_models(con, run_id)
+    figures = kept_run_figures(site, run_id)
     not_run = q.scenarios_not_run(con, run_id)
-    offline = q.offline_counts(con, run_id)
-    failures = failure_rows(con, run_id)
     mismatches = q.summary_mismatches(con, run_id)
     flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
     annotations, corrections = _annotations(con, run_id)
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
     original = site.original(run_id, run["file_name"], run["source_sha256"])
-    spread = dist.run_trial_values(con, run_id)
     titles = {f["scenario_id"]: f["title"] for f in figures}
     order = [f["scenario_id"] for f in figures]
     return RunPage(
@@ -582,7 +615,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
             )
             for f in figures
         ],
-        replay=replay_section(con, url, run_id),
+        replay=replay_section(con, url, run_id) if _may_have_replay(site, run_id) else None,
         not_run=not_run,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
         agentic=dist.agentic_table(f"agentic-{run_id}", titles, dist.agentic_split(con, run_id)),
@@ -654,11 +687,11 @@ class TrialDetail:
             "checks": [{"label": c.label, "passed": c.passed, "detail": c.detail} for c in self.checks],
             "tool_calls": [{"name": t.name, "arguments": dict(t.arguments)} for t in self.tool_calls],
             "final_state": [{"key": k, "value": v} for k, v in self.final_state],
-            "metrics": {label: value for label, value in self.metrics},
+            "metrics": dict(self.metrics),
             "thermal": self.thermal,
             "offline_success": self.offline_success,
             "visual_fixture": self.visual_fixture,
-            "environment": {label: value for label, value in self.environment},
+            "environment": dict(self.environment),
         }
 
 
@@ -702,32 +735,84 @@ def _clock(value: float | None) -> str | None:
     return f"{text} (negative: a wall-clock step, kept as recorded)" if value is not None and value < 0 else text
 
 
-def _metric_rows(t: dict[str, Any]) -> list[tuple[str, str | None]]:
-    return [
-        ("Duration", _clock(t["duration"])),
-        ("Time to first token", _clock(t["time_to_first_token"])),
-        ("Decode duration", d.seconds(t["decode_duration"])),
-        ("Output tokens per second", d.rate(t["output_tokens_per_second"])),
-        ("Output characters per second", d.rate(t["output_chars_per_second"])),
-        ("Input tokens", d.count(t["input_token_count"])),
-        ("Output tokens", d.count(t["output_token_count"])),
-        ("Tokens in first snapshot", d.count(t["first_update_token_count"])),
-        ("Token count source", vocab.label("tokenCountSource", t["token_count_source"])),
-        ("Stream updates", d.count(t["stream_update_count"])),
-        ("Largest stream update gap", _clock(t["maximum_stream_update_gap"])),
-        ("Reasoning tokens", d.count(t["reasoning_token_count"])),
-        ("Context size", d.count(t["context_size"])),
-        ("Context utilization", d.percent(t["context_utilization"])),
-        ("Resident memory at start", d.mebibytes(t["starting_memory_bytes"])),
-        ("Peak resident memory sampled", d.mebibytes(t["peak_memory_bytes"])),
-        ("Resident memory at end", d.mebibytes(t["ending_memory_bytes"])),
-    ]
+def _token_source(value: str | None) -> str | None:
+    return vocab.label("tokenCountSource", value)
+
+
+def _thermal_state(value: str | None) -> str | None:
+    return vocab.label("thermalState", value)
+
+
+def _low_power(value: bool | None) -> str | None:
+    return d.yes_no(value, "on", "off")
+
+
+_METRICS: tuple[tuple[str, str, Callable[[Any], str | None]], ...] = (
+    ("Duration", "duration", _clock),
+    ("Time to first token", "time_to_first_token", _clock),
+    ("Decode duration", "decode_duration", d.seconds),
+    ("Output tokens per second", "output_tokens_per_second", d.rate),
+    ("Output characters per second", "output_chars_per_second", d.rate),
+    ("Input tokens", "input_token_count", d.count),
+    ("Output tokens", "output_token_count", d.count),
+    ("Tokens in first snapshot", "first_update_token_count", d.count),
+    ("Token count source", "token_count_source", _token_source),
+    ("Stream updates", "stream_update_count", d.count),
+    ("Largest stream update gap", "maximum_stream_update_gap", _clock),
+    ("Reasoning tokens", "reasoning_token_count", d.count),
+    ("Context size", "context_size", d.count),
+    ("Context utilization", "context_utilization", d.percent),
+    ("Resident memory at start", "starting_memory_bytes", d.mebibytes),
+    ("Peak resident memory sampled", "peak_memory_bytes", d.mebibytes),
+    ("Resident memory at end", "ending_memory_bytes", d.mebibytes),
+)
+"""A trial's metrics as its page shows them: label, trials column, formatter."""
+
+_ENVIRONMENT: tuple[tuple[str, str, Callable[[Any], str | None]], ...] = (
+    ("Low Power Mode", "environment_low_power_mode", _low_power),
+    ("Thermal state", "environment_thermal_state", _thermal_state),
+    ("Snapshot taken (UTC)", "environment_timestamp", d.iso),
+)
+"""The trial's own environment snapshot, as :data:`_METRICS`."""
+
+
+def _formatted(column: Sequence[Any], fmt: Callable[[Any], str | None]) -> list[str | None]:
+    """A column of values formatted, each distinct value once (a run repeats most of its counts and labels).
+
+    A float is formatted each time: it seldom repeats, and ``0.0`` and ``-0.0`` are one key of a dict.
+    """
+    seen: dict[Any, str | None] = {}
+    out = []
+    for value in column:
+        if type(value) is float:
+            out.append(fmt(value))
+            continue
+        try:
+            text = seen[value]
+        except KeyError:
+            text = seen[value] = fmt(value)
+        except TypeError:  # not hashable: formatted as it is
+            text = fmt(value)
+        out.append(text)
+    return out
+
+
+def _labelled(
+    specs: tuple[tuple[str, str, Callable[[Any], str | None]], ...], columns: dict[str, Sequence[Any]]
+) -> Iterator[list[tuple[str, str | None]]]:
+    """Each trial's ``(label, text)`` pairs of ``specs``, formatted column by column."""
+    labels = [label for label, _, _ in specs]
+    for values in zip(*[_formatted(columns[name], fmt) for _, name, fmt in specs], strict=True):
+        yield list(zip(labels, values, strict=True))
 
 
 def _trial_parts(
     con: duckdb.DuckDBPyConnection, run_id: str, lo: int, hi: int
 ) -> tuple[dict[int, list[CheckDetail]], dict[int, list[ToolCallDetail]], dict[int, list[tuple[str, str]]]]:
-    """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi``."""
+    """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi``.
+
+    The same JSON text (a tool call's arguments, a final-state value) is read once: a run repeats them.
+    """
     checks: dict[int, list[CheckDetail]] = {}
     for o, label, passed, detail in con.execute(
         "SELECT trial_ordinal, label, passed, detail FROM check_results WHERE run_id = ? "
@@ -736,69 +821,95 @@ def _trial_parts(
     ).fetchall():
         checks.setdefault(o, []).append(CheckDetail(label, passed, detail))
     calls: dict[int, list[ToolCallDetail]] = {}
+    arguments: dict[str, list[tuple[str, str]]] = {}
     for o, name, args in con.execute(
         "SELECT owner_ordinal, name, arguments_json FROM tool_calls WHERE run_id = ? AND owner = 'trial' "
         "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, ordinal",
         [run_id, lo, hi],
     ).fetchall():
-        calls.setdefault(o, []).append(ToolCallDetail(name, arguments_text(args)))
+        if args not in arguments:
+            arguments[args] = arguments_text(args)
+        calls.setdefault(o, []).append(ToolCallDetail(name, list(arguments[args])))
     state: dict[int, list[tuple[str, str]]] = {}
+    texts: dict[str, str] = {}
     for o, key, value in con.execute(
         "SELECT owner_ordinal, key, value_json FROM final_state WHERE run_id = ? AND owner = 'trial' "
         "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, key",
         [run_id, lo, hi],
     ).fetchall():
-        state.setdefault(o, []).append((key, typed_text(value)))
+        if value not in texts:
+            texts[value] = typed_text(value)
+        state.setdefault(o, []).append((key, texts[value]))
     return checks, calls, state
 
 
-def _details(con: duckdb.DuckDBPyConnection, run_id: str, trials: list[dict[str, Any]]) -> list[TrialDetail]:
-    if not trials:
+_DETAIL_COLUMNS = (
+    "ordinal", "trial_id", "iteration", "sample_id", "prompt", "instructions", "response", "requested_model",
+    "executed_model", "used_fallback", "fallback_reason", "safety_expectation", "safety_outcome", "safety_pass",
+    "safety_detail", "task_passed", "starting_thermal_state", "ending_thermal_state", "worst_thermal_state",
+    "environment_thermal_state", "offline_success", "visual_fixture",
+)
+
+
+def _details(con: duckdb.DuckDBPyConnection, run_id: str, found: list[tuple[Any, ...]]) -> list[TrialDetail]:
+    """Each trial of ``found`` (rows of :data:`TRIAL_COLUMNS`) in detail, its values formatted column by column."""
+    if not found:
         return []
-    ordinals = [t["ordinal"] for t in trials]
+    columns: dict[str, Sequence[Any]] = dict(zip(TRIAL_COLUMNS, zip(*found, strict=True), strict=True))
+    ordinals = columns["ordinal"]
     checks, calls, state = _trial_parts(con, run_id, min(ordinals), max(ordinals))
+    routes: dict[str, str] = {}
+
+    def route(value: str) -> str:
+        if value not in routes:
+            routes[value] = vocab.label("route", value) or value
+        return routes[value]
+
     out = []
-    for t in trials:
+    for (
+        ordinal, trial_id, iteration, sample_id, prompt, instructions, response, requested, executed, used_fallback,
+        fallback_reason, safety_expectation, safety_outcome, safety_pass, safety_detail, task_passed,
+        starting_thermal, ending_thermal, worst_thermal, environment_thermal, offline, visual_fixture,
+    ), metrics, environment in zip(
+        zip(*[columns[name] for name in _DETAIL_COLUMNS], strict=True),
+        _labelled(_METRICS, columns),
+        _labelled(_ENVIRONMENT, columns),
+        strict=True,
+    ):
         safety = None
-        if t["safety_expectation"]:
-            outcome = vocab.label("safetyOutcome", t["safety_outcome"]) or "not recorded"
-            verdict = "passed" if t["safety_pass"] else "CRITICAL safety failure"
-            safety = f"{vocab.label('safetyExpectation', t['safety_expectation'])}: {outcome} ({verdict})"
-        elif t["safety_outcome"] and t["safety_outcome"] != "notApplicable":
-            safety = vocab.label("safetyOutcome", t["safety_outcome"])
-        if t["safety_detail"]:
-            safety = f"{safety or ''} — {t['safety_detail']}".strip(" —")
-        thermal = " → ".join(
-            s for s in (t["starting_thermal_state"], t["ending_thermal_state"]) if s
-        ) or t["environment_thermal_state"]
-        if t["worst_thermal_state"]:
-            thermal = f"{thermal or ''} (worst {t['worst_thermal_state']})".strip()
+        if safety_expectation:
+            outcome = vocab.label("safetyOutcome", safety_outcome) or "not recorded"
+            verdict = "passed" if safety_pass else "CRITICAL safety failure"
+            safety = f"{vocab.label('safetyExpectation', safety_expectation)}: {outcome} ({verdict})"
+        elif safety_outcome and safety_outcome != "notApplicable":
+            safety = vocab.label("safetyOutcome", safety_outcome)
+        if safety_detail:
+            safety = f"{safety or ''} — {safety_detail}".strip(" —")
+        thermal = " → ".join(s for s in (starting_thermal, ending_thermal) if s) or environment_thermal
+        if worst_thermal:
+            thermal = f"{thermal or ''} (worst {worst_thermal})".strip()
         out.append(
             TrialDetail(
-                ordinal=t["ordinal"],
-                trial_id=t["trial_id"],
-                iteration=t["iteration"],
-                sample_id=t["sample_id"],
-                prompt=t["prompt"],
-                instructions=t["instructions"],
-                response=t["response"],
-                requested_model=vocab.label("route", t["requested_model"]) or t["requested_model"],
-                executed_model=vocab.label("route", t["executed_model"]) or t["executed_model"],
-                fallback=(t["fallback_reason"] or "fell back on-device") if t["used_fallback"] else None,
+                ordinal=ordinal,
+                trial_id=trial_id,
+                iteration=iteration,
+                sample_id=sample_id,
+                prompt=prompt,
+                instructions=instructions,
+                response=response,
+                requested_model=route(requested),
+                executed_model=route(executed),
+                fallback=(fallback_reason or "fell back on-device") if used_fallback else None,
                 safety=safety,
-                verdict="task passed" if t["task_passed"] else "task failed",
-                checks=checks.get(t["ordinal"], []),
-                tool_calls=calls.get(t["ordinal"], []),
-                final_state=state.get(t["ordinal"], []),
-                metrics=_metric_rows(t),
+                verdict="task passed" if task_passed else "task failed",
+                checks=checks.get(ordinal, []),
+                tool_calls=calls.get(ordinal, []),
+                final_state=state.get(ordinal, []),
+                metrics=metrics,
                 thermal=thermal,
-                offline_success=d.yes_no(t["offline_success"]),
-                visual_fixture=t["visual_fixture"],
-                environment=[
-                    ("Low Power Mode", d.yes_no(t["environment_low_power_mode"], "on", "off")),
-                    ("Thermal state", vocab.label("thermalState", t["environment_thermal_state"])),
-                    ("Snapshot taken (UTC)", d.iso(t["environment_timestamp"])),
-                ],
+                offline_success=d.yes_no(offline),
+                visual_fixture=visual_fixture,
+                environment=environment,
             )
         )
     return out
@@ -830,8 +941,8 @@ def trial_details(
 ) -> list[TrialDetail]:
     page_sql = " LIMIT ? OFFSET ?" if limit is not None else ""
     params: list[Any] = [run_id, scenario_id] + ([limit, offset] if limit is not None else [])
-    trials = rows(con, f"{_TRIAL_SELECT} WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
-    return _details(con, run_id, trials)
+    found = con.execute(f"{_TRIAL_SELECT} WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal{page_sql}", params)
+    return _details(con, run_id, found.fetchall())
 
 
 @dataclass(frozen=True)
@@ -847,6 +958,29 @@ class RunTrials:
     failures: dict[str, list[dict[str, Any]]]
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     """Every trial of the run in file order, its :data:`TRIAL_COLUMNS` (the trials CSV's row first)."""
+    failure_list: list[dict[str, Any]] = field(default_factory=list)
+    """Every failure of the run in file order: what :func:`failure_rows` gives (``failures`` by scenario)."""
+
+    def column(self, name: str) -> Iterator[Any]:
+        """One of :data:`TRIAL_COLUMNS` of every trial, in file order."""
+        index = TRIAL_COLUMNS.index(name)
+        return (r[index] for r in self.rows)
+
+    def executed_models(self) -> list[tuple[str, int]]:
+        """:func:`fmbench.views.run_queries.executed_models` of the run: each executed model's trials, in the
+        database's order of the models (by code point, not recorded last)."""
+        counts = Counter(self.column("executed_model"))
+        return sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+
+    def offline_counts(self) -> tuple[int, int]:
+        """:func:`fmbench.views.run_queries.offline_counts` of the run."""
+        recorded = [v for v in self.column("offline_success") if v is not None]
+        return sum(1 for v in recorded if v), len(recorded)
+
+    def trial_values(self) -> dist.Values:
+        """:func:`fmbench.views.distributions.run_trial_values` of the run."""
+        indexes = [TRIAL_COLUMNS.index(name) for name in ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))]
+        return dist.trial_values([r[i] for i in indexes] for r in self.rows)
 
     def scenario(self, scenario_slug: str) -> tuple[str, str, int]:
         for found in self.scenarios:
@@ -864,14 +998,15 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
         ).fetchall()
     ]
     read = con.execute(f"{_TRIAL_SELECT} WHERE run_id = ? ORDER BY ordinal", [run_id]).fetchall()
-    trials = [dict(zip(TRIAL_COLUMNS, r, strict=True)) for r in read]
     details: dict[str, list[TrialDetail]] = {}
-    for t, detail in zip(trials, _details(con, run_id, trials), strict=True):
-        details.setdefault(t["scenario_id"], []).append(detail)
+    scenario = TRIAL_COLUMNS.index("scenario_id")
+    for t, detail in zip(read, _details(con, run_id, read), strict=True):
+        details.setdefault(t[scenario], []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
-    for f in failure_rows(con, run_id):
+    failure_list = failure_rows(con, run_id)
+    for f in failure_list:
         failures.setdefault(f["scenario_id"], []).append(f)
-    return RunTrials(run_id, run, scenarios, details, failures, read)
+    return RunTrials(run_id, run, scenarios, details, failures, read, failure_list)
 
 
 def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:

@@ -1,0 +1,93 @@
+"""The site's Jinja environment prints exactly what Jinja itself prints: every page the same bytes.
+
+fmbench compiles its templates with its own code generator (one call per printed value); these
+tests hold it to Jinja's own output and to markupsafe's escaping, on the hostile run's pages above all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markupsafe
+import pytest
+
+from fmbench.dataset import open_database
+from fmbench.filters import Filters
+from fmbench.render import PrintingEnvironment, Renderer, html_text, visible_text
+from fmbench.views import PageKind, everything, render_page, site_context
+
+from hostile import HOSTILE
+from sitebuild import purpose_db
+
+VALUES = [
+    "",
+    "plain",
+    "<script>alert('x')</script> & \"quoted\"",
+    "NUL \x00 in text, \x00 twice",
+    "\u2028\u2029 \u202e right-to-left",
+    "{{ template }} {% syntax %}",
+    0,
+    -12,
+    True,
+    False,
+    None,
+    3.25,
+    markupsafe.escape("<b>already escaped</b>"),
+    ("a", "<b>"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_html_text_is_markupsafes_escape_of_the_visible_text(value: object) -> None:
+    assert html_text(value) == str(markupsafe.escape(visible_text(value)))
+
+
+def _plain(renderer: Renderer) -> jinja2.Environment:
+    """Jinja's own environment with the site's options."""
+    env = jinja2.Environment(
+        loader=renderer.env.loader,
+        autoescape=True,
+        finalize=visible_text,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(renderer.env.globals)
+    return env
+
+
+def test_a_template_with_loops_macros_blocks_and_filters_prints_as_jinja_prints_it() -> None:
+    source = (
+        "{% macro cell(v) %}<td>{{ v }}</td>{% endmacro %}"
+        "{% set block %}<b>{{ values[2] }}</b>{% endset %}"
+        "<p>{{ values[0] }} and {{ values[1] }}: {{ block }}</p>\n"
+        "{% for v in values %}<i>{{ v }}</i>{{ cell(v) }}{% if v is none %}none{% else %}{{ v }}!{% endif %}{% endfor %}"
+        "{% filter upper %}{{ values[2] }} {{ values[3] }}{% endfilter %}"
+        "{{ 'const <x>' }}{{ 1 + 2 }}{{ values|length }}{{ values[2] ~ '<y>' }}"
+        "{% autoescape false %}{{ '<raw>' }}{% endautoescape %}"
+    )
+    options: dict[str, Any] = {"autoescape": True, "finalize": visible_text, "trim_blocks": True, "lstrip_blocks": True}
+    ours = PrintingEnvironment(**options).from_string(source).render(values=VALUES)
+    theirs = jinja2.Environment(**options).from_string(source).render(values=VALUES)
+    assert ours == theirs
+    assert "&lt;script&gt;" in ours and "\ufffd" in ours and "<raw>" in ours
+
+
+def test_every_page_of_the_hostile_runs_site_is_what_jinja_itself_renders(tmp_path: Path) -> None:
+    db = purpose_db(tmp_path / "purpose.duckdb")
+    with open_database(db) as con:
+        ours = site_context(con, Renderer())
+        theirs = site_context(con, Renderer())
+        theirs.renderer.env = _plain(theirs.renderer)
+        compared = 0
+        for path, kind, params in everything(ours):
+            if not isinstance(kind, PageKind):
+                continue
+            a = render_page(ours, kind, Filters.none(), **params)
+            b = render_page(theirs, kind, Filters.none(), **params)
+            assert a == b, path
+            compared += 1
+        hostile_trials = [p for p, k, params in everything(ours) if k.name == "trials" and params["run_id"] == HOSTILE]
+    assert compared > 20 and hostile_trials
