@@ -212,10 +212,14 @@ def write_memory_limit(size: int) -> int:
     return size + WRITE_MEMORY_FLOOR
 
 
+def _buffer(data: bytes | pa.Buffer) -> pa.Buffer:
+    return data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+
+
 def _source_table(schema: pa.Schema, run: PreparedRun, now: datetime) -> pa.Table:
     """The ``sources`` row, its ``content`` column over the file's own bytes (not a copy of them)."""
     content = pa.Array.from_buffers(
-        pa.binary(), 1, [None, pa.array([0, len(run.data)], pa.int32()).buffers()[1], pa.py_buffer(run.data)]
+        pa.binary(), 1, [None, pa.array([0, len(run.data)], pa.int32()).buffers()[1], _buffer(run.data)]
     )
     values = {
         "sha256": pa.array([run.sha256], pa.string()),
