@@ -352,12 +352,41 @@ def _prepare_in_worker(path: Path, slot: int) -> Prepared | Shipped:
     return prepared
 
 
-def _handover_folder() -> str | None:
-    """A new folder for the batch's hand-over files: in memory (``/dev/shm``) where there is one."""
+HANDOVER_PREFIX = "fmbench-ingest-"
+
+
+def _handover_root() -> Path:
+    """Where hand-over folders go: in memory (``/dev/shm``) where there is one, else the temporary folder."""
     shared = Path("/dev/shm")
-    root = str(shared) if shared.is_dir() and os.access(shared, os.W_OK) else None
+    return shared if shared.is_dir() and os.access(shared, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def _alive(pid: int) -> bool:
     try:
-        return tempfile.mkdtemp(prefix="fmbench-ingest-", dir=root)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process
+    return True
+
+
+def remove_stale_handovers(root: Path) -> None:
+    """Remove the hand-over folders of batches whose process is gone (killed before it could clean up)."""
+    if os.name != "posix":  # os.kill(pid, 0) checks for a process only on POSIX
+        return
+    for folder in root.glob(HANDOVER_PREFIX + "*"):
+        pid = folder.name[len(HANDOVER_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _handover_folder() -> str | None:
+    """A new folder for the batch's hand-over files, named for this process."""
+    root = _handover_root()
+    try:
+        remove_stale_handovers(root)
+        return tempfile.mkdtemp(prefix=f"{HANDOVER_PREFIX}{os.getpid()}-", dir=root)
     except OSError:
         return None  # prepared runs then come through the pipe
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -199,3 +200,22 @@ def test_a_parallel_batch_leaves_no_hand_over_files_behind(tmp_path: Path, monke
     report = ingest_paths([FIXTURES], tmp_path / "db.duckdb", workers=2)
     assert report.ok
     assert made and not any(Path(m).exists() for m in made)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a process is looked up by its id on POSIX only")
+def test_a_batch_removes_the_hand_over_folder_a_killed_batch_left_and_keeps_a_live_ones(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from fmbench.ingest.prepare import HANDOVER_PREFIX, remove_stale_handovers
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    stale = tmp_path / f"{HANDOVER_PREFIX}{int(gone.stdout)}-abc"
+    live = tmp_path / f"{HANDOVER_PREFIX}{os.getppid()}-def"
+    other = tmp_path / "someone-else"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "0.arrows").write_bytes(b"x")
+    remove_stale_handovers(tmp_path)
+    assert not stale.exists()
+    assert live.exists() and other.exists()
