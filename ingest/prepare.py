@@ -10,11 +10,13 @@ rows.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
 import shutil
 import tempfile
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -371,14 +373,26 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_handovers(root: Path) -> None:
-    """Remove the hand-over folders of batches whose process is gone (killed before it could clean up)."""
+STALE_HANDOVER_SECONDS = 3600
+"""A live batch's folder changes with every run handed over; one left alone this long is not in use."""
+
+
+def remove_stale_handovers(root: Path, now: float | None = None) -> None:
+    """Remove the hand-over folders of batches whose process is gone (killed before it could clean up).
+
+    A folder counts as gone when no process has its id here and it has not changed for
+    :data:`STALE_HANDOVER_SECONDS` (another container sharing the folder has other process ids).
+    """
     if os.name != "posix":  # os.kill(pid, 0) checks for a process only on POSIX
         return
+    now = time.time() if now is None else now
     for folder in root.glob(HANDOVER_PREFIX + "*"):
         pid = folder.name[len(HANDOVER_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if now - folder.stat().st_mtime > STALE_HANDOVER_SECONDS:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _handover_folder() -> str | None:

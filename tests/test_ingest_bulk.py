@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -217,5 +218,7 @@ def test_a_batch_removes_the_hand_over_folder_a_killed_batch_left_and_keeps_a_li
         folder.mkdir()
         (folder / "0.arrows").write_bytes(b"x")
     remove_stale_handovers(tmp_path)
+    assert stale.exists(), "a folder changed within the hour may belong to a batch this process cannot see"
+    remove_stale_handovers(tmp_path, now=time.time() + 2 * 3600)
     assert not stale.exists()
     assert live.exists() and other.exists()
