@@ -159,7 +159,7 @@ class Shipped:
     each table as one Arrow IPC stream, each part at ``(offset, length)``.
 
     Through the worker pool's pipe a prepared run was copied four times (into an IPC stream, into a
-    pickle, through the pipe, out of it), which cost about as much CPU as writing the run to DuckDB.
+    pickle, through the pipe, out of it), about half the CPU that writing the run to DuckDB takes.
     Written once to a file in memory (``/dev/shm`` where there is one), the writer maps the file and
     hands DuckDB the stored bytes and the tables in place.
     """
