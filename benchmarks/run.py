@@ -362,7 +362,7 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
 
     from fmbench.analysis import analyze
     from fmbench.db import connect
-    from fmbench.ingest import _Writer, write_prepared
+    from fmbench.ingest import BULK_CHECKPOINT_THRESHOLD, _Writer, write_prepared
     from fmbench.ingest import rows as R
     from fmbench.ingest.prepare import PreparedRun, to_arrow
     from fmbench.reader import parse_run
@@ -379,7 +379,7 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
 
     size = 0.0
     with connect(fresh(db)) as con:
-        con.execute("SET checkpoint_threshold = '1GB'")
+        con.execute(f"SET checkpoint_threshold = '{BULK_CHECKPOINT_THRESHOLD}'")
         con.execute("SET threads = 1")
         writer = _Writer(con, hold_cap=True)  # as a batch's writer: its memory cap held between files
         schemas = writer.schemas()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Literal
 
 from fmbench import vocabulary as vocab
@@ -82,17 +83,19 @@ class Verdict:
         return {"publishable": "Publishable", "exploratory": "Exploratory", "invalid": "Invalid as evidence"}[self.level]
 
 
-def _thermal_states(run: RunRecord) -> list[str | None]:
-    states: list[str | None] = [run.environment.thermalState]
-    for t in run.trials:
-        if t.environment is not None:
-            states.append(t.environment.thermalState)
-        m = t.metrics
-        states += [s for s in (m.startingThermalState, m.endingThermalState, m.worstObservedThermalState) if s]
+def _thermal_states(run: RunRecord) -> set[str | None]:
+    """Every thermal state the run records, each once (a run of a thousand trials repeats a few); absent
+    and unknown ones are left to :func:`_worst_thermal`, which reads only the known ones."""
+    states: set[str | None] = {run.environment.thermalState}
+    environments = [e for e in map(attrgetter("environment"), run.trials) if e is not None]
+    states.update(map(attrgetter("thermalState"), environments))
+    metrics = list(map(attrgetter("metrics"), run.trials))
+    for name in ("startingThermalState", "endingThermalState", "worstObservedThermalState"):
+        states.update(map(attrgetter(name), metrics))
     return states
 
 
-def _worst_thermal(states: list[str | None]) -> str | None:
+def _worst_thermal(states: set[str | None]) -> str | None:
     known = [s for s in states if s in vocab.THERMAL_ORDER]
     return max(known, key=vocab.THERMAL_ORDER.__getitem__) if known else None
 

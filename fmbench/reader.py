@@ -234,7 +234,10 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
         return None
     indent = first.group(1)
     between = b"\n" + indent + b"},\n" + indent + b"{"
-    close = data.find(b"\n" + key.group(1) + b"]", key.end())
+    # The runner sorts its keys, so the trials are the last array of the run: their bracket is the last one
+    # at their key's indentation (found from the end, not by reading the whole array). Should another
+    # array follow them, the last slice holds its key and fails as JSON, and the whole document is validated.
+    close = data.rfind(b"\n" + key.group(1) + b"]", key.end())
     if close < 0:
         return None
     close += len(key.group(1)) + 1

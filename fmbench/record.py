@@ -260,7 +260,7 @@ def _from_current(doc: CurrentRun, file_name: str, sha: str, size: int) -> RunRe
             checks=t.grade.checks,
             metrics=t.metrics,
             environment=t.environment,
-            extra=dict(t.model_extra or {}),
+            extra=dict(t.__pydantic_extra__ or {}),
         )
         for i, t in enumerate(doc.trials)
     ]
@@ -290,7 +290,7 @@ def _from_current(doc: CurrentRun, file_name: str, sha: str, size: int) -> RunRe
         trials=trials,
         failures=failures,
         summaries=doc.summaries,
-        extra=dict(doc.model_extra or {}),
+        extra=dict(doc.__pydantic_extra__ or {}),
     )
 
 
@@ -298,7 +298,7 @@ def _from_legacy(doc: LegacyRun, file_name: str, sha: str, size: int) -> RunReco
     trials = []
     for i, t in enumerate(doc.trials):
         s = t.scenario
-        extra = dict(t.model_extra or {})
+        extra = dict(t.__pydantic_extra__ or {})
         trials.append(
             TrialRecord(
                 ordinal=i,
@@ -355,7 +355,7 @@ def _from_legacy(doc: LegacyRun, file_name: str, sha: str, size: int) -> RunReco
         trials=trials,
         failures=failures,
         summaries=doc.summaries,
-        extra=dict(doc.model_extra or {}),
+        extra=dict(doc.__pydantic_extra__ or {}),
     )
 
 
@@ -383,8 +383,11 @@ def clock_step_flags(run: RunRecord) -> list[Problem]:
     clock step turned negative. They are kept (and enter the figures) as the runner wrote them."""
     out = []
     for t in run.trials:
+        m = t.metrics
+        if m.duration >= 0 and (m.timeToFirstToken or 0) >= 0 and (m.maximumStreamUpdateGap or 0) >= 0:
+            continue  # nearly every trial: its readings need not be looked up by name
         for name, what in _CLOCK_READINGS:
-            value = getattr(t.metrics, name)
+            value = getattr(m, name)
             if value is not None and value < 0:
                 out.append(Problem(f"trials[{t.ordinal}].metrics.{name}", f"{what} {value:g} s is {CLOCK_STEP_NOTE}"))
     return out
@@ -393,7 +396,7 @@ def clock_step_flags(run: RunRecord) -> list[Problem]:
 def _trials_flagged(trials: list[TrialRecord]) -> bool:
     """Whether any trial has an unknown key or value to flag (most runs have none: then the
     trials need not be walked one by one for their flags)."""
-    if any(t.extra or t.metrics.model_extra for t in trials):
+    if any(t.extra or t.metrics.__pydantic_extra__ for t in trials):
         return True
     values = (
         ("category", {t.category for t in trials}),

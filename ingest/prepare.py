@@ -10,9 +10,13 @@ rows.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
+import shutil
+import tempfile
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -109,13 +113,16 @@ class Known:
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A judged run, ready to write: every table's rows (``ingested_at`` is set when it is written)."""
+    """A judged run, ready to write: every table's rows (``ingested_at`` is set when it is written).
+
+    ``data`` is the file's bytes, or (handed over by a worker, see :class:`Shipped`) an Arrow buffer over them.
+    """
 
     run_id: str
     sha256: str
     file_name: str
     verdict: str
-    data: bytes
+    data: bytes | pa.Buffer
     sidecar: bytes | None
     annotation_sha: str | None
     tables: dict[str, pa.Table]
@@ -140,6 +147,76 @@ def _prepared_from_streams(
 ) -> PreparedRun:
     tables = {name: pa.ipc.open_stream(stream).read_all() for name, stream in streams.items()}
     return PreparedRun(run_id, sha256, file_name, verdict, data, sidecar, annotation_sha, tables)
+
+
+_ALIGN = 64
+"""Where each part of a hand-over file starts: Arrow reads a buffer in place when it is aligned."""
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A prepared run a worker wrote to a file of the batch's hand-over folder: the file's bytes, then
+    each table as one Arrow IPC stream, each part at ``(offset, length)``.
+
+    Through the worker pool's pipe a prepared run was copied four times (into an IPC stream, into a
+    pickle, through the pipe, out of it), about half the CPU that writing the run to DuckDB takes.
+    Written once to a file in memory (``/dev/shm`` where there is one), the writer maps the file and
+    hands DuckDB the stored bytes and the tables in place.
+    """
+
+    run_id: str
+    sha256: str
+    file_name: str
+    verdict: str
+    sidecar: bytes | None
+    annotation_sha: str | None
+    path: str
+    data: tuple[int, int]
+    tables: tuple[tuple[str, int, int], ...]
+
+
+def ship(run: PreparedRun, path: Path) -> Shipped | PreparedRun:
+    """Write ``run`` to ``path`` for the writer (or, when it cannot be written, ``run`` as it is)."""
+
+    def pad(sink: pa.NativeFile) -> int:
+        at = sink.tell()
+        if at % _ALIGN:
+            sink.write(bytes(_ALIGN - at % _ALIGN))
+        return int(sink.tell())
+
+    try:
+        with pa.OSFile(str(path), "wb") as sink:
+            sink.write(run.data)
+            data = (0, len(run.data))
+            parts = []
+            for name, table in run.tables.items():
+                start = pad(sink)
+                with pa.ipc.new_stream(sink, table.schema) as stream:
+                    stream.write_table(table)
+                parts.append((name, start, int(sink.tell()) - start))
+    except OSError:  # a full or missing folder: the run goes through the pipe instead
+        path.unlink(missing_ok=True)
+        return run
+    return Shipped(
+        run.run_id, run.sha256, run.file_name, run.verdict, run.sidecar, run.annotation_sha, str(path), data,
+        tuple(parts),
+    )
+
+
+def unship(shipped: Shipped) -> PreparedRun:
+    """The run a worker wrote, over the file's memory (the file is removed; its memory lives as long as the run)."""
+    mapped = pa.memory_map(shipped.path)
+    try:
+        whole = mapped.read_buffer()
+    finally:
+        os.unlink(shipped.path)
+        mapped.close()  # the buffers keep the mapping
+    tables = {name: pa.ipc.open_stream(whole.slice(at, size)).read_all() for name, at, size in shipped.tables}
+    at, size = shipped.data
+    return PreparedRun(
+        shipped.run_id, shipped.sha256, shipped.file_name, shipped.verdict, whole.slice(at, size), shipped.sidecar,
+        shipped.annotation_sha, tables,
+    )
 
 
 Prepared = PreparedRun | Known | Failed
@@ -218,22 +295,34 @@ def prepare(
     analyzed again.
     """
     with gc_paused():
-        read = read_file(path, max_bytes)
-        if isinstance(read, Failed):
-            return read
-        new_sidecar = read.annotations.sha256 if read.annotations else None
-        if known is not None:
-            stored, stored_sidecar = known(read.sha256)
-            if stored and (new_sidecar is None or new_sidecar == stored_sidecar):
-                return Known(read.sha256, new_sidecar)
-        try:
-            analysis = analyze_bytes(
-                read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes,
-                sha256=read.sha256,
-            )
-        except (FmbenchError, AnnotationError) as exc:
-            return Failed(str(exc))
-        return prepared_from(analysis, read.data, read.sidecar, schemas)
+        # The analysis is freed as _prepare returns, before the collector runs again: it would otherwise
+        # walk every object of the run once, to free them a moment later anyway.
+        return _prepare(path, registry, max_bytes, schemas, known)
+
+
+def _prepare(
+    path: Path,
+    registry: Registry,
+    max_bytes: int,
+    schemas: Schemas,
+    known: Callable[[str], tuple[bool, str | None]] | None,
+) -> Prepared:
+    read = read_file(path, max_bytes)
+    if isinstance(read, Failed):
+        return read
+    new_sidecar = read.annotations.sha256 if read.annotations else None
+    if known is not None:
+        stored, stored_sidecar = known(read.sha256)
+        if stored and (new_sidecar is None or new_sidecar == stored_sidecar):
+            return Known(read.sha256, new_sidecar)
+    try:
+        analysis = analyze_bytes(
+            read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes,
+            sha256=read.sha256,
+        )
+    except (FmbenchError, AnnotationError) as exc:
+        return Failed(str(exc))
+    return prepared_from(analysis, read.data, read.sidecar, schemas)
 
 
 # --- worker processes -----------------------------------------------------------------------
@@ -244,8 +333,10 @@ AHEAD = 3
 """Files prepared ahead of the writer, per worker: enough that a run of big files does not stall it."""
 
 
-def _init_worker(registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None]) -> None:
-    _worker.update(registry=registry, max_bytes=max_bytes, schemas=schemas, known=known)
+def _init_worker(
+    registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None], handover: str | None
+) -> None:
+    _worker.update(registry=registry, max_bytes=max_bytes, schemas=schemas, known=known, handover=handover)
     if hasattr(os, "nice"):
         # The writer is the batch's critical path; workers take the CPU it leaves.
         os.nice(WORKER_NICENESS)
@@ -256,8 +347,62 @@ def _known_in_snapshot(sha256: str) -> tuple[bool, str | None]:
     return (sha256 in known), known.get(sha256)
 
 
-def _prepare_in_worker(path: Path) -> Prepared:
-    return prepare(path, _worker["registry"], _worker["max_bytes"], _worker["schemas"], _known_in_snapshot)
+def _prepare_in_worker(path: Path, slot: int) -> Prepared | Shipped:
+    prepared = prepare(path, _worker["registry"], _worker["max_bytes"], _worker["schemas"], _known_in_snapshot)
+    if isinstance(prepared, PreparedRun) and _worker["handover"] is not None:
+        return ship(prepared, Path(_worker["handover"]) / f"{slot}.arrows")
+    return prepared
+
+
+HANDOVER_PREFIX = "fmbench-ingest-"
+
+
+def _handover_root() -> Path:
+    """Where hand-over folders go: in memory (``/dev/shm``) where there is one, else the temporary folder."""
+    shared = Path("/dev/shm")
+    return shared if shared.is_dir() and os.access(shared, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process
+    return True
+
+
+STALE_HANDOVER_SECONDS = 3600
+"""A live batch's folder changes with every run handed over; one left alone this long is not in use."""
+
+
+def remove_stale_handovers(root: Path, now: float | None = None) -> None:
+    """Remove the hand-over folders of batches whose process is gone (killed before it could clean up).
+
+    A folder counts as gone when no process has its id here and it has not changed for
+    :data:`STALE_HANDOVER_SECONDS` (another container sharing the folder has other process ids).
+    """
+    if os.name != "posix":  # os.kill(pid, 0) checks for a process only on POSIX
+        return
+    now = time.time() if now is None else now
+    for folder in root.glob(HANDOVER_PREFIX + "*"):
+        pid = folder.name[len(HANDOVER_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if now - folder.stat().st_mtime > STALE_HANDOVER_SECONDS:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _handover_folder() -> str | None:
+    """A new folder for the batch's hand-over files, named for this process."""
+    root = _handover_root()
+    try:
+        remove_stale_handovers(root)
+        return tempfile.mkdtemp(prefix=f"{HANDOVER_PREFIX}{os.getpid()}-", dir=root)
+    except OSError:
+        return None  # prepared runs then come through the pipe
 
 
 def default_workers(files: Sequence[Path]) -> int:
@@ -307,14 +452,16 @@ class Preparer:
         self.schemas = schemas
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: deque[Future[Prepared]] = deque()
+        self._pending: deque[Future[Prepared | Shipped]] = deque()
         self._next = 0
+        self._handover: str | None = None
         if workers > 0 and self.files:
+            self._handover = _handover_folder()
             self._pool = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(registry, max_bytes, schemas, stored),
+                initargs=(registry, max_bytes, schemas, stored, self._handover),
             )
 
     def __enter__(self) -> Preparer:
@@ -329,11 +476,14 @@ class Preparer:
                 f.cancel()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._handover is not None:
+            shutil.rmtree(self._handover, ignore_errors=True)  # what was prepared and not taken
+            self._handover = None
 
     def _fill(self) -> None:
         assert self._pool is not None
         while self._next < len(self.files) and len(self._pending) < AHEAD * self.workers:
-            self._pending.append(self._pool.submit(_prepare_in_worker, self.files[self._next]))
+            self._pending.append(self._pool.submit(_prepare_in_worker, self.files[self._next], self._next))
             self._next += 1
 
     @property
@@ -348,4 +498,4 @@ class Preparer:
         future = self._pending.popleft()
         result = future.result()
         self._fill()
-        return result
+        return unship(result) if isinstance(result, Shipped) else result

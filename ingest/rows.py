@@ -237,7 +237,7 @@ def trial_columns(a: RunAnalysis, texts: _DefinitionTexts | None = None) -> Colu
         "prompt_pass": [f.prompt_pass for f in figs],
         "safety_pass": [f.safety_pass for f in figs],
         "task_passed": [f.task_passed for f in figs],
-        "extra_json": [_json(_trial_extra(t)) if t.extra or t.metrics.model_extra else None for t in trials],
+        "extra_json": [_json(_trial_extra(t)) if t.extra or t.metrics.__pydantic_extra__ else None for t in trials],
     }
 
 

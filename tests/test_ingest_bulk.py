@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,3 +149,76 @@ def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_a
     for name, table in prepared.tables.items():
         assert handed.tables[name].schema == table.schema
         assert handed.tables[name].equals(table)
+
+
+def test_a_prepared_run_handed_over_in_a_file_keeps_every_table_and_byte_and_the_file_is_removed(tmp_path: Path) -> None:
+    from fmbench.db import connect
+    from fmbench.ingest.prepare import Shipped, prepared_from, ship, table_schemas, unship
+
+    run = RUNS / "purpose-current.json"
+    analysis = analyze_file(run)
+    with connect(tmp_path / "fmbench.duckdb") as con:
+        schemas = table_schemas(con)
+    prepared = prepared_from(analysis, run.read_bytes(), None, schemas)
+    shipped = ship(prepared, tmp_path / "0.arrows")
+    assert isinstance(shipped, Shipped)
+    handed = unship(shipped)
+    assert not (tmp_path / "0.arrows").exists()
+    assert bytes(handed.data) == run.read_bytes()
+    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict) == (
+        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict
+    )
+    assert handed.tables.keys() == prepared.tables.keys()
+    for name, table in prepared.tables.items():
+        assert handed.tables[name].schema == table.schema
+        assert handed.tables[name].equals(table)
+
+
+def test_a_run_that_cannot_be_handed_over_in_a_file_goes_through_the_pipe(tmp_path: Path) -> None:
+    from fmbench.db import connect
+    from fmbench.ingest.prepare import PreparedRun, prepared_from, ship, table_schemas
+
+    run = RUNS / "purpose-current.json"
+    with connect(tmp_path / "fmbench.duckdb") as con:
+        prepared = prepared_from(analyze_file(run), run.read_bytes(), None, table_schemas(con))
+    assert ship(prepared, tmp_path / "no such folder" / "0.arrows") is prepared
+    assert isinstance(prepared, PreparedRun)
+
+
+def test_a_parallel_batch_leaves_no_hand_over_files_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import tempfile
+
+    module = importlib.import_module("fmbench.ingest.prepare")
+    made: list[str] = []
+    real = tempfile.mkdtemp
+
+    def recorded(*args: object, **kwargs: object) -> str:
+        made.append(real(*args, **kwargs))  # type: ignore[arg-type]
+        return made[-1]
+
+    monkeypatch.setattr(module.tempfile, "mkdtemp", recorded)
+    report = ingest_paths([FIXTURES], tmp_path / "db.duckdb", workers=2)
+    assert report.ok
+    assert made and not any(Path(m).exists() for m in made)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a process is looked up by its id on POSIX only")
+def test_a_batch_removes_the_hand_over_folder_a_killed_batch_left_and_keeps_a_live_ones(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from fmbench.ingest.prepare import HANDOVER_PREFIX, remove_stale_handovers
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    stale = tmp_path / f"{HANDOVER_PREFIX}{int(gone.stdout)}-abc"
+    live = tmp_path / f"{HANDOVER_PREFIX}{os.getppid()}-def"
+    other = tmp_path / "someone-else"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "0.arrows").write_bytes(b"x")
+    remove_stale_handovers(tmp_path)
+    assert stale.exists(), "a folder changed within the hour may belong to a batch this process cannot see"
+    remove_stale_handovers(tmp_path, now=time.time() + 2 * 3600)
+    assert not stale.exists()
+    assert live.exists() and other.exists()

@@ -140,6 +140,16 @@ def test_a_second_trials_key_makes_the_run_validated_whole(monkeypatch: pytest.M
     assert _chunked(monkeypatch, doubled) is None
 
 
+def test_an_array_after_the_trials_makes_the_run_validated_whole_with_every_trial(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (RUNS / "purpose-current.json").read_bytes()
+    later = data.replace(b'\n  "warmupCount" : ', b'\n  "zLater" : [\n    {\n      "id" : "x"\n    }\n  ],\n  "warmupCount" : ', 1)
+    assert later != data
+    assert _chunked(monkeypatch, later) is None
+    document = parse_run(later, "later.json").document
+    assert len(document.trials) == len(parse_run(data, "good.json").document.trials)
+    assert (document.model_extra or {})["zLater"] == [{"id": "x"}]
+
+
 def test_a_fault_outside_the_trials_of_a_sliced_run_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     from fmbench import reader
 
