@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import filecmp
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from fmbench import urls
-from fmbench.build import MANIFEST, build_site, output_file
+from fmbench.build import MANIFEST, BuildReport, build_site, output_file
 from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
 from fmbench.regression_cache import CACHE_FILE
@@ -85,28 +86,50 @@ def test_an_unchanged_rebuild_renders_nothing_and_writes_nothing(corpus: tuple[P
     assert report.pages > 0 and report.bytes_total > 0  # still reports what the site holds
 
 
-def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_full_build(
-    corpus: tuple[Path, Path], tmp_path: Path
-) -> None:
+@dataclass(frozen=True)
+class Grown:
+    """A site built from the iPhone runs, then built again after one run was added, and a full build beside it."""
+
+    db: Path
+    site: Path
+    fresh: Path
+    full: BuildReport
+    report: BuildReport
+    run_id: str
+    untouched: dict[str, int]
+    """Each file's modification time after the first build."""
+
+
+@pytest.fixture(scope="module")
+def grown(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Grown:
     base, later = corpus
-    db = tmp_path / "db.duckdb"
+    folder = tmp_path_factory.mktemp("grown")
+    db, site, fresh = folder / "db.duckdb", folder / "site", folder / "fresh"
     assert ingest_paths([base], db).ok
-    site = tmp_path / "site"
     full = build_site(db, site)
     untouched = {f: p.stat().st_mtime_ns for f, p in _files(site).items()}
-
     added = ingest_paths([later], db)
     (run_id,) = [o.run_id for o in added.outcomes if o.status == "ingested"]
     report = build_site(db, site)
+    build_site(db, fresh)
+    return Grown(db, site, fresh, full, report, run_id, untouched)
 
-    assert set(report.rendered) == _expected(db, run_id, site)
-    assert len(report.rendered) < (full.pages + full.data_files) / 4
-    for f, mtime in untouched.items():  # what the run does not touch is carried over as it was
+
+def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_full_build(grown: Grown) -> None:
+    report, site = grown.report, grown.site
+    assert set(report.rendered) == _expected(grown.db, grown.run_id, site)
+    assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 4
+    for f, mtime in grown.untouched.items():  # what the run does not touch is carried over as it was
         if f not in report.rendered and f not in (MANIFEST, CACHE_FILE, COMPARISONS_FILE) and not f.startswith("assets/"):
             assert (site / f).stat().st_mtime_ns == mtime, f
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _same_tree(site, fresh)  # the incremental site is byte for byte the full build's
+    assert _same_tree(site, grown.fresh)  # the incremental site is byte for byte the full build's
+
+
+def test_an_incremental_build_takes_the_comparisons_its_run_leaves_alone_from_the_previous_build(grown: Grown) -> None:
+    assert grown.full.comparisons_made > 0
+    # The pages it renders again compare configurations the run is not part of: nothing to work out again.
+    assert grown.report.comparisons_reused > 0 and grown.report.comparisons_made < grown.full.comparisons_made
+    assert _same_tree(grown.site, grown.fresh)  # its pages and its record of comparisons are a full build's
 
 
 def test_a_page_carries_the_time_its_data_last_changed_not_the_time_of_the_build(tmp_path: Path) -> None:
@@ -124,7 +147,6 @@ def test_a_page_carries_the_time_its_data_last_changed_not_the_time_of_the_build
 
 
 def test_adding_one_run_recomputes_the_regression_report_of_its_device_only(tmp_path: Path) -> None:
-    from fmbench.build import BuildReport
     from fmbench.regressions import find_build_changes
 
     base, later = tmp_path / "base", tmp_path / "later"
@@ -238,26 +260,6 @@ def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(t
     fresh = tmp_path / "fresh"
     build_site(db, fresh, registry=fixtures_registry())
     assert _same_tree(site, fresh)  # the generation 27 pages it left alone are the full build's
-
-
-def test_an_incremental_build_takes_the_comparisons_its_run_leaves_alone_from_the_previous_build(
-    corpus: tuple[Path, Path], tmp_path: Path
-) -> None:
-    base, later = corpus
-    db = tmp_path / "db.duckdb"
-    assert ingest_paths([base], db).ok
-    site = tmp_path / "site"
-    full = build_site(db, site)
-    assert full.comparisons_made > 0
-
-    assert ingest_paths([later], db).ok
-    report = build_site(db, site)
-
-    # The pages it renders again compare configurations the run is not part of: nothing to work out again.
-    assert report.comparisons_reused > 0 and report.comparisons_made < full.comparisons_made
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _same_tree(site, fresh)  # its pages and its record of comparisons are a full build's
 
 
 def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
