@@ -10,36 +10,31 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import charts, urls
-from fmbench import display as d
+from fmbench import urls
 from fmbench.blocks import Banner, Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
-from fmbench.selection import ATTEMPT_RULES, SideSpec, select_side
+from fmbench.selection import ATTEMPT_RULES, select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.catalog import config_label
 from fmbench.views.common import run_link
+from fmbench.views.comparison_blocks import (
+    VERDICT_TONE,
+    config_key,
+    delta_charts,
+    delta_format,
+    figure_table,
+    relative_text,
+    side_spec,
+)
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
-
-_CONFIG_KEYS = (
-    ("route", "route"),
-    ("suite", "suite"),
-    ("session", "session_mode"),
-    ("reasoning", "reasoning_level"),
-    ("fallback", "fallback_mode"),
-    ("connectivity", "connectivity"),
-)
 
 
 def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, Any]]:
     """Runs that may be compared (never an invalid one), oldest first."""
     return q.comparable_runs(site.con, device)
-
-
-def _config(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (*(r[c] for _, c in _CONFIG_KEYS), r["generation"])
 
 
 def build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -79,7 +74,7 @@ def _all_build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
         runs = sorted(members, key=lambda r: (r["started_at"], r["run_id"]))
         configs: dict[str, set[tuple[Any, ...]]] = {}
         for r in runs:
-            configs.setdefault(r["os_build"], set()).add(_config(r))
+            configs.setdefault(r["os_build"], set()).add(config_key(r))
         for a, b in itertools.combinations(build_order(runs), 2):
             if configs[a] & configs[b] and (device, a, b) not in pairs and (device, b, a) not in pairs:
                 pairs.append((device, a, b))
@@ -87,8 +82,8 @@ def _all_build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
 
 
 def _shared_configs(runs: list[dict[str, Any]], a: str, b: str) -> list[tuple[Any, ...]]:
-    ca = {_config(r) for r in runs if r["os_build"] == a}
-    cb = {_config(r) for r in runs if r["os_build"] == b}
+    ca = {config_key(r) for r in runs if r["os_build"] == a}
+    cb = {config_key(r) for r in runs if r["os_build"] == b}
     return sorted(ca & cb, key=str)
 
 
@@ -131,117 +126,6 @@ class ComparisonPage(Page):
     other_rules: list[Cell]
 
 
-def _spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
-    filters = [("device", device), ("os_build", build)]
-    filters += [(key, config[col]) for key, col in _CONFIG_KEYS if config.get(col) is not None]
-    text = " ".join(f"{k}={v}" for k, v in filters)
-    return SideSpec(text=text, kind="filter", filters=tuple(filters))
-
-
-def _fmt(unit: str) -> Any:
-    return {
-        "rate": d.percent,
-        "score": d.percent,
-        "seconds": d.seconds,
-        "tokens/s": d.rate,
-        "bytes": d.mebibytes,
-    }.get(unit, lambda v: None if v is None else f"{v:g}")
-
-
-def _delta_fmt(unit: str) -> Any:
-    if unit in ("rate", "score"):
-        return lambda v: None if v is None else f"{v * 100:+.1f} pts"
-    if unit == "seconds":
-        return lambda v: None if v is None else f"{v:+.3f} s"
-    if unit == "bytes":
-        return lambda v: None if v is None else f"{v / 2**20:+,.0f} MiB"
-    return lambda v: None if v is None else f"{v:+.2f}"
-
-
-_UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
-"""What an interval cell says where nothing was tested (never "not recorded": the values may be there)."""
-_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
-
-
-def _relative(v: float | None) -> str | None:
-    return None if v is None else f"{v * 100:+.1f}%"
-
-
-def _absent(text: str) -> str | None:
-    """A side's missing value: ``None`` (shown as not recorded) unless it is something else, such as
-    no measured trial."""
-    return None if text == d.NOT_RECORDED else text
-
-
-def _figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
-    """``heading``: the configuration, which names the table apart from the page's other sections' tables."""
-    columns = [
-        Column("scenario", "Scenario"),
-        Column("figure", "Figure"),
-        Column("better", "Better is", help="The direction that counts as an improvement, stated per figure"),
-        Column("baseline", "Baseline", True),
-        Column("candidate", "Candidate", True),
-        Column("delta", "Delta", True, "candidate − baseline"),
-        Column("relative", "Relative", True),
-        Column("interval", "Interval", True),
-        Column("verdict", "Verdict"),
-    ]
-    out = []
-    for s in cmp.scenarios:
-        for f in s.figures:
-            fmt, dfmt = _fmt(f.unit), _delta_fmt(f.unit)
-            interval = f"{dfmt(f.interval.low)} to {dfmt(f.interval.high)}" if f.interval else None
-            out.append(
-                Row(
-                    [
-                        s.title,
-                        f.label,
-                        f.better,
-                        Cell(fmt(f.baseline) if f.baseline is not None else _absent(f.baseline_absent),
-                             reason="not recorded on the baseline"),
-                        Cell(fmt(f.candidate) if f.candidate is not None else _absent(f.candidate_absent),
-                             reason="not recorded on the candidate"),
-                        Cell(dfmt(f.delta), reason=f.note or "no delta"),
-                        Cell(_relative(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
-                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
-                        if interval is not None or f.verdict not in _UNTESTED
-                        else Cell(_UNTESTED[f.verdict], title=f.note),
-                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
-                             tone=_TONE.get(f.verdict, "neutral"), title=f.note),
-                    ]
-                )
-            )
-    return Table(table_id, f"{heading}: per scenario, baseline, candidate, change and its interval", columns, out)
-
-
-def _delta_charts(cmp: Comparison, key: str) -> list[Chart]:
-    if not cmp.speed_comparable or not cmp.scenarios:
-        return []
-    out = []
-    for fig_key, title, axis in (
-        ("ttft_median", "Change in median TTFT", "Seconds (negative is faster)"),
-        ("tps_median", "Change in median output tokens/s", "Tokens per second (positive is faster)"),
-        ("task_success", "Change in task success", "Percentage points"),
-    ):
-        figs = [s.figure(fig_key) for s in cmp.scenarios]
-        scale = 100.0 if fig_key == "task_success" else 1.0
-        out.append(
-            charts.deltas_with_intervals(
-                f"{fig_key}-{key}",
-                title,
-                [s.title for s in cmp.scenarios],
-                # a change that is not compared (tokens counted on one side, estimated on the other) is not drawn
-                [None if f.delta is None or f.verdict == "not comparable" else f.delta * scale for f in figs],
-                [None if f.interval is None else f.interval.low * scale for f in figs],
-                [None if f.interval is None else f.interval.high * scale for f in figs],
-                value_title=axis,
-                fmt=(lambda v: None if v is None else f"{v:+.3f}"),
-                verdicts=[f.verdict for f in figs],
-            )
-        )
-    return out
-
-
 def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: dict[str, Any],
              rule: str, strict: bool, key: str, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
     """``con``: the connection to read with (a thread's own cursor), the site's by default."""
@@ -249,8 +133,8 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     con = site.con if con is None else con
     try:
         catalog = site.run_catalog()
-        b = select_side(con, _spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
-        c = select_side(con, _spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
+        b = select_side(con, side_spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
+        c = select_side(con, side_spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
         cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
@@ -274,8 +158,8 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         caveats=caveats,
         dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
         speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=_figure_table(cmp, f"figures-{key}", heading),
-        charts=_delta_charts(cmp, key),
+        table=figure_table(cmp, f"figures-{key}", heading),
+        charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
     )
 
@@ -303,7 +187,7 @@ def comparison_page(
     if strict is None:
         strict = generation[baseline] != generation[candidate]
     shared = _shared_configs(runs, baseline, candidate)
-    by_config = {_config(r): r for r in runs}
+    by_config = {config_key(r): r for r in runs}
     jobs = [(by_config[cfg], f"s{i}") for i, cfg in enumerate(shared)]
     workers = min(len(jobs), os.cpu_count() or 1)
     if site.renderer.mode != "serve" or workers < 2:
@@ -340,7 +224,7 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
         raise FilterError(f"unknown attempt rule {rule!r}; use one of {', '.join(ATTEMPT_RULES)}")
     runs = _evidence(site, key)
     shared = _shared_configs(runs, args["baseline"], args["candidate"])
-    by_config = {_config(r): r for r in runs}
+    by_config = {config_key(r): r for r in runs}
     wanted = [
         by_config[c] for c in shared
         if args.get("route") in (None, by_config[c]["route"]) and args.get("suite") in (None, by_config[c]["suite"])
@@ -367,8 +251,8 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
 
     items = []
     for cfg in wanted:
-        b = select_side(site.con, _spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
-        c = select_side(site.con, _spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
+        b = select_side(site.con, side_spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
+        c = select_side(site.con, side_spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
         items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni",
                                             tolerance=site.tolerance)))
     return _Result(items)
@@ -400,7 +284,7 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
         order = build_order(runs)
         configs: dict[tuple[Any, ...], dict[str, Any]] = {}
         for r in runs:
-            configs.setdefault(_config(r), {"label": config_label(r), "builds": set(), "first": r})["builds"].add(r["os_build"])
+            configs.setdefault(config_key(r), {"label": config_label(r), "builds": set(), "first": r})["builds"].add(r["os_build"])
         generation = {r["os_build"]: r["os_generation"] for r in runs}
         entries = []
         for c in sorted(configs.values(), key=lambda c: c["label"]):
@@ -437,7 +321,7 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
     for device, a, b in build_pairs(site):
         runs = [r for r in found if r["hardware_model"] == device]
         configs = _shared_configs(runs, a, b)
-        by_config = {_config(r): r for r in runs}
+        by_config = {config_key(r): r for r in runs}
         gen = {r["os_build"]: r["os_generation"] for r in runs}
         routes = sorted({by_config[c]["route"] for c in configs})
         suites = sorted({by_config[c]["suite"] for c in configs})
@@ -494,7 +378,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
         if device and c.hardware_model != device:
             continue
         f = c.figure
-        dfmt = _delta_fmt(f.unit)
+        dfmt = delta_format(f.unit)
         out.append(
             Row(
                 [
@@ -504,9 +388,9 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
                     c.scenario.title,
                     f.label,
                     dfmt(f.delta),
-                    Cell(_relative(f.relative_delta), reason="baseline is 0"),
+                    Cell(relative_text(f.relative_delta), reason="baseline is 0"),
                     f"{dfmt(f.interval.low)} to {dfmt(f.interval.high)}" if f.interval else None,
-                    Cell(f.verdict + (" (exploratory)" if c.exploratory else ""), tone=_TONE.get(f.verdict, "neutral")),
+                    Cell(f.verdict + (" (exploratory)" if c.exploratory else ""), tone=VERDICT_TONE.get(f.verdict, "neutral")),
                 ],
                 {"device": c.hardware_model, "os_build": c.candidate_build},
             )

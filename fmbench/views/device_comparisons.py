@@ -15,14 +15,8 @@ from fmbench.selection import select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.catalog import config_label
 from fmbench.views.common import run_link
-from fmbench.views.comparisons import (
-    ComparisonSection,
-    _config,
-    _delta_charts,
-    _figure_table,
-    _spec,
-    build_order,
-)
+from fmbench.views.comparison_blocks import config_key, delta_charts, figure_table, side_spec
+from fmbench.views.comparisons import ComparisonSection, build_order
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
@@ -36,7 +30,7 @@ def _by_generation(site: SiteContext) -> dict[int, dict[tuple[Any, ...], dict[st
         for r in q.comparable_runs(site.con):
             if r["os_generation"] is None:
                 continue
-            out.setdefault(r["os_generation"], {}).setdefault(_config(r), {}).setdefault(r["hardware_model"], []).append(r)
+            out.setdefault(r["os_generation"], {}).setdefault(config_key(r), {}).setdefault(r["hardware_model"], []).append(r)
         return out
 
     return site.once("device_comparisons", compute)
@@ -78,8 +72,8 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
     heading = f"{config_label(config)}: {a} on {build_a}, {b} on {build_b}"
     try:
         catalog = site.run_catalog()
-        side_a = select_side(site.con, _spec(a, build_a, config), RULE, catalog)
-        side_b = select_side(site.con, _spec(b, build_b, config), RULE, catalog)
+        side_a = select_side(site.con, side_spec(a, build_a, config), RULE, catalog)
+        side_b = select_side(site.con, side_spec(b, build_b, config), RULE, catalog)
         cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
@@ -101,8 +95,8 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
         caveats=[Banner("warning", "Caveat", c.message) for c in cmp.caveats],
         dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
         speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=_figure_table(cmp, f"figures-{key}", heading),
-        charts=_delta_charts(cmp, key),
+        table=figure_table(cmp, f"figures-{key}", heading),
+        charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
     )
 

@@ -1,0 +1,138 @@
+"""The parts of a comparison page section that the OS-build comparisons and the device comparisons share: the
+configuration a run is compared within, the side that selects it, and a comparison's figure table and charts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fmbench import charts
+from fmbench import display as d
+from fmbench.blocks import Cell, Chart, Column, Row, Table
+from fmbench.compare import Comparison
+from fmbench.selection import SideSpec
+
+CONFIG_KEYS = (
+    ("route", "route"),
+    ("suite", "suite"),
+    ("session", "session_mode"),
+    ("reasoning", "reasoning_level"),
+    ("fallback", "fallback_mode"),
+    ("connectivity", "connectivity"),
+)
+
+
+def config_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    """What two runs must share to be compared: their configuration and OS generation."""
+    return (*(r[c] for _, c in CONFIG_KEYS), r["generation"])
+
+
+def side_spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
+    """The side of a comparison: one device's runs of one OS build in one configuration."""
+    filters = [("device", device), ("os_build", build)]
+    filters += [(key, config[col]) for key, col in CONFIG_KEYS if config.get(col) is not None]
+    text = " ".join(f"{k}={v}" for k, v in filters)
+    return SideSpec(text=text, kind="filter", filters=tuple(filters))
+
+
+def _fmt(unit: str) -> Any:
+    return {
+        "rate": d.percent,
+        "score": d.percent,
+        "seconds": d.seconds,
+        "tokens/s": d.rate,
+        "bytes": d.mebibytes,
+    }.get(unit, lambda v: None if v is None else f"{v:g}")
+
+
+def delta_format(unit: str) -> Any:
+    if unit in ("rate", "score"):
+        return lambda v: None if v is None else f"{v * 100:+.1f} pts"
+    if unit == "seconds":
+        return lambda v: None if v is None else f"{v:+.3f} s"
+    if unit == "bytes":
+        return lambda v: None if v is None else f"{v / 2**20:+,.0f} MiB"
+    return lambda v: None if v is None else f"{v:+.2f}"
+
+
+_UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
+"""What an interval cell says where nothing was tested (never "not recorded": the values may be there)."""
+VERDICT_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
+
+
+def relative_text(v: float | None) -> str | None:
+    return None if v is None else f"{v * 100:+.1f}%"
+
+
+def _absent(text: str) -> str | None:
+    """A side's missing value: ``None`` (shown as not recorded) unless it is something else, such as
+    no measured trial."""
+    return None if text == d.NOT_RECORDED else text
+
+
+def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
+    """``heading``: the configuration, which names the table apart from the page's other sections' tables."""
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("figure", "Figure"),
+        Column("better", "Better is", help="The direction that counts as an improvement, stated per figure"),
+        Column("baseline", "Baseline", True),
+        Column("candidate", "Candidate", True),
+        Column("delta", "Delta", True, "candidate − baseline"),
+        Column("relative", "Relative", True),
+        Column("interval", "Interval", True),
+        Column("verdict", "Verdict"),
+    ]
+    out = []
+    for s in cmp.scenarios:
+        for f in s.figures:
+            fmt, dfmt = _fmt(f.unit), delta_format(f.unit)
+            interval = f"{dfmt(f.interval.low)} to {dfmt(f.interval.high)}" if f.interval else None
+            out.append(
+                Row(
+                    [
+                        s.title,
+                        f.label,
+                        f.better,
+                        Cell(fmt(f.baseline) if f.baseline is not None else _absent(f.baseline_absent),
+                             reason="not recorded on the baseline"),
+                        Cell(fmt(f.candidate) if f.candidate is not None else _absent(f.candidate_absent),
+                             reason="not recorded on the candidate"),
+                        Cell(dfmt(f.delta), reason=f.note or "no delta"),
+                        Cell(relative_text(f.relative_delta), reason="no relative delta (a side is missing or the baseline is 0)"),
+                        Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
+                        if interval is not None or f.verdict not in _UNTESTED
+                        else Cell(_UNTESTED[f.verdict], title=f.note),
+                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
+                             tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.note),
+                    ]
+                )
+            )
+    return Table(table_id, f"{heading}: per scenario, baseline, candidate, change and its interval", columns, out)
+
+
+def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
+    if not cmp.speed_comparable or not cmp.scenarios:
+        return []
+    out = []
+    for fig_key, title, axis in (
+        ("ttft_median", "Change in median TTFT", "Seconds (negative is faster)"),
+        ("tps_median", "Change in median output tokens/s", "Tokens per second (positive is faster)"),
+        ("task_success", "Change in task success", "Percentage points"),
+    ):
+        figs = [s.figure(fig_key) for s in cmp.scenarios]
+        scale = 100.0 if fig_key == "task_success" else 1.0
+        out.append(
+            charts.deltas_with_intervals(
+                f"{fig_key}-{key}",
+                title,
+                [s.title for s in cmp.scenarios],
+                # a change that is not compared (tokens counted on one side, estimated on the other) is not drawn
+                [None if f.delta is None or f.verdict == "not comparable" else f.delta * scale for f in figs],
+                [None if f.interval is None else f.interval.low * scale for f in figs],
+                [None if f.interval is None else f.interval.high * scale for f in figs],
+                value_title=axis,
+                fmt=(lambda v: None if v is None else f"{v:+.3f}"),
+                verdicts=[f.verdict for f in figs],
+            )
+        )
+    return out
