@@ -68,7 +68,8 @@ class ComparisonCache:
         self.fingerprints = fingerprints
         self.kept = dict(kept or {})
         self.kept_files = dict(kept_files or {})
-        self.made: dict[str, bytes] = {}
+        self.entries: dict[str, bytes] = {}
+        """The entries this build has used: made, or taken from ``kept``."""
         self.files: dict[str, list[str]] = {}
         self._file: set[str] | None = None
         self.hits = 0
@@ -105,24 +106,22 @@ class ComparisonCache:
         put it (it is not counted as taken from the cache)."""
         from fmbench.compare import Comparison
 
-        data = self.made.get(key) or self.kept.get(key)
-        found = None
-        if data is not None:
-            try:
-                found = safe_pickle.loads(zlib.decompress(data), WHAT)
-            except Exception:  # a damaged entry is worked out again
-                found = None
-        if not isinstance(found, Comparison):
+        data = self.entries.get(key) or self.kept.get(key)
+        try:
+            found = None if data is None else safe_pickle.loads(zlib.decompress(data), WHAT)
+        except Exception:  # a damaged entry is worked out again
+            found = None
+        if data is None or not isinstance(found, Comparison):
             self.misses += 0 if made else 1
             return None
         self.hits += 0 if made else 1
-        self.made[key] = data  # type: ignore[assignment]
+        self.entries[key] = data
         self._used(key)
         return replace(found, baseline=baseline, candidate=candidate)
 
     def put(self, key: str, comparison: Comparison) -> None:
         bare = replace(comparison, baseline=None, candidate=None)  # type: ignore[arg-type]
-        self.made[key] = zlib.compress(pickle.dumps(bare, protocol=5), 1)
+        self.entries[key] = zlib.compress(pickle.dumps(bare, protocol=5), 1)
         self._used(key)
 
     # --- which file used what ------------------------------------------------------------------------
@@ -148,13 +147,13 @@ class ComparisonCache:
         if keys and all(k in self.kept for k in keys):
             self.files[file] = keys
             for k in keys:
-                self.made.setdefault(k, self.kept[k])
+                self.entries.setdefault(k, self.kept[k])
 
     def save(self, folder: Path) -> None:
         """Write the entries the site's files use into ``folder``, replacing the file whole."""
         files = {f: self.files[f] for f in sorted(self.files)}
         keys = sorted({k for used in files.values() for k in used})
-        doc = {"format": CACHE_FORMAT, "entries": {k: self.made[k] for k in keys}, "files": files}
+        doc = {"format": CACHE_FORMAT, "entries": {k: self.entries[k] for k in keys}, "files": files}
         path = folder / CACHE_FILE
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
         try:

@@ -19,7 +19,7 @@ from fmbench.analysis import analyze_file
 from fmbench.figures import scenario_figures
 from fmbench.ingest import ingest_paths
 from fmbench.ingest import rows as R
-from fmbench.ingest.prepare import to_arrow
+from fmbench.ingest.prepare import PreparedRun, to_arrow
 
 from testdata import FIXTURES, RUNS
 
@@ -129,17 +129,21 @@ def test_each_check_result_holds_its_own_definition_and_results_beyond_the_defin
     assert R.trial_columns(analysis)["check_definitions_json"] == [R._json(t.check_definitions) for t in analysis.record.trials]
 
 
+def _prepared(tmp_path: Path) -> PreparedRun:
+    """The purpose-built current run, prepared for the writer as a worker prepares it."""
+    from fmbench.db import connect
+    from fmbench.ingest.prepare import prepared_from, table_schemas
+
+    run = RUNS / "purpose-current.json"
+    with connect(tmp_path / "fmbench.duckdb") as con:
+        schemas = table_schemas(con)
+    return prepared_from(analyze_file(run), run.read_bytes(), None, schemas)
+
+
 def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_and_byte(tmp_path: Path) -> None:
     import pickle
 
-    from fmbench.db import connect
-    from fmbench.ingest.prepare import PreparedRun, prepared_from, table_schemas
-
-    run = RUNS / "purpose-current.json"
-    analysis = analyze_file(run)
-    with connect(tmp_path / "fmbench.duckdb") as con:
-        schemas = table_schemas(con)
-    prepared = prepared_from(analysis, run.read_bytes(), None, schemas)
+    prepared = _prepared(tmp_path)
     handed = pickle.loads(pickle.dumps(prepared))
     assert isinstance(handed, PreparedRun)
     assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict, handed.data) == (
@@ -152,14 +156,10 @@ def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_a
 
 
 def test_a_prepared_run_handed_over_in_a_file_keeps_every_table_and_byte_and_the_file_is_removed(tmp_path: Path) -> None:
-    from fmbench.db import connect
-    from fmbench.ingest.prepare import Shipped, prepared_from, ship, table_schemas, unship
+    from fmbench.ingest.prepare import Shipped, ship, unship
 
     run = RUNS / "purpose-current.json"
-    analysis = analyze_file(run)
-    with connect(tmp_path / "fmbench.duckdb") as con:
-        schemas = table_schemas(con)
-    prepared = prepared_from(analysis, run.read_bytes(), None, schemas)
+    prepared = _prepared(tmp_path)
     shipped = ship(prepared, tmp_path / "0.arrows")
     assert isinstance(shipped, Shipped)
     handed = unship(shipped)
@@ -175,12 +175,9 @@ def test_a_prepared_run_handed_over_in_a_file_keeps_every_table_and_byte_and_the
 
 
 def test_a_run_that_cannot_be_handed_over_in_a_file_goes_through_the_pipe(tmp_path: Path) -> None:
-    from fmbench.db import connect
-    from fmbench.ingest.prepare import PreparedRun, prepared_from, ship, table_schemas
+    from fmbench.ingest.prepare import ship
 
-    run = RUNS / "purpose-current.json"
-    with connect(tmp_path / "fmbench.duckdb") as con:
-        prepared = prepared_from(analyze_file(run), run.read_bytes(), None, table_schemas(con))
+    prepared = _prepared(tmp_path)
     assert ship(prepared, tmp_path / "no such folder" / "0.arrows") is prepared
     assert isinstance(prepared, PreparedRun)
 
