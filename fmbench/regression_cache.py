@@ -15,7 +15,7 @@ of the practical threshold, the attempt rule and the confidence. A part whose
 key differs, or a file that cannot be read, is recomputed, so the report is
 always the one a build from scratch makes. The file holds pickled report
 objects; it is read with an unpickler that makes nothing but fmbench's own
-classes and plain data, since a site folder can come from elsewhere (a
+dataclasses and plain data (:mod:`fmbench.safe_pickle`), since a site folder can come from elsewhere (a
 repository's published site).
 """
 

@@ -2,12 +2,15 @@
 
 A site folder can come from elsewhere (a repository's published site), so the
 records a build keeps beside its manifest are read with an unpickler that makes
-fmbench's own public classes, dates and plain data, and nothing else: a
-tampered file cannot call anything.
+fmbench's own public dataclasses, dates and plain data, and nothing else: a
+tampered file can call nothing but a dataclass's field-by-field constructor (a
+class with a constructor of its own, such as one that starts processes or
+opens files, is refused like any function).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import pickle
 from typing import Any
@@ -24,13 +27,15 @@ class _Unpickler(pickle.Unpickler):
         self.what = what
 
     def find_class(self, module: str, name: str) -> Any:
-        if ((module == "fmbench" or module.startswith("fmbench.")) and not name.startswith("_")) or (module, name) in _ALLOWED:
+        if (module, name) in _ALLOWED:
+            return super().find_class(module, name)
+        if (module == "fmbench" or module.startswith("fmbench.")) and not name.startswith("_"):
             found = super().find_class(module, name)
-            if isinstance(found, type) or (module, name) == ("copyreg", "_reconstructor"):
+            if isinstance(found, type) and dataclasses.is_dataclass(found):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not part of {self.what}")
 
 
 def loads(data: bytes, what: str) -> Any:
-    """Unpickle ``data``, refusing anything but fmbench's classes and plain data (``what``: for the message)."""
+    """Unpickle ``data``, refusing anything but fmbench's dataclasses and plain data (``what``: for the message)."""
     return _Unpickler(data, what).load()
