@@ -15,7 +15,7 @@ How the staged files then reach the output depends on what changed:
   output. It first writes a journal into the staging folder (the commit
   point), then moves each staged file into place, removes the files the site
   no longer has and puts the new manifest in last. A build killed before the
-  journal leaves the output as it was; one killed after it is finished by the
+  journal leaves the output as it was; one killed (or failed) after it is finished by the
   next build, which moves in what is left. So a site of a few thousand
   folders is not copied (as links) and deleted for every run added.
 
@@ -255,13 +255,20 @@ def recover_killed_builds(out_dir: Path) -> None:
 
     A build killed between its two renames leaves no output and the previous
     site as ``.<out>.previous-<pid>``: that site is put back. A patching build
-    killed after its journal was written is finished: its staged files are moved
-    in. Folders of builds still running (their process is alive) are left alone.
+    killed (or failed) after its journal was written is finished: its staged files
+    are moved in. Folders of builds still running (their process is alive) are left
+    alone.
     """
     for prefix in (f".{out_dir.name}.previous-", f".{out_dir.name}.staging-"):
         for leftover in sorted(out_dir.parent.glob(f"{prefix}*")):
             pid = leftover.name.removeprefix(prefix)
-            if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+            if not pid.isdigit():
+                continue
+            committed = (leftover / PATCH_JOURNAL).is_file() and out_dir.is_dir()
+            if committed and int(pid) == os.getpid():
+                _apply_patch(leftover, out_dir)  # an earlier build of this process failed while patching
+                continue
+            if int(pid) == os.getpid() or _pid_alive(int(pid)):
                 continue
             if prefix.endswith("previous-") and not out_dir.exists():
                 leftover.rename(out_dir)
@@ -390,7 +397,9 @@ def build_site(
                 report.resamples_removed = store.sweep(began)
         except BaseException as exc:
             refused = as_write_error(exc, out_dir, "the site") if isinstance(exc, Exception) else None
-            shutil.rmtree(staging, ignore_errors=True)
+            if not (staging / PATCH_JOURNAL).is_file():
+                shutil.rmtree(staging, ignore_errors=True)
+            # else the patch was committed: the next build moves in what is left (see recover_killed_builds)
             if refused is not None and refused is not exc:
                 raise refused from None
             raise

@@ -16,6 +16,7 @@ import pytest
 import fmbench.build
 from fmbench.build import BuildError, build_site
 from fmbench.ingest import ingest_paths
+from fmbench.write_errors import DiskFullError
 
 from testdata import RUNS
 
@@ -173,3 +174,27 @@ def test_a_data_only_rebuild_patches_the_site_in_place_and_a_new_setting_swaps_i
 
     build_site(db, out, base_url="/elsewhere/")  # every page changes: a new folder replaces the site
     assert out.stat().st_ino != folder and _leftovers(out) == []
+
+
+def test_a_patch_that_fails_after_its_journal_is_kept_and_finished_by_the_next_build(
+    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, out, before = grown
+
+    def fail(stage: str) -> None:
+        if stage == "patch":
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(fmbench.build, "_test_kill", fail)
+    with pytest.raises(DiskFullError, match="free some space and run the same command again"):
+        build_site(db, out)  # failed after the first staged file was moved in
+    (staging,) = [out.parent / n for n in _leftovers(out)]
+    assert (staging / fmbench.build.PATCH_JOURNAL).is_file()  # committed: kept for the next build
+    assert _snapshot(out) != before
+
+    monkeypatch.undo()
+    report = build_site(db, out)
+    assert _leftovers(out) == [] and report.rendered == []
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    assert _snapshot(out) == _snapshot(fresh)
