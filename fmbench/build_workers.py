@@ -113,12 +113,14 @@ def render(site: SiteContext, job: Job) -> bytes:
 
 def originals(site: SiteContext, jobs: list[Job]) -> Iterator[tuple[Job, bytes]]:
     """The original run files of ``jobs``, as the site carries them, read in one pass over the stored files."""
-    from fmbench.views.data import gzip_original, source_files
+    from fmbench.originals import gzipped_original, original_bytes
+    from fmbench.views.data import source_files
 
     by_run = {j.params["run_id"]: j for j in jobs}
-    for run_id, _, content in source_files(site, list(by_run)):
+    for run_id, name, stored, encoding in source_files(site, list(by_run)):
         job = by_run[run_id]
-        yield job, gzip_original(content) if job.kind == "source_gzip" else content
+        where = f"{name} (run {run_id})"
+        yield job, (gzipped_original if job.kind == "source_gzip" else original_bytes)(stored, encoding, where)
 
 
 def write(

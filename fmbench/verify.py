@@ -24,7 +24,8 @@ import duckdb
 from fmbench.analysis import RunAnalysis, analyze_bytes
 from fmbench.annotations import parse_annotations
 from fmbench.db import connect
-from fmbench.errors import AnnotationError, FmbenchError, RunFileError
+from fmbench.errors import AnnotationError, DatabaseError, FmbenchError, RunFileError
+from fmbench.originals import original_bytes
 from fmbench.revisions import Registry, load_registry
 from fmbench.write_errors import writing
 
@@ -188,11 +189,15 @@ def verify_database(db: str | os.PathLike[str] | None = None, *, registry: Regis
         report.sources, report.runs = len(sources), len(runs)
         out = report.differences
         for sha, file_name in sources:
-            row = con.execute("SELECT content, size_bytes FROM sources WHERE sha256 = ?", [sha]).fetchone()
+            row = con.execute("SELECT content, size_bytes, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
             assert row is not None
-            data, size = bytes(row[0]), row[1]
             run = runs.pop(sha, None)
             run_id = run["run_id"] if run else None
+            try:
+                data, size = original_bytes(row[0], row[2], "sources.content"), row[1]
+            except DatabaseError as exc:
+                out.append(Difference(file_name, run_id, "unreadable", str(exc)))
+                continue
             actual = hashlib.sha256(data).hexdigest()
             if actual != sha:
                 out.append(Difference(file_name, run_id, "sha256", "sources.content", sha, actual))
@@ -260,9 +265,9 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
             while name in used:
                 name = _with_run_id(name, sha[:12])
             used.add(name)
-            content = con.execute("SELECT content FROM sources WHERE sha256 = ?", [sha]).fetchone()
+            content = con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
             assert content is not None
-            written.append(_write(folder / name, bytes(content[0])))
+            written.append(_write(folder / name, original_bytes(content[0], content[1], file_name)))
             sidecar = con.execute("SELECT file_name, content FROM annotations WHERE run_id = ?", [run_id]).fetchone()
             if sidecar is not None:
                 written.append(_write(folder / _sidecar_name(name, sidecar[0]), bytes(sidecar[1])))

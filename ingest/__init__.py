@@ -23,6 +23,7 @@ from fmbench.annotations import is_sidecar
 from fmbench.db import connect, default_db_path, readers_waiting
 from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
+from fmbench.originals import STORED_ENCODING
 from fmbench.reader import DEFAULT_MAX_BYTES
 from fmbench.record import run_id_for
 from fmbench.revisions import Registry, load_registry
@@ -231,16 +232,17 @@ def _buffer(data: bytes | pa.Buffer) -> pa.Buffer:
 
 
 def _source_table(schema: pa.Schema, run: PreparedRun, now: datetime) -> pa.Table:
-    """The ``sources`` row, its ``content`` column over the file's own bytes (not a copy of them)."""
+    """The ``sources`` row, its ``content`` column over the stored file's bytes (not a copy of them)."""
     content = pa.Array.from_buffers(
-        pa.binary(), 1, [None, pa.array([0, len(run.data)], pa.int32()).buffers()[1], _buffer(run.data)]
+        pa.binary(), 1, [None, pa.array([0, len(run.stored)], pa.int32()).buffers()[1], _buffer(run.stored)]
     )
     values = {
         "sha256": pa.array([run.sha256], pa.string()),
         "file_name": pa.array([run.file_name], pa.string()),
-        "size_bytes": pa.array([len(run.data)], schema.field("size_bytes").type),
+        "size_bytes": pa.array([run.size], schema.field("size_bytes").type),
         "content": content,
         "ingested_at": pa.array([now], pa.timestamp("us")),
+        "encoding": pa.array([STORED_ENCODING], pa.string()),
     }
     return pa.Table.from_arrays([values[f.name] for f in schema], schema=schema)
 
@@ -265,7 +267,7 @@ def write_prepared(
     tick = checkpoint or (lambda _stage: None)
     capped = transaction and cap_memory
     if capped:
-        writer.cap_memory(len(run.data))
+        writer.cap_memory(run.size)
     elif transaction:
         writer.release_cap()  # written with DuckDB's own limit
     if transaction:

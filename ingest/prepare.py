@@ -30,6 +30,7 @@ import pyarrow as pa
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
+from fmbench.originals import stored_form
 from fmbench.reader import gc_paused
 from fmbench.revisions import Registry
 
@@ -115,14 +116,17 @@ class Known:
 class PreparedRun:
     """A judged run, ready to write: every table's rows (``ingested_at`` is set when it is written).
 
-    ``data`` is the file's bytes, or (handed over by a worker, see :class:`Shipped`) an Arrow buffer over them.
+    ``stored`` is the file as the database keeps it (gzipped, :func:`fmbench.originals.stored_form`), or
+    (handed over by a worker, see :class:`Shipped`) an Arrow buffer over those bytes; ``size`` is the file's
+    own size.
     """
 
     run_id: str
     sha256: str
     file_name: str
     verdict: str
-    data: bytes | pa.Buffer
+    stored: bytes | pa.Buffer
+    size: int
     sidecar: bytes | None
     annotation_sha: str | None
     tables: dict[str, pa.Table]
@@ -130,7 +134,10 @@ class PreparedRun:
     def __reduce__(self) -> tuple[Any, ...]:
         """Handed from a worker with each table as one Arrow IPC stream: a straight copy of its buffers
         (pickling a table walks every array, on both sides, at about three times the CPU)."""
-        fields = (self.run_id, self.sha256, self.file_name, self.verdict, self.data, self.sidecar, self.annotation_sha)
+        fields = (
+            self.run_id, self.sha256, self.file_name, self.verdict, self.stored, self.size, self.sidecar,
+            self.annotation_sha,
+        )
         return (_prepared_from_streams, (*fields, {name: _stream(t) for name, t in self.tables.items()}))
 
 
@@ -142,11 +149,11 @@ def _stream(table: pa.Table) -> pa.Buffer:
 
 
 def _prepared_from_streams(
-    run_id: str, sha256: str, file_name: str, verdict: str, data: bytes, sidecar: bytes | None,
+    run_id: str, sha256: str, file_name: str, verdict: str, stored: bytes, size: int, sidecar: bytes | None,
     annotation_sha: str | None, streams: dict[str, pa.Buffer],
 ) -> PreparedRun:
     tables = {name: pa.ipc.open_stream(stream).read_all() for name, stream in streams.items()}
-    return PreparedRun(run_id, sha256, file_name, verdict, data, sidecar, annotation_sha, tables)
+    return PreparedRun(run_id, sha256, file_name, verdict, stored, size, sidecar, annotation_sha, tables)
 
 
 _ALIGN = 64
@@ -155,7 +162,7 @@ _ALIGN = 64
 
 @dataclass(frozen=True)
 class Shipped:
-    """A prepared run a worker wrote to a file of the batch's hand-over folder: the file's bytes, then
+    """A prepared run a worker wrote to a file of the batch's hand-over folder: the stored file, then
     each table as one Arrow IPC stream, each part at ``(offset, length)``.
 
     Through the worker pool's pipe a prepared run was copied four times (into an IPC stream, into a
@@ -171,7 +178,8 @@ class Shipped:
     sidecar: bytes | None
     annotation_sha: str | None
     path: str
-    data: tuple[int, int]
+    stored: tuple[int, int]
+    size: int
     tables: tuple[tuple[str, int, int], ...]
 
 
@@ -186,8 +194,8 @@ def ship(run: PreparedRun, path: Path) -> Shipped | PreparedRun:
 
     try:
         with pa.OSFile(str(path), "wb") as sink:
-            sink.write(run.data)
-            data = (0, len(run.data))
+            sink.write(run.stored)
+            stored = (0, len(run.stored))
             parts = []
             for name, table in run.tables.items():
                 start = pad(sink)
@@ -198,8 +206,8 @@ def ship(run: PreparedRun, path: Path) -> Shipped | PreparedRun:
         path.unlink(missing_ok=True)
         return run
     return Shipped(
-        run.run_id, run.sha256, run.file_name, run.verdict, run.sidecar, run.annotation_sha, str(path), data,
-        tuple(parts),
+        run.run_id, run.sha256, run.file_name, run.verdict, run.sidecar, run.annotation_sha, str(path), stored,
+        run.size, tuple(parts),
     )
 
 
@@ -212,10 +220,10 @@ def unship(shipped: Shipped) -> PreparedRun:
         os.unlink(shipped.path)
         mapped.close()  # the buffers keep the mapping
     tables = {name: pa.ipc.open_stream(whole.slice(at, size)).read_all() for name, at, size in shipped.tables}
-    at, size = shipped.data
+    at, length = shipped.stored
     return PreparedRun(
-        shipped.run_id, shipped.sha256, shipped.file_name, shipped.verdict, whole.slice(at, size), shipped.sidecar,
-        shipped.annotation_sha, tables,
+        shipped.run_id, shipped.sha256, shipped.file_name, shipped.verdict, whole.slice(at, length), shipped.size,
+        shipped.sidecar, shipped.annotation_sha, tables,
     )
 
 
@@ -274,7 +282,8 @@ def prepared_from(analysis: RunAnalysis, data: bytes, sidecar: bytes | None, sch
         sha256=record.sha256,
         file_name=record.file_name,
         verdict=analysis.verdict.level,
-        data=data,
+        stored=stored_form(data),
+        size=len(data),
         sidecar=sidecar,
         annotation_sha=analysis.annotations.sha256 if analysis.annotations else None,
         tables=tables,

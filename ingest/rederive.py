@@ -15,6 +15,7 @@ import duckdb
 from fmbench.analysis import ANALYSIS_VERSION, analyze_bytes
 from fmbench.annotations import Annotations, parse_annotations
 from fmbench.errors import AnnotationError, DatabaseError, FmbenchError
+from fmbench.originals import original_bytes
 from fmbench.revisions import load_registry
 
 
@@ -84,10 +85,10 @@ def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("BEGIN TRANSACTION")
     try:
         for run_id, file_name, sha in stale:
-            row = con.execute("SELECT content FROM sources WHERE sha256 = ?", [sha]).fetchone()
+            row = con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
             if row is None:
                 raise DatabaseError(f"run {run_id} ({file_name}) has no stored source to re-derive it from")
-            data = bytes(row[0])
+            data = original_bytes(row[0], row[1], f"{file_name} (run {run_id})")
             annotations, sidecar = _stored_annotations(con, run_id)
             try:
                 analysis = analyze_bytes(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import pytest
 from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
 from fmbench.ingest import CHILD_TABLES, ingest_paths
+from fmbench.originals import gzip_original, original_bytes
 
 from testdata import BAD, RUNS
 
@@ -64,10 +66,23 @@ def test_the_original_bytes_come_back_byte_identical(db_path: Path) -> None:
     source = RUNS / "purpose-current.json"
     ingest_paths([source], db_path)
     with connect(db_path, read_only=True) as con:
-        row = con.execute("SELECT content, file_name FROM sources").fetchone()
+        row = con.execute("SELECT content, encoding, file_name, size_bytes FROM sources").fetchone()
     assert row is not None
-    assert bytes(row[0]) == source.read_bytes()
-    assert row[1] == "purpose-current.json"
+    assert original_bytes(row[0], row[1], "sources.content") == source.read_bytes()
+    assert row[2] == "purpose-current.json" and row[3] == source.stat().st_size
+
+
+def test_a_new_file_is_stored_as_the_gzip_the_site_carries(db_path: Path) -> None:
+    # One gzip of each original: the ingest keeps it, a site's `gzip` originals are those bytes, and any gzip
+    # reader gives the file back.
+    source = RUNS / "purpose-current.json"
+    ingest_paths([source], db_path)
+    with connect(db_path, read_only=True) as con:
+        stored, encoding = con.execute("SELECT content, encoding FROM sources").fetchone()
+    assert encoding == "gzip"
+    assert bytes(stored) == gzip_original(source.read_bytes())
+    assert gzip.decompress(bytes(stored)) == source.read_bytes()
+    assert len(stored) < source.stat().st_size / 4
 
 
 def test_the_seed_and_figures_are_stored_exactly(db_path: Path) -> None:
@@ -184,7 +199,7 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
     assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
     assert len(prepared) == 2, "the capped write should have run out of memory and been done again"
     with connect(db_path, read_only=True) as con:
-        assert con.execute("SELECT content FROM sources").fetchone() == (run.read_bytes(),)
+        assert original_bytes(*con.execute("SELECT content, encoding FROM sources").fetchone(), "") == run.read_bytes()
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
         assert con.execute("SELECT count(*) FROM trials").fetchone()[0] > 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -146,8 +147,8 @@ def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_a
     prepared = _prepared(tmp_path)
     handed = pickle.loads(pickle.dumps(prepared))
     assert isinstance(handed, PreparedRun)
-    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict, handed.data) == (
-        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict, prepared.data
+    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict, handed.stored, handed.size) == (
+        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict, prepared.stored, prepared.size
     )
     assert handed.tables.keys() == prepared.tables.keys()
     for name, table in prepared.tables.items():
@@ -164,7 +165,7 @@ def test_a_prepared_run_handed_over_in_a_file_keeps_every_table_and_byte_and_the
     assert isinstance(shipped, Shipped)
     handed = unship(shipped)
     assert not (tmp_path / "0.arrows").exists()
-    assert bytes(handed.data) == run.read_bytes()
+    assert gzip.decompress(bytes(handed.stored)) == run.read_bytes() and handed.size == run.stat().st_size
     assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict) == (
         prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict
     )

@@ -48,6 +48,8 @@ def old_database(path: Path, versions: set[int]) -> None:
         analysis = analyze_file(f)
         write_prepared(writer, prepared_from(analysis, f.read_bytes(), None, writer.schemas()))
         ids[f] = analysis.record.run_id
+        if 6 not in versions:  # such an fmbench stored each file's own bytes
+            con.execute("UPDATE sources SET content = ? WHERE sha256 = ?", [f.read_bytes(), analysis.record.sha256])
     b, sim = ids[RULES_B], ids[SIMULATOR]
     con.execute("UPDATE runs SET verdict = 'invalid' WHERE run_id = ?", [b])
     con.execute(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -150,3 +151,28 @@ def test_the_build_command_takes_the_policy_and_refuses_an_unknown_one(
     assert hashlib.sha256((out / urls.data_source(run_id, name)).read_bytes()).hexdigest() == sha
     refused = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--originals", "zip"])
     assert refused.exit_code == 2 and "'zip' is not one of 'gzip', 'link', 'copy'" in refused.output
+
+
+def test_a_database_that_stored_raw_files_before_migration_6_builds_the_same_site(
+    db: Path, gzip_site: Path, links: dict[str, str], tmp_path: Path
+) -> None:
+    # A database from before migration 6 keeps each file's own bytes (encoding 'identity'); the build gzips
+    # them as the ingest now does, so the site is the same, originals and all.
+    old = tmp_path / "old.duckdb"
+    shutil.copyfile(db, old)
+    con = duckdb.connect(str(old))
+    try:
+        stored = con.execute("SELECT sha256, content, encoding FROM sources").fetchall()
+        assert stored and {encoding for _, _, encoding in stored} == {"gzip"}
+        for sha, content, _ in stored:
+            con.execute(
+                "UPDATE sources SET content = ?, encoding = 'identity' WHERE sha256 = ?", [gzip.decompress(content), sha]
+            )
+    finally:
+        con.close()
+    site = _build(old, tmp_path / "_site", links, "gzip")
+    ours = {p.relative_to(site) for p in site.rglob("*") if p.is_file()}
+    theirs = {p.relative_to(gzip_site) for p in gzip_site.rglob("*") if p.is_file()}
+    assert ours == theirs
+    differing = [str(f) for f in sorted(ours) if (site / f).read_bytes() != (gzip_site / f).read_bytes()]
+    assert differing == []

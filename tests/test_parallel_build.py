@@ -24,6 +24,7 @@ import fmbench.build
 from fmbench.build import MANIFEST, BuildError, build_site
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
+from fmbench.originals import original_bytes
 
 from testdata import FIXTURES, RUNS
 
@@ -75,8 +76,8 @@ def test_a_site_rendered_by_workers_is_byte_for_byte_the_site_rendered_in_one_pr
     )
     assert {"run", "trials", "trials_json", "source_gzip", "comparison"} <= set(both.seconds_by_kind)
     with duckdb.connect(str(db), read_only=True) as con:
-        originals = {run_id: (name, bytes(content)) for run_id, name, content in con.execute(
-            "SELECT r.run_id, r.file_name, s.content FROM runs r JOIN sources s ON s.sha256 = r.source_sha256"
+        originals = {run_id: (name, original_bytes(content, encoding, name)) for run_id, name, content, encoding in con.execute(
+            "SELECT r.run_id, r.file_name, s.content, s.encoding FROM runs r JOIN sources s ON s.sha256 = r.source_sha256"
         ).fetchall()}
     for run_id, (name, content) in originals.items():  # every original, gzipped by a worker, is the file ingested
         assert gzip.decompress((tmp_path / "parallel" / "data" / "runs" / run_id / f"{name}.gz").read_bytes()) == content

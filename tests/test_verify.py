@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
+from fmbench.originals import gzip_original
 from fmbench.record import run_id_for
 from fmbench.verify import export_originals, verify_database
 
@@ -58,7 +59,7 @@ def test_one_flipped_byte_in_a_stored_source_is_reported_with_the_figures_it_cha
     data = CURRENT.read_bytes()
     at = data.index(b'"duration" : 1.0,') + len(b'"duration" : ')
     flipped = data[:at] + b"9" + data[at + 1 :]  # the first task-capture trial took 9 s, not 1 s
-    _write(db, "UPDATE sources SET content = ? WHERE sha256 = ?", [flipped, _sha(CURRENT)])
+    _write(db, "UPDATE sources SET content = ? WHERE sha256 = ?", [gzip_original(flipped), _sha(CURRENT)])
 
     report = verify_database(db)
     assert not report.ok
@@ -74,9 +75,25 @@ def test_one_flipped_byte_in_a_stored_source_is_reported_with_the_figures_it_cha
 
 def test_a_stored_source_that_no_longer_parses_is_reported_as_unreadable(db: Path) -> None:
     data = CURRENT.read_bytes()
-    _write(db, "UPDATE sources SET content = ? WHERE sha256 = ?", [b"[" + data[1:], _sha(CURRENT)])
+    _write(db, "UPDATE sources SET content = ? WHERE sha256 = ?", [gzip_original(b"[" + data[1:]), _sha(CURRENT)])
     kinds = {d.kind for d in verify_database(db).differences}
     assert kinds == {"sha256", "unreadable"}
+
+
+def test_a_stored_gzip_that_does_not_decompress_is_reported_and_the_other_sources_still_checked(db: Path) -> None:
+    _write(db, "UPDATE sources SET content = ? WHERE sha256 = ?", [CURRENT.read_bytes(), _sha(CURRENT)])
+    report = verify_database(db)
+    assert report.sources == 4
+    [found] = report.differences
+    assert (found.file_name, found.kind) == ("purpose-current.json", "unreadable")
+    assert "sources.content: the stored file does not decompress" in found.where
+    assert "ingest the file again" in found.where
+
+
+def test_a_source_stored_before_migration_6_is_read_as_its_raw_bytes(db: Path) -> None:
+    # A database from before migration 6 keeps raw bytes with encoding 'identity': verified and exported alike.
+    _write(db, "UPDATE sources SET content = ?, encoding = 'identity' WHERE sha256 = ?", [CURRENT.read_bytes(), _sha(CURRENT)])
+    assert verify_database(db).ok
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
+from fmbench.originals import gzipped_original, original_bytes
 from fmbench.views.common import rows
 from fmbench.views.runs import (
     CSV_COLUMNS,
@@ -31,15 +32,22 @@ def _json_bytes(doc: Any) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, indent=1, default=str) + "\n").encode("utf-8")
 
 
-def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
-    """The run file exactly as it was ingested."""
+def _stored_source(site: SiteContext, run_id: str, file_name: str | None) -> tuple[bytes, str, str]:
+    """``(stored bytes, encoding, file name)`` of a run's original file."""
     found = site.con.execute(
-        "SELECT s.content, r.file_name FROM runs r JOIN sources s ON s.sha256 = r.source_sha256 WHERE r.run_id = ?",
+        "SELECT s.content, s.encoding, r.file_name FROM runs r JOIN sources s ON s.sha256 = r.source_sha256 "
+        "WHERE r.run_id = ?",
         [run_id],
     ).fetchone()
-    if found is None or (file_name is not None and urls.slug(found[1]) != urls.slug(file_name)):
+    if found is None or (file_name is not None and urls.slug(found[2]) != urls.slug(file_name)):
         raise NotFoundError(f"no source file for run {run_id!r}")
-    return bytes(found[0])
+    return found[0], found[1], found[2]
+
+
+def source_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
+    """The run file exactly as it was ingested."""
+    stored, encoding, name = _stored_source(site, run_id, file_name)
+    return original_bytes(stored, encoding, f"{name} (run {run_id})")
 
 
 def gzipped(content: bytes, level: int) -> bytes:
@@ -51,29 +59,19 @@ def gzipped(content: bytes, level: int) -> bytes:
     return gzip_ng.compress(content, compresslevel=level, mtime=0)
 
 
-ORIGINALS_GZIP_LEVEL = 5
-"""Measured on the largest generated run files: zlib-ng's level 5 makes 0.095 of a file (zlib's level 4, used
-before, 0.093) in about three quarters of zlib level 4's time; on smaller run files it is both smaller and
-faster than zlib level 4. (The site must stay within its input's size: level 1 is half the time for 1.3 times
-the size.)"""
-
 DATA_GZIP_LEVEL = 6
 """The trials CSV and the trial data: zlib-ng's level 6 takes about 0.4 times zlib level 6's time for about
 1.1 times its size (level 7: 0.7 times the time, 0.96 times the size)."""
 
 
-def gzip_original(content: bytes) -> bytes:
-    """An original run file gzipped, the same bytes for the same file (no name or time in the header)."""
-    return gzipped(content, ORIGINALS_GZIP_LEVEL)
-
-
 def source_gzip_bytes(site: SiteContext, filters: Filters, run_id: str, file_name: str | None = None) -> bytes:
-    """The run file exactly as it was ingested, gzipped (the ``gzip`` originals policy)."""
-    return gzip_original(source_bytes(site, filters, run_id, file_name))
+    """The run file exactly as it was ingested, gzipped (the ``gzip`` originals policy): as the database keeps it."""
+    stored, encoding, name = _stored_source(site, run_id, file_name)
+    return gzipped_original(stored, encoding, f"{name} (run {run_id})")
 
 
-def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
-    """``(run id, file name, original bytes)`` of many runs.
+def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes, str]]:
+    """``(run id, file name, stored bytes, encoding)`` of many runs (see :mod:`fmbench.originals`).
 
     DuckDB reads one stored file by scanning the column that holds them all, so
     a few files are read one by one and many in one pass over the table.
@@ -87,16 +85,16 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
             wanted[sha] = (run_id, name)
     if len(wanted) <= 8:
         for sha, (run_id, name) in sorted(wanted.items(), key=lambda kv: kv[1]):
-            found = site.con.execute("SELECT content FROM sources WHERE sha256 = ?", [sha]).fetchone()
+            found = site.con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
             if found is not None:
-                yield run_id, name, bytes(found[0])
+                yield run_id, name, found[0], found[1]
         return
-    cursor = site.con.execute("SELECT sha256, content FROM sources")
+    cursor = site.con.execute("SELECT sha256, content, encoding FROM sources")
     while batch := cursor.fetchmany(4):
-        for sha, content in batch:
+        for sha, content, encoding in batch:
             if sha in wanted:
                 run_id, name = wanted[sha]
-                yield run_id, name, bytes(content)
+                yield run_id, name, content, encoding
 
 
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
