@@ -77,7 +77,7 @@ from fmbench import vocabulary as vocab
 from fmbench.db import apply_migration, connect, migrations
 from fmbench.errors import FmbenchError
 from fmbench.figures import distribution, token_counting
-from fmbench.queries import ordered_scenarios
+from fmbench.queries import scenario_order
 from fmbench.revisions import Registry, load_registry
 from fmbench.selection import (
     RULE_DESCRIPTIONS,
@@ -729,8 +729,11 @@ def _network_caveats(differing: set[str], baseline: Side, candidate: Side) -> li
     return out
 
 
-def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]]]:
-    """A side's trials per scenario, as :class:`_Trials`, and the scenarios' titles.
+def _load(
+    con: duckdb.DuckDBPyConnection, side: Side
+) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]], list[tuple[str, int, str]]]:
+    """A side's trials per scenario, as :class:`_Trials`, the scenarios' titles, and each run's scenarios as
+    ``(run id, ordinal, scenario id)`` (see :func:`_scenario_order`).
 
     The trials are read as Arrow columns in one query, then put in (run, ordinal) order and grouped with numpy
     (see :func:`_group_trials`); the result is the one a walk over them trial by trial in that order gives,
@@ -772,7 +775,13 @@ def _load(con: duckdb.DuckDBPyConnection, side: Side) -> tuple[dict[str, _Trials
             t.add_clustered("task", run_id, sample_id or "", 0.0)  # a failed attempt counts against task success
     for sid in data:
         titles.setdefault(sid, (sid, None))
-    return data, titles
+    return data, titles, [(run_id, ordinal, sid) for run_id, sid, _, _, ordinal in rows]
+
+
+def _scenario_order(sides: tuple[Side, ...], listed: list[tuple[str, int, str]]) -> list[str]:
+    """The scenarios of the sides' runs in :func:`fmbench.queries.scenario_order`, from the rows :func:`_load`
+    read already."""
+    return scenario_order(listed, {r.run_id: r.started_at for side in sides for r in side.runs})
 
 
 def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
@@ -1102,11 +1111,11 @@ def _compare_selected(
     speed_comparable = kind != "execution"
     caveats = _caveats(kind, differing, baseline, candidate, strict_os)
 
-    data_b, titles_b = _load(con, baseline)
-    data_c, titles_c = _load(con, candidate)
+    data_b, titles_b, listed_b = _load(con, baseline)
+    data_c, titles_c, listed_c = _load(con, candidate)
     caveats += _fallback_caveats((("baseline", data_b), ("candidate", data_c)))
     # The newest run's scenario order (its file's summaries order), then what it lacks.
-    order = list(dict.fromkeys([*ordered_scenarios(con, [*baseline.run_ids, *candidate.run_ids]), *titles_b, *titles_c]))
+    order = list(dict.fromkeys([*_scenario_order((baseline, candidate), listed_b + listed_c), *titles_b, *titles_c]))
     titles = {**titles_c, **titles_b}
     dropped: list[DroppedScenario] = []
     kept: list[str] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -47,17 +47,25 @@ def list_runs(db: str | os.PathLike[str] | None = None) -> list[RunListing]:
     return [RunListing(*row) for row in rows]
 
 
+def scenario_order(listed: Iterable[tuple[str, int, str]], started: Mapping[str, datetime]) -> list[str]:
+    """Scenario ids of several runs, from each run's scenarios as ``(run id, ordinal, scenario id)`` and the
+    runs' start times: the newest run's order (its file's summaries order), then the scenarios it lacks from
+    the next newest run, and so on (runs that started together in run id order)."""
+    ordered = sorted(listed, key=lambda r: (r[0], r[1]))
+    ordered.sort(key=lambda r: started[r[0]], reverse=True)  # a stable sort: a tie keeps run id, then ordinal
+    return list(dict.fromkeys(sid for _, _, sid in ordered))
+
+
 def ordered_scenarios(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> list[str]:
-    """Scenario ids of several runs: the newest run's order (its file's summaries order), then the
-    scenarios it lacks from the next newest run, and so on."""
+    """:func:`scenario_order` of several runs, read from the database."""
     if not run_ids:
         return []
     found = con.execute(
-        "SELECT f.scenario_id FROM scenario_figures f JOIN runs r ON r.run_id = f.run_id "
-        "WHERE list_contains(?, f.run_id) ORDER BY r.started_at DESC, r.run_id, f.ordinal",
+        "SELECT f.run_id, f.ordinal, f.scenario_id, r.started_at FROM scenario_figures f "
+        "JOIN runs r ON r.run_id = f.run_id WHERE list_contains(?, f.run_id)",
         [list(run_ids)],
     ).fetchall()
-    return list(dict.fromkeys(sid for (sid,) in found))
+    return scenario_order([(run_id, o, sid) for run_id, o, sid, _ in found], {r[0]: r[3] for r in found})
 
 
 @dataclass(frozen=True)

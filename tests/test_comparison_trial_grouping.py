@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import duckdb
 import pytest
 
-from fmbench.compare import _load, _Trials
+from fmbench.compare import _load, _scenario_order, _Trials
 from fmbench.ingest import ingest_paths
+from fmbench.queries import ordered_scenarios, scenario_order
 from fmbench.revisions import fixtures_registry
 from fmbench.selection import Side, fetch_runs, parse_side
 
@@ -105,7 +107,7 @@ def test_a_sides_trials_grouped_by_columns_are_bit_for_bit_the_trial_by_trial_wa
     assert any(len(side.runs) > 1 for side in sides)
     with_fallbacks = with_failures = 0
     for side in sides:
-        data, titles = _load(con, side)
+        data, titles, _ = _load(con, side)
         walked = _walked(con, side)
         assert _exact(data) == _exact(walked), side.run_ids
         assert list(titles) == list(data)
@@ -113,3 +115,32 @@ def test_a_sides_trials_grouped_by_columns_are_bit_for_bit_the_trial_by_trial_wa
         with_failures += any(t.failures for t in data.values())
     # The corpus exercises both: PCC trials that ran on the device, and failed attempts.
     assert with_fallbacks and with_failures
+
+
+def _ordered_in_sql(con: Any, run_ids: list[str]) -> list[str]:
+    found = con.execute(
+        "SELECT f.scenario_id FROM scenario_figures f JOIN runs r ON r.run_id = f.run_id "
+        "WHERE list_contains(?, f.run_id) ORDER BY r.started_at DESC, r.run_id, f.ordinal",
+        [run_ids],
+    ).fetchall()
+    return list(dict.fromkeys(sid for (sid,) in found))
+
+
+def test_the_scenario_order_from_the_rows_read_is_the_order_sql_gives(con: Any) -> None:
+    # A comparison orders its scenarios from the rows its sides' loads read, without another query: the newest
+    # run's order first, then what it lacks from the next newest (a tie in start time by run id).
+    sides = _sides(con)
+    loaded = {side.run_ids: _load(con, side)[2] for side in sides}
+    pairs = [(a, b) for a in sides for b in sides if not set(a.run_ids) & set(b.run_ids)][:400]
+    assert len(pairs) > 100
+    for a, b in pairs:
+        expected = _ordered_in_sql(con, [*a.run_ids, *b.run_ids])
+        assert _scenario_order((a, b), loaded[a.run_ids] + loaded[b.run_ids]) == expected, (a.run_ids, b.run_ids)
+        assert ordered_scenarios(con, [*a.run_ids, *b.run_ids]) == expected
+
+
+def test_runs_that_started_together_give_their_scenarios_in_run_id_order() -> None:
+    at = datetime(2026, 10, 1, tzinfo=UTC)
+    listed = [("b", 0, "s2"), ("a", 1, "s3"), ("a", 0, "s1"), ("c", 0, "s4"), ("b", 1, "s1")]
+    started = {"a": at, "b": at, "c": at - timedelta(days=1)}
+    assert scenario_order(listed, started) == ["s1", "s3", "s2", "s4"]

@@ -13,7 +13,7 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.errors import NotFoundError
 from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.queries import ordered_scenarios, token_sources
+from fmbench.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
 from fmbench.views import distributions as dist
 from fmbench.views.common import (
@@ -180,18 +180,24 @@ def _fell_back_note(figures: Any) -> str:
             "the on-device model left out of them)") if n else ""
 
 
-def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str) -> ConfigSection:
-    figures = _with_sources_and_pcc_speed(site, q.figures_by_run(site.con, [r["run_id"] for r in latest.values()]), latest)
+def _section(
+    site: SiteContext, label: str, latest: dict[str, dict[str, Any]], builds: list[str], key: str,
+    figures: dict[str, list[dict[str, Any]]],
+) -> ConfigSection:
+    """One configuration's section; ``figures``: the scenario rows of (at least) its runs, as
+    :func:`_with_sources_and_pcc_speed` gives them."""
     by = {(b, f["scenario_id"]): f for b in builds if b in latest for f in figures.get(latest[b]["run_id"], [])}
     titles: dict[str, str] = {}
     for b in builds:
         for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
             titles.setdefault(f["scenario_id"], f["title"])
-    scenario_order = [(sid, titles[sid]) for sid in ordered_scenarios(site.con, [r["run_id"] for r in latest.values()])]
+    listed = [(r["run_id"], f["ordinal"], f["scenario_id"]) for r in latest.values() for f in figures.get(r["run_id"], [])]
+    started = {r["run_id"]: r["started_at"] for r in latest.values()}
+    ordered = [(sid, titles[sid]) for sid in scenario_order(listed, started)]
     trend = len([b for b in builds if b in latest]) >= 2
     keys = _BUILD_FIGURES if trend else _ONE_BUILD_FIGURES
     table_rows = []
-    for sid, title in scenario_order:
+    for sid, title in ordered:
         for b in builds:
             f = by.get((b, sid))
             if f is None:
@@ -225,7 +231,7 @@ def _section(site: SiteContext, label: str, latest: dict[str, dict[str, Any]], b
     )
     if not trend:
         return ConfigSection(label, builds, table, [], service, key)
-    shown = scenario_order[:8]
+    shown = ordered[:8]
     chart_list = []
     suffix = " (PCC service: network and server included)" if service else ""
     for metric, name, fmt, axis in (
@@ -269,12 +275,18 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     published = set(build_pairs(site))  # link only the comparisons the site has a page for
     sections = []
     compare_links: list[Cell] = []
-    for i, (_, members) in enumerate(sorted(groups.items(), key=lambda kv: config_label(kv[1][0]))):
-        builds = _build_order(members)
+    configs = []
+    for _, members in sorted(groups.items(), key=lambda kv: config_label(kv[1][0])):
         latest: dict[str, dict[str, Any]] = {}
         for r in sorted(members, key=lambda r: r["started_at"]):
             latest[r["os_build"] or "not recorded"] = r
-        sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}"))
+        configs.append((members, latest))
+    # Every section's scenario rows in one query each, rather than a few queries per section.
+    shown = {r["run_id"]: r for _, latest in configs for r in latest.values()}
+    figures = _with_sources_and_pcc_speed(site, q.figures_by_run(site.con, list(shown)), shown)
+    for i, (members, latest) in enumerate(configs):
+        builds = _build_order(members)
+        sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}", figures))
         real = [b for b in builds if b != "not recorded"]
         for a, b in itertools.combinations(real, 2):
             if (key, b, a) in published:
