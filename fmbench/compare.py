@@ -778,6 +778,19 @@ def _load(
     return data, titles, [(run_id, ordinal, sid) for run_id, sid, _, _, ordinal in rows]
 
 
+def _side_trials(
+    con: duckdb.DuckDBPyConnection, side: Side
+) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]], list[tuple[str, int, str]]]:
+    """:func:`_load` of a side, read once per static build however many comparisons the side is in (nothing
+    changes what :func:`_load` gives after it: it is only read)."""
+    from fmbench import comparison_cache
+
+    cache = comparison_cache.current()
+    if cache is None:
+        return _load(con, side)
+    return cache.side_trials(side.run_ids, lambda: _load(con, side))
+
+
 def _scenario_order(sides: tuple[Side, ...], listed: list[tuple[str, int, str]]) -> list[str]:
     """The scenarios of the sides' runs in :func:`fmbench.queries.scenario_order`, from the rows :func:`_load`
     read already."""
@@ -1111,8 +1124,8 @@ def _compare_selected(
     speed_comparable = kind != "execution"
     caveats = _caveats(kind, differing, baseline, candidate, strict_os)
 
-    data_b, titles_b, listed_b = _load(con, baseline)
-    data_c, titles_c, listed_c = _load(con, candidate)
+    data_b, titles_b, listed_b = _side_trials(con, baseline)
+    data_c, titles_c, listed_c = _side_trials(con, candidate)
     caveats += _fallback_caveats((("baseline", data_b), ("candidate", data_c)))
     # The newest run's scenario order (its file's summaries order), then what it lacks.
     order = list(dict.fromkeys([*_scenario_order((baseline, candidate), listed_b + listed_c), *titles_b, *titles_c]))

@@ -37,17 +37,20 @@ import json
 import os
 import pickle
 import zlib
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from fmbench import safe_pickle
 
 if TYPE_CHECKING:
     from fmbench.compare import Comparison
     from fmbench.selection import Side
+
+T = TypeVar("T")
 
 CACHE_FILE = ".fmbench-comparisons.pickle"
 CACHE_FORMAT = 1
@@ -74,6 +77,23 @@ class ComparisonCache:
         self._file: set[str] | None = None
         self.hits = 0
         self.misses = 0
+        self._sides: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+
+    SIDES_KEPT = 256
+    """How many sides' trials :meth:`side_trials` keeps: a side of one run is read for each comparison of it
+    (about three times in a build of the benchmark's corpus), and a side is a few megabytes at most."""
+
+    def side_trials(self, run_ids: tuple[str, ...], load: Callable[[], T]) -> T:
+        """What ``load`` reads of one side's runs, read once per build (the database does not change while a
+        build reads it; what is kept is only read)."""
+        found = self._sides.get(run_ids)
+        if found is None:
+            found = self._sides[run_ids] = load()
+            while len(self._sides) > self.SIDES_KEPT:
+                self._sides.popitem(last=False)
+        else:
+            self._sides.move_to_end(run_ids)
+        return cast("T", found)
 
     @classmethod
     def read(cls, folder: Path, settings: str, fingerprints: Mapping[str, str]) -> ComparisonCache:

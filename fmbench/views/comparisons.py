@@ -165,7 +165,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
 
 
 def _device_for_slug(site: SiteContext, device_slug: str) -> str:
-    for key in q.hardware_models(site.con):
+    for key in site.once("hardware_models", lambda: q.hardware_models(site.con)):  # one query per build
         if urls.slug(key) == device_slug:
             return key
     raise NotFoundError(f"no device {device_slug!r}")

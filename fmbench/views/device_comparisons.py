@@ -102,7 +102,7 @@ def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b:
 
 
 def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, device_b: str, generation: str) -> DeviceComparisonPage:
-    by_slug = {urls.slug(k): k for k in q.hardware_models(site.con)}
+    by_slug = {urls.slug(k): k for k in site.once("hardware_models", lambda: q.hardware_models(site.con))}
     if device_a not in by_slug or device_b not in by_slug:
         raise NotFoundError(f"no device {device_a if device_a not in by_slug else device_b!r}")
     a, b = by_slug[device_a], by_slug[device_b]

@@ -33,9 +33,9 @@ class SiteContext:
     """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed),
     ``link`` (to the file in the publisher's repository, no copy) or ``copy`` (as ingested)."""
     bulk: bool = False
+    """True in the static build: one run's trial details are kept for all of its pages and data files."""
     tolerance: Tolerance = DEFAULT_TOLERANCE
     """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
-    """True in the static build: one run's trial details are kept for all of its pages and data files."""
     _run_trials: Any = None
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
