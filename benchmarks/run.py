@@ -365,6 +365,7 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
     from fmbench.ingest import BULK_CHECKPOINT_THRESHOLD, _Writer, write_prepared
     from fmbench.ingest import rows as R
     from fmbench.ingest.prepare import PreparedRun, to_arrow
+    from fmbench.originals import stored_form
     from fmbench.reader import parse_run
     from fmbench.record import to_record
     from fmbench.revisions import load_registry
@@ -401,8 +402,12 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
             t = tick("rows", t)
             tables = {name: to_arrow(c, schemas[name]) for name, c in columns.items() if c}
             tables["runs"] = to_arrow(run, schemas["runs"])
-            prepared = PreparedRun(record.run_id, sha, path.name, analysis.verdict.level, data, None, None, tables)
             t = tick("Arrow tables", t)
+            stored = stored_form(data)
+            prepared = PreparedRun(
+                record.run_id, sha, path.name, analysis.verdict.level, stored, len(data), None, None, tables
+            )
+            t = tick("the original gzipped, as stored", t)
             del parsed, record, analysis, columns
             gc.enable()
             t = tick("freeing", t)
