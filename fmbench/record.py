@@ -210,7 +210,9 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes, sha256: str | None
         assert isinstance(doc, LegacyRun)
         record = _from_legacy(doc, file_name, sha, len(data))
     record.flags = _flags(record)
-    if b'"appBenchCommit"' in data and b'"foundationModelsBenchCommit"' not in data:
+    # The current key first: a file that has it names it in the run's environment, near its top, where the
+    # search ends (searching the old key first read every byte of every current file).
+    if b'"foundationModelsBenchCommit"' not in data and b'"appBenchCommit"' in data:
         record.commit_key = "appBenchCommit"
     return record
 
