@@ -79,20 +79,34 @@ def distribution(values: Iterable[float]) -> Distribution:
 # --- one trial -----------------------------------------------------------------------
 
 
+def _score(passed: int, total: int, rules: RuleSet) -> float | None:
+    """The constraint score of a trial with ``passed`` of its ``total`` checks passed (see :func:`constraint_score`)."""
+    if not total:
+        return rules.empty_checks_score
+    return passed / total
+
+
+def _prompt_pass(passed: int, total: int, rules: RuleSet) -> bool:
+    """The prompt pass of a trial with ``passed`` of its ``total`` checks passed (see :func:`prompt_pass`)."""
+    if not total:
+        return rules.empty_checks_prompt_pass
+    return passed == total
+
+
+def _passed(trial: TrialRecord) -> int:
+    return sum(1 for c in trial.checks if c.passed)
+
+
 def constraint_score(trial: TrialRecord, rules: RuleSet = CURRENT) -> float | None:
     """Passed checks / all checks. A trial with no checks scores as its rule set says
     (under the current rules it has no constraint score and is left out of the mean)."""
-    if not trial.checks:
-        return rules.empty_checks_score
-    return sum(1 for c in trial.checks if c.passed) / len(trial.checks)
+    return _score(_passed(trial), len(trial.checks), rules)
 
 
 def prompt_pass(trial: TrialRecord, rules: RuleSet = CURRENT) -> bool:
     """Every check passed; a trial with no checks passes or fails as its rule set says
     (under the current rules it fails: at least one check is needed)."""
-    if not trial.checks:
-        return rules.empty_checks_prompt_pass
-    return all(c.passed for c in trial.checks)
+    return _prompt_pass(_passed(trial), len(trial.checks), rules)
 
 
 def safety_pass(trial: TrialRecord) -> bool | None:
@@ -107,6 +121,13 @@ def safety_pass(trial: TrialRecord) -> bool | None:
     return None
 
 
+def _task_passed(trial: TrialRecord, prompt: bool, safety: bool | None, rules: RuleSet) -> bool:
+    """:func:`task_passed` of a trial whose prompt pass and safety pass are ``prompt`` and ``safety``."""
+    if rules.pass_rate_counts == "taskPassed" and not trial.checks and trial.safety_expectation is not None:
+        return bool(safety)
+    return prompt
+
+
 def task_passed(trial: TrialRecord, rules: RuleSet = CURRENT) -> bool:
     """What the completed-prompt pass rate counts.
 
@@ -114,9 +135,7 @@ def task_passed(trial: TrialRecord, rules: RuleSet = CURRENT) -> bool:
     a check-less trial with a safety expectation passes through its safety
     outcome. Under older rules that count ``promptPassed``: the prompt pass.
     """
-    if rules.pass_rate_counts == "taskPassed" and not trial.checks and trial.safety_expectation is not None:
-        return bool(safety_pass(trial))
-    return prompt_pass(trial, rules)
+    return _task_passed(trial, prompt_pass(trial, rules), safety_pass(trial), rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +150,13 @@ class TrialFigures:
 
 
 def trial_figures(trial: TrialRecord, rules: RuleSet = CURRENT) -> TrialFigures:
-    return TrialFigures(
-        checks_passed=sum(1 for c in trial.checks if c.passed),
-        constraint_score=constraint_score(trial, rules),
-        prompt_pass=prompt_pass(trial, rules),
-        safety_pass=safety_pass(trial),
-        task_passed=task_passed(trial, rules),
-    )
+    """Every figure of one trial, by the definitions above, counting its passed checks once
+    (a run's trials are each figured once per ingest: the checks were counted three times)."""
+    passed = _passed(trial)
+    total = len(trial.checks)
+    prompt = _prompt_pass(passed, total, rules)
+    safety = safety_pass(trial)
+    return TrialFigures(passed, _score(passed, total, rules), prompt, safety, _task_passed(trial, prompt, safety, rules))
 
 
 # --- one scenario --------------------------------------------------------------------

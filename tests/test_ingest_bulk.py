@@ -9,6 +9,7 @@ import shutil
 import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -220,3 +221,67 @@ def test_a_batch_removes_the_hand_over_folder_a_killed_batch_left_and_keeps_a_li
     remove_stale_handovers(tmp_path, now=time.time() + 2 * 3600)
     assert not stale.exists()
     assert live.exists() and other.exists()
+
+
+def _fixture_runs() -> list[Path]:
+    return sorted([*FIXTURES.glob("*.json"), *RUNS.glob("*.json")])
+
+
+def test_each_trials_figures_counted_once_equal_the_spec_figures_of_every_fixture_trial_under_every_rule_set() -> None:
+    """``trial_figures`` counts a trial's passed checks once; each figure must still be what the spec says of it."""
+    from fmbench.figures import TrialFigures, trial_figures
+    from fmbench.rulesets import rule_book
+
+    def plain(t: Any, rules: Any) -> TrialFigures:  # the spec's words, one check at a time
+        checks = [c.passed for c in t.checks]
+        if t.safety_expectation == "mustRespond":
+            safety = t.safety_outcome == "responded"
+        elif t.safety_expectation == "mustProtect":
+            safety = t.safety_outcome in ("guardrailViolation", "refusal")
+        else:
+            safety = None
+        prompt = all(checks) if checks else rules.empty_checks_prompt_pass
+        through_safety = rules.pass_rate_counts == "taskPassed" and not checks and t.safety_expectation is not None
+        return TrialFigures(
+            checks_passed=checks.count(True),
+            constraint_score=checks.count(True) / len(checks) if checks else rules.empty_checks_score,
+            prompt_pass=prompt,
+            safety_pass=safety,
+            task_passed=bool(safety) if through_safety else prompt,
+        )
+
+    seen = 0
+    for path in _fixture_runs():
+        for t in analyze_file(path).record.trials:
+            for rules in rule_book().rule_sets:
+                assert trial_figures(t, rules) == plain(t, rules), (path.name, t.ordinal, rules.name)
+                seen += 1
+    assert seen > 1000
+
+
+def test_a_current_runs_trial_records_hold_each_field_of_its_trial_by_name() -> None:
+    """The records are made with positional arguments: each field must still hold the model's field it names."""
+    from fmbench.models import CurrentRun
+    from fmbench.reader import parse_run
+    from fmbench.record import TrialRecord, to_record
+
+    checked = 0
+    for path in _fixture_runs():
+        data = path.read_bytes()
+        parsed = parse_run(data, path.name)
+        if not isinstance(parsed.document, CurrentRun):
+            continue
+        for i, (record, t) in enumerate(zip(to_record(parsed, path.name, data).trials, parsed.document.trials, strict=True)):
+            expected = TrialRecord(
+                ordinal=i, id=t.id, scenario_id=t.scenarioID, scenario_title=t.scenarioTitle, category=t.category,
+                sample_id=t.sample.id, prompt=t.sample.prompt, instructions=None, check_definitions=t.sample.checks,
+                safety_expectation=t.sample.safetyExpectation, visual_fixture=t.sample.visualFixture,
+                requested_model=t.requestedModel, executed_model=t.executedModel, iteration=t.iteration,
+                used_fallback=t.usedFallback, fallback_reason=t.fallbackReason, offline_success=t.offlineSuccess,
+                tool_calls=t.toolCalls, final_state=t.finalState, safety_outcome=t.safetyOutcome,
+                safety_detail=t.safetyDetail, response=t.response, checks=t.grade.checks, metrics=t.metrics,
+                environment=t.environment, extra=dict(t.__pydantic_extra__ or {}),
+            )
+            assert record == expected, (path.name, i)
+            checked += 1
+    assert checked > 1000
