@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -12,6 +10,7 @@ import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
+from fmbench.csv_text import csv_text
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
@@ -103,7 +102,7 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
 
     In a bulk build the rows are the ones the run's trial pages read (:meth:`SiteContext.run_trials`), else
-    read here; the csv module writes ``None`` as an empty cell.
+    read here; written as the csv module writes them (:func:`fmbench.csv_text.csv_text`: ``None`` an empty cell).
     """
     bundle = site.run_trials(run_id)
     if bundle is not None:
@@ -115,11 +114,7 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
         found = site.con.execute(
             f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
         ).fetchall()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(found)
-    return gzipped(buffer.getvalue().encode("utf-8"), DATA_GZIP_LEVEL)
+    return gzipped(csv_text(CSV_COLUMNS, found).encode("utf-8"), DATA_GZIP_LEVEL)
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
