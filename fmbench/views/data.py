@@ -17,6 +17,7 @@ from fmbench.filters import Filters
 from fmbench.views.common import rows
 from fmbench.views.runs import (
     CSV_COLUMNS,
+    every_run,
     failure_json,
     failure_rows,
     kept_run_figures,
@@ -123,10 +124,17 @@ def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
 
 def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
     """A run's conditions, verdict with reasons, and recomputed per-scenario figures."""
-    run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
-    if not run:
-        raise NotFoundError(f"no run {run_id!r}")
-    reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+    every = every_run(site)
+    if every is not None:  # a bulk build: from every run's rows, read once
+        run = [{k: v for k, v in every.run(run_id).items() if k != "extra_json"}]
+        reasons = every.reasons.get(run_id, [])
+    else:
+        run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
+        if not run:
+            raise NotFoundError(f"no run {run_id!r}")
+        reasons = rows(
+            site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id]
+        )
     figures = [{k: v for k, v in f.items() if k != "run_id"} for f in kept_run_figures(site, run_id)]
     doc = seed_as_text(run[0])
     doc["token_count_source"] = token_count_source(f["token_count_source"] for f in figures)

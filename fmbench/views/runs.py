@@ -321,9 +321,13 @@ def _safety_table(figures: list[dict[str, Any]]) -> Table | None:
     )
 
 
-def failure_rows(con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str | None = None) -> list[dict[str, Any]]:
+def failure_rows(
+    con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str | None = None, *, tool_calls: bool = True,
+    final_state: bool = True,
+) -> list[dict[str, Any]]:
     """A run's failures (of one scenario, when given) in file order, each with the tool calls it made
-    and the final state it left (``tool_calls``, ``final_state``; empty when the file records none)."""
+    and the final state it left (``tool_calls``, ``final_state``; empty when the file records none; not asked
+    for when ``tool_calls`` or ``final_state`` says the run has none)."""
     where = " AND scenario_id = ?" if scenario_id is not None else ""
     params = [run_id] if scenario_id is None else [run_id, scenario_id]
     found = rows(
@@ -339,14 +343,14 @@ def failure_rows(con: duckdb.DuckDBPyConnection, run_id: str, scenario_id: str |
         "SELECT owner_ordinal, name, arguments_json FROM tool_calls WHERE run_id = ? AND owner = 'failure' "
         "ORDER BY owner_ordinal, ordinal",
         [run_id],
-    ).fetchall():
+    ).fetchall() if tool_calls else ():
         calls.setdefault(o, []).append(ToolCallDetail(name, arguments_text(args)))
     state: dict[int, list[tuple[str, str]]] = {}
     for o, key, value in con.execute(
         "SELECT owner_ordinal, key, value_json FROM final_state WHERE run_id = ? AND owner = 'failure' "
         "ORDER BY owner_ordinal, key",
         [run_id],
-    ).fetchall():
+    ).fetchall() if final_state else ():
         state.setdefault(o, []).append((key, typed_text(value)))
     for f in found:
         f["tool_calls"] = calls.get(f["ordinal"], [])
@@ -514,11 +518,29 @@ def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, A
 
 
 def kept_run_figures(site: SiteContext, run_id: str) -> list[dict[str, Any]]:
-    """:func:`run_figures`, read once in a bulk build for the run's page and its figures file (not to be changed)."""
-    if not site.bulk:
+    """:func:`run_figures`, in a bulk build from :func:`every_run` once for the run's page and its figures file
+    (not to be changed)."""
+    every = every_run(site)
+    if every is None:
         return run_figures(site.con, run_id)
-    kept: list[dict[str, Any]] = site.once(f"run figures\x00{run_id}", lambda: run_figures(site.con, run_id))
+
+    def figures() -> list[dict[str, Any]]:
+        sources = every.token_sources
+        return [
+            {**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in every.figures.get(run_id, [])
+        ]
+
+    kept: list[dict[str, Any]] = site.once(f"run figures\x00{run_id}", figures)
     return kept
+
+
+def every_run(site: SiteContext) -> q.EveryRun | None:
+    """In a bulk build, what the run pages and files ask of the per-run tables, read for every run once
+    (:class:`fmbench.views.run_queries.EveryRun`); otherwise ``None``: a request asks about its run alone."""
+    if not site.bulk:
+        return None
+    every: q.EveryRun = site.once("every run", lambda: q.EveryRun.read(site.con))
+    return every
 
 
 def _may_have_replay(site: SiteContext, run_id: str) -> bool:
@@ -553,12 +575,20 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         run, failures = q.run(con, run_id), failure_rows(con, run_id)
         executed, offline = q.executed_models(con, run_id), q.offline_counts(con, run_id)
         spread = dist.run_trial_values(con, run_id)
-    reasons = q.verdict_reasons(con, run_id)
+    every = every_run(site)
+    if every is not None:
+        reasons, not_run = every.reasons.get(run_id, []), every.not_run.get(run_id, [])
+        run_flags = every.flags.get(run_id, [])
+    else:
+        reasons, not_run, run_flags = q.verdict_reasons(con, run_id), q.scenarios_not_run(con, run_id), q.run_flags(con, run_id)
+
+    def has(rows_of: str) -> bool:
+        return every is None or every.has(rows_of, run_id)
+
     figures = kept_run_figures(site, run_id)
-    not_run = q.scenarios_not_run(con, run_id)
-    mismatches = q.summary_mismatches(con, run_id)
-    flags = [f"{loc}: {msg}" for loc, msg in q.run_flags(con, run_id)]
-    annotations, corrections = _annotations(con, run_id)
+    mismatches = q.summary_mismatches(con, run_id) if has("summary mismatches") else []
+    flags = [f"{loc}: {msg}" for loc, msg in run_flags]
+    annotations, corrections = _annotations(con, run_id) if has("annotations") else ([], None)
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
     original = site.original(run_id, run["file_name"], run["source_sha256"])
@@ -594,7 +624,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if mismatches
         else None,
         scenarios=scenario_table(figures, url, run_id),
-        executed_models=executed_model_table(con, run_id),
+        executed_models=executed_model_table(con, run_id) if has("scenarios on several executed models") else None,
         safety=_safety_table(figures),
         quota=_quota(run),
         failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
@@ -618,7 +648,9 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         replay=replay_section(con, url, run_id) if _may_have_replay(site, run_id) else None,
         not_run=not_run,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
-        agentic=dist.agentic_table(f"agentic-{run_id}", titles, dist.agentic_split(con, run_id)),
+        agentic=dist.agentic_table(
+            f"agentic-{run_id}", titles, dist.agentic_split(con, run_id) if has("agentic trials") else {}
+        ),
         trial_charts=[
             c
             for f in DISTRIBUTION_FIGURES
@@ -807,9 +839,10 @@ def _labelled(
 
 
 def _trial_parts(
-    con: duckdb.DuckDBPyConnection, run_id: str, lo: int, hi: int
+    con: duckdb.DuckDBPyConnection, run_id: str, lo: int, hi: int, *, tool_calls: bool = True, final_state: bool = True
 ) -> tuple[dict[int, list[CheckDetail]], dict[int, list[ToolCallDetail]], dict[int, list[tuple[str, str]]]]:
-    """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi``.
+    """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi`` (tool calls and
+    final state not asked for when ``tool_calls`` or ``final_state`` says the run has none).
 
     The same JSON text (a tool call's arguments, a final-state value) is read once: a run repeats them.
     """
@@ -826,7 +859,7 @@ def _trial_parts(
         "SELECT owner_ordinal, name, arguments_json FROM tool_calls WHERE run_id = ? AND owner = 'trial' "
         "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, ordinal",
         [run_id, lo, hi],
-    ).fetchall():
+    ).fetchall() if tool_calls else ():
         if args not in arguments:
             arguments[args] = arguments_text(args)
         calls.setdefault(o, []).append(ToolCallDetail(name, list(arguments[args])))
@@ -836,7 +869,7 @@ def _trial_parts(
         "SELECT owner_ordinal, key, value_json FROM final_state WHERE run_id = ? AND owner = 'trial' "
         "AND owner_ordinal BETWEEN ? AND ? ORDER BY owner_ordinal, key",
         [run_id, lo, hi],
-    ).fetchall():
+    ).fetchall() if final_state else ():
         if value not in texts:
             texts[value] = typed_text(value)
         state.setdefault(o, []).append((key, texts[value]))
@@ -851,13 +884,20 @@ _DETAIL_COLUMNS = (
 )
 
 
-def _details(con: duckdb.DuckDBPyConnection, run_id: str, found: list[tuple[Any, ...]]) -> list[TrialDetail]:
-    """Each trial of ``found`` (rows of :data:`TRIAL_COLUMNS`) in detail, its values formatted column by column."""
+def _details(
+    con: duckdb.DuckDBPyConnection, run_id: str, found: list[tuple[Any, ...]], every: q.EveryRun | None = None
+) -> list[TrialDetail]:
+    """Each trial of ``found`` (rows of :data:`TRIAL_COLUMNS`) in detail, its values formatted column by column
+    (``every``: which runs have tool calls and final state at all)."""
     if not found:
         return []
     columns: dict[str, Sequence[Any]] = dict(zip(TRIAL_COLUMNS, zip(*found, strict=True), strict=True))
     ordinals = columns["ordinal"]
-    checks, calls, state = _trial_parts(con, run_id, min(ordinals), max(ordinals))
+    checks, calls, state = _trial_parts(
+        con, run_id, min(ordinals), max(ordinals),
+        tool_calls=every is None or every.has("trial tool calls", run_id),
+        final_state=every is None or every.has("trial final state", run_id),
+    )
     routes: dict[str, str] = {}
 
     def route(value: str) -> str:
@@ -989,21 +1029,31 @@ class RunTrials:
         raise NotFoundError(f"run {self.run_id} has no scenario {scenario_slug!r}")
 
 
-def run_trials(con: duckdb.DuckDBPyConnection, run_id: str) -> RunTrials:
-    run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-    scenarios = [
-        (sid, title, n)
-        for sid, title, n in con.execute(
-            "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
-        ).fetchall()
-    ]
+def run_trials(con: duckdb.DuckDBPyConnection, run_id: str, every: q.EveryRun | None = None) -> RunTrials:
+    """What every trial page and trial file of the run reads (``every``: the per-run tables, read for every run)."""
+    if every is not None:
+        run = every.run(run_id)
+        scenarios = [(f["scenario_id"], f["title"], f["trial_count"]) for f in every.figures.get(run_id, [])]
+    else:
+        run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
+        scenarios = [
+            (sid, title, n)
+            for sid, title, n in con.execute(
+                "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal",
+                [run_id],
+            ).fetchall()
+        ]
     read = con.execute(f"{_TRIAL_SELECT} WHERE run_id = ? ORDER BY ordinal", [run_id]).fetchall()
     details: dict[str, list[TrialDetail]] = {}
     scenario = TRIAL_COLUMNS.index("scenario_id")
-    for t, detail in zip(read, _details(con, run_id, read), strict=True):
+    for t, detail in zip(read, _details(con, run_id, read, every), strict=True):
         details.setdefault(t[scenario], []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
-    failure_list = failure_rows(con, run_id)
+    failure_list = failure_rows(
+        con, run_id,
+        tool_calls=every is None or every.has("failure tool calls", run_id),
+        final_state=every is None or every.has("failure final state", run_id),
+    )
     for f in failure_list:
         failures.setdefault(f["scenario_id"], []).append(f)
     return RunTrials(run_id, run, scenarios, details, failures, read, failure_list)
