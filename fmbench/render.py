@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.tests
 import markupsafe
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 from fmbench import __version__, content_policy
 
@@ -85,6 +87,40 @@ class PrintingCodeGenerator(CodeGenerator):
         super().blockvisit(body, frame)
         self.writeline(f"yield environment.concat({frame.buffer})")
         frame.buffer = None
+
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        """``name.attribute`` of a plain name (a loop's trial, a macro's argument) as Python's own ``getattr``,
+        and Jinja's lookup (an item of that name, else undefined) only when the object has no such attribute."""
+        if self.environment.is_async or type(self.environment).getattr is not jinja2.Environment.getattr:
+            super().visit_Getattr(node, frame)
+            return
+        self.write("")  # a pending line break and indentation go out first
+        stream, self.stream = self.stream, io.StringIO()
+        try:
+            self.visit(node.node, frame)
+        finally:
+            obj, self.stream = self.stream.getvalue(), stream
+        if obj.isidentifier():
+            self.write(
+                f"(environment.getattr({obj}, {node.attr!r}) if (_attr := getattr({obj}, {node.attr!r}, missing)) "
+                "is missing else _attr)"
+            )
+        else:
+            self.write(f"environment.getattr({obj}, {node.attr!r})")
+
+    @optimizeconst
+    def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
+        """``value is none`` as Python's ``is None`` (what Jinja's test does), without a call."""
+        if (
+            node.name == "none" and not node.args and not node.kwargs and node.dyn_args is None
+            and node.dyn_kwargs is None and not self.environment.is_async
+            and self.environment.tests.get("none") is jinja2.tests.test_none
+        ):
+            self.write("(")
+            self.visit(node.node, frame)
+            self.write(" is None)")
+        else:
+            super().visit_Test(node, frame)
 
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
         if self._prints_html(frame):

@@ -114,6 +114,34 @@ def test_loops_print_as_jinja_prints_them_in_every_kind_of_frame() -> None:
     assert "never printed" not in ours and "&lt;root&gt;" in ours and "empty: " in ours
 
 
+class _Slotted:
+    __slots__ = ("present",)
+
+    def __init__(self) -> None:
+        self.present = "<attr>"
+
+
+def test_attributes_and_none_tests_print_as_jinja_prints_them() -> None:
+    """``name.attribute`` is Python's getattr, then an item of that name, then undefined; ``is none`` is ``is None``."""
+    source = (
+        "{{ d.key }}|{{ d.get }}|{{ o.present }}|{{ (d).key }}|{{ d['key'] }}|{{ t.missing is none }}"
+        "|{{ d.key is none }}|{{ n is none }}|{{ z is none }}|{{ nothing is none }}|{{ o.present is not none }}"
+        "|{% for k in [d, o] %}{{ k.key is defined }}{{ k.present is defined }}{% endfor %}"
+        "|{{ m.k.deeper }}"
+    )
+    context = {"d": {"key": "<v>", "get": "item, not the method"}, "o": _Slotted(), "t": (), "n": None, "z": 0,
+               "m": {"k": {"deeper": "&"}}}
+    for undefined in (jinja2.Undefined, jinja2.StrictUndefined):
+        options: dict[str, Any] = {"autoescape": True, "finalize": visible_text, "undefined": undefined}
+        ours = PrintingEnvironment(**options).from_string(source).render(**context)
+        theirs = jinja2.Environment(**options).from_string(source).render(**context)
+        assert ours == theirs
+        assert ours.startswith("&lt;v&gt;|&lt;built-in method get")
+    strict = PrintingEnvironment(autoescape=True, finalize=visible_text, undefined=jinja2.StrictUndefined)
+    with pytest.raises(jinja2.UndefinedError):
+        strict.from_string("{{ o.absent }}").render(o=_Slotted())
+
+
 def test_a_loop_yields_its_bodys_text_once_per_iteration() -> None:
     source = "{% for v in values %}<i>{{ v }}</i> and {{ v }}{% if v %}!{% endif %}{% endfor %}"
     template = PrintingEnvironment(autoescape=True, finalize=visible_text).from_string(source)
