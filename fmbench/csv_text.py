@@ -79,7 +79,16 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
         writer.writerow(header)
         writer.writerows(found)
         return buffer.getvalue()
+    return columns_csv_text(header, list(zip(*found, strict=True)) if found else [[] for _ in header])
+
+
+def columns_csv_text(header: Sequence[str], columns: Sequence[Sequence[Any]]) -> str:
+    """:func:`csv_text` of rows given column by column: ``columns[i]`` holds every row's value of ``header[i]``."""
+    if len(columns) != len(header) or len({len(c) for c in columns}) > 1:
+        raise ValueError(f"{len(header)} column names for {len(columns)} columns of lengths {sorted({len(c) for c in columns})}")
+    if len(header) < 2:
+        return csv_text(header, zip(*columns, strict=True))
     lines = [",".join(map(field, header))]
-    if found:
-        lines += map(",".join, zip(*map(_column, zip(*found, strict=True)), strict=True))
+    if columns and columns[0]:
+        lines += map(",".join, zip(*map(_column, columns), strict=True))
     return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmbench.csv_text import QUOTED_FOR, csv_text, field
+from fmbench.csv_text import QUOTED_FOR, columns_csv_text, csv_text, field
 
 
 def _csv_module(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -94,3 +94,16 @@ def test_any_rows_of_scalars_are_written_as_the_csv_module_writes_them(shape: tu
 def test_a_column_of_one_type_with_repeats_and_nulls_is_written_as_the_csv_module_writes_it(column: list[Any]) -> None:
     rows = [(i, v, v) for i, v in enumerate(column)]
     assert csv_text(["id", "a", "b"], rows) == _csv_module(["id", "a", "b"], rows)
+
+
+def test_rows_given_column_by_column_are_written_as_the_same_rows() -> None:
+    header = list(COLUMNS)
+    columns = list(COLUMNS.values())
+    rows = list(zip(*columns, strict=True))
+    assert columns_csv_text(header, columns) == _csv_module(header, rows)
+    assert columns_csv_text(["a", "b"], [[], []]) == "a,b\n"
+    assert columns_csv_text(["only"], [["", None, "x"]]) == _csv_module(["only"], [("",), (None,), ("x",)])
+    with pytest.raises(ValueError, match="2 column names for 1 columns"):
+        columns_csv_text(["a", "b"], [[1]])
+    with pytest.raises(ValueError, match="lengths"):
+        columns_csv_text(["a", "b"], [[1], [1, 2]])

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
-from fmbench.csv_text import csv_text
+from fmbench.csv_text import columns_csv_text, csv_text
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
@@ -107,15 +107,16 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """
     bundle = site.run_trials(run_id)
     if bundle is not None:
-        width = len(CSV_COLUMNS)
-        found: Iterable[Sequence[Any]] = (r[:width] for r in bundle.rows)
+        text = columns_csv_text(CSV_COLUMNS, [bundle.columns[name] for name in CSV_COLUMNS])
     else:
         if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
             raise NotFoundError(f"no run {run_id!r}")
-        found = site.con.execute(
-            f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
-        ).fetchall()
-    return gzipped(csv_text(CSV_COLUMNS, found).encode("utf-8"), DATA_GZIP_LEVEL)
+        text = csv_text(
+            CSV_COLUMNS,
+            site.con.execute(f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+            .fetchall(),
+        )
+    return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
