@@ -822,22 +822,18 @@ ENVIRONMENT_LABELS = tuple(label for label, _, _ in _ENVIRONMENT)
 def _formatted(column: Sequence[Any], fmt: Callable[[Any], str | None]) -> list[str | None]:
     """A column of values formatted, each distinct value once (a run repeats most of its counts and labels).
 
-    A float is formatted each time: it seldom repeats, and ``0.0`` and ``-0.0`` are one key of a dict.
+    A column that holds floats is formatted value by value: they seldom repeat, and ``0.0`` and ``-0.0`` are one
+    key of a dict; so is one that mixes types (``1`` and ``True`` are one key) or holds unhashable values.
     """
-    seen: dict[Any, str | None] = {}
-    out = []
-    for value in column:
-        if type(value) is float:
-            out.append(fmt(value))
-            continue
-        try:
-            text = seen[value]
-        except KeyError:
-            text = seen[value] = fmt(value)
-        except TypeError:  # not hashable: formatted as it is
-            text = fmt(value)
-        out.append(text)
-    return out
+    kinds = set(map(type, column))
+    kinds.discard(type(None))
+    if len(kinds) > 1 or float in kinds:
+        return list(map(fmt, column))
+    try:
+        texts = {value: fmt(value) for value in set(column)}
+    except TypeError:
+        return list(map(fmt, column))
+    return list(map(texts.__getitem__, column))
 
 
 def _formatted_rows(
@@ -853,15 +849,20 @@ def _trial_parts(
     """Checks, tool calls and final state of the run's trials with ordinals from ``lo`` to ``hi`` (tool calls and
     final state not asked for when ``tool_calls`` or ``final_state`` says the run has none).
 
-    The same JSON text (a tool call's arguments, a final-state value) is read once: a run repeats them.
+    The same JSON text (a tool call's arguments, a final-state value) is read once, and the same check (label,
+    outcome and detail) made once: a run repeats them (a run of 1,000 trials: about 2,200 checks, 80 distinct).
     """
     checks: dict[int, list[CheckDetail]] = {}
+    made: dict[tuple[str, bool, str | None], CheckDetail] = {}
     for o, label, passed, detail in con.execute(
         "SELECT trial_ordinal, label, passed, detail FROM check_results WHERE run_id = ? "
         "AND trial_ordinal BETWEEN ? AND ? ORDER BY trial_ordinal, ordinal",
         [run_id, lo, hi],
     ).fetchall():
-        checks.setdefault(o, []).append(CheckDetail(label, passed, detail))
+        check = made.get((label, passed, detail))
+        if check is None:
+            check = made[(label, passed, detail)] = CheckDetail(label, passed, detail)
+        checks.setdefault(o, []).append(check)
     calls: dict[int, list[ToolCallDetail]] = {}
     arguments: dict[str, list[tuple[str, str]]] = {}
     for o, name, args in con.execute(
