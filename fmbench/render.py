@@ -122,9 +122,15 @@ class PrintingCodeGenerator(CodeGenerator):
         else:
             super().visit_Test(node, frame)
 
+    def write_commons(self) -> None:
+        """The preamble of a template's root and block functions, and ``html_text`` as a name of theirs (and of the
+        macros within them): every printed value calls it, and the environment's attribute is looked up each time."""
+        super().write_commons()
+        self.writeline("html_text = environment.html_text")
+
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
         if self._prints_html(frame):
-            self.write("environment.html_text(")
+            self.write("html_text(")
         else:
             super()._output_child_pre(node, frame, finalize)
 
