@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.tests
 import markupsafe
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 from fmbench import __version__, content_policy
 
@@ -54,10 +56,14 @@ def html_text(value: Any) -> str:
     return markupsafe.escape(visible_text(value))
 
 
+_LEAVES_LOOP = (nodes.Break, nodes.Continue)
+
+
 class PrintingCodeGenerator(CodeGenerator):
     """Jinja's code generator, with every value printed in an autoescaped template written as
     ``environment.html_text(value)`` instead of ``escape(environment.finalize(value))``: the same text, byte
-    for byte, escaped by markupsafe in one call (a page of trials prints about 45 values a trial)."""
+    for byte, escaped by markupsafe in one call (a page of trials prints about 45 values a trial); and a loop yields
+    its body's text once per iteration (:meth:`blockvisit`)."""
 
     def _prints_html(self, frame: Frame) -> bool:
         return (
@@ -67,9 +73,64 @@ class PrintingCodeGenerator(CodeGenerator):
             and self.environment.finalize is visible_text
         )
 
+    def blockvisit(self, body: Any, frame: Frame) -> None:
+        """A loop's body that would yield each of its pieces (a page's trials: about 60 pieces a trial, each passed
+        up through the include, the block and the base template) collects them in a list and yields them joined,
+        once per iteration: the same text. A body that can leave its iteration early (``break``, ``continue``)
+        yields as Jinja writes it."""
+        if not (frame.loop_frame and frame.buffer is None and not self.environment.is_async) or any(
+            isinstance(n, _LEAVES_LOOP) or n.find(_LEAVES_LOOP) is not None for n in body
+        ):
+            super().blockvisit(body, frame)
+            return
+        self.buffer(frame)
+        super().blockvisit(body, frame)
+        self.writeline(f"yield environment.concat({frame.buffer})")
+        frame.buffer = None
+
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        """``name.attribute`` of a plain name (a loop's trial, a macro's argument) as Python's own ``getattr``,
+        and Jinja's lookup (an item of that name, else undefined) only when the object has no such attribute."""
+        if self.environment.is_async or type(self.environment).getattr is not jinja2.Environment.getattr:
+            super().visit_Getattr(node, frame)
+            return
+        self.write("")  # a pending line break and indentation go out first
+        stream, self.stream = self.stream, io.StringIO()
+        try:
+            self.visit(node.node, frame)
+        finally:
+            obj, self.stream = self.stream.getvalue(), stream
+        if obj.isidentifier():
+            self.write(
+                f"(environment.getattr({obj}, {node.attr!r}) if (_attr := getattr({obj}, {node.attr!r}, missing)) "
+                "is missing else _attr)"
+            )
+        else:
+            self.write(f"environment.getattr({obj}, {node.attr!r})")
+
+    @optimizeconst
+    def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
+        """``value is none`` as Python's ``is None`` (what Jinja's test does), without a call."""
+        if (
+            node.name == "none" and not node.args and not node.kwargs and node.dyn_args is None
+            and node.dyn_kwargs is None and not self.environment.is_async
+            and self.environment.tests.get("none") is jinja2.tests.test_none
+        ):
+            self.write("(")
+            self.visit(node.node, frame)
+            self.write(" is None)")
+        else:
+            super().visit_Test(node, frame)
+
+    def write_commons(self) -> None:
+        """The preamble of a template's root and block functions, and ``html_text`` as a name of theirs (and of the
+        macros within them): every printed value calls it, and the environment's attribute is looked up each time."""
+        super().write_commons()
+        self.writeline("html_text = environment.html_text")
+
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
         if self._prints_html(frame):
-            self.write("environment.html_text(")
+            self.write("html_text(")
         else:
             super()._output_child_pre(node, frame, finalize)
 

@@ -19,6 +19,7 @@ from fmbench.ingest import ingest_paths
 from fmbench.native.store import ingest_artifacts
 from fmbench.render import Renderer
 from fmbench.views import DATA, PAGES, DataKind, PageKind, render_page, site_context
+from fmbench.views.run_queries import GATED, EveryRun
 from fmbench.views.site import SiteContext
 
 from sitebuild import purpose_db
@@ -35,6 +36,14 @@ def _replay_db(path: Path) -> Path:
     return path
 
 
+def _fixture_corpus_db(path: Path) -> Path:
+    """Every fixture run: agentic runs with tool calls and final state on trials and failures, PCC runs whose
+    scenarios ran on more than one executed model, annotations, stored summaries that differ from the
+    recomputation and scenarios that never ran."""
+    assert ingest_paths([FIXTURES], path).ok
+    return path
+
+
 def _output(site: SiteContext, kind: PageKind | DataKind, params: dict[str, object]) -> bytes:
     if isinstance(kind, PageKind):
         return render_page(site, kind, Filters.none(), data_as_of=None, **params).encode("utf-8")
@@ -42,7 +51,9 @@ def _output(site: SiteContext, kind: PageKind | DataKind, params: dict[str, obje
     return content
 
 
-@pytest.mark.parametrize("make", [purpose_db, _replay_db], ids=["purpose-built runs", "run with a replay"])
+@pytest.mark.parametrize(
+    "make", [purpose_db, _replay_db, _fixture_corpus_db], ids=["purpose-built runs", "run with a replay", "fixture corpus"]
+)
 def test_every_file_of_every_run_is_the_same_with_its_trials_kept_as_read_alone(
     tmp_path: Path, make: Callable[[Path], Path]
 ) -> None:
@@ -64,3 +75,18 @@ def test_every_file_of_every_run_is_the_same_with_its_trials_kept_as_read_alone(
     assert set(compared) >= {"run", "trials", "trials_csv", "trials_json", "figures_json"}
     if make is _replay_db:
         assert replays == 1
+
+
+def test_the_fixture_corpus_has_runs_with_and_without_rows_of_each_table_a_build_asks_about_once(
+    tmp_path: Path,
+) -> None:
+    """The comparison above covers both answers of every question :class:`EveryRun` answers for all runs at once."""
+    db = _fixture_corpus_db(tmp_path / "runs.duckdb")
+    with open_database(db) as con:
+        every = EveryRun.read(con)
+    runs = set(every.runs)
+    for name in GATED:
+        assert set() < every.with_rows[name] < runs, name
+    for per_run in (every.reasons, every.not_run, every.flags, every.figures):
+        assert set() < set(per_run) <= runs
+        assert set(per_run) < runs or per_run is every.figures

@@ -421,8 +421,9 @@ def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_page
     page = _page(site, "trials_page", run_id=run_id, scenario="synthetic-throughput", page=2)
     assert isinstance(page, runs.TrialsPage) and page.metrics_table is not None
     table = page.metrics_table
-    assert all(tuple(label for label, _ in t.metrics) == table.metric_columns for t in page.trials)
-    assert all(tuple(label for label, _ in t.environment) == table.environment_columns for t in page.trials)
+    assert table.metric_columns == runs.METRIC_LABELS and table.environment_columns == runs.ENVIRONMENT_LABELS
+    assert all(len(t.metrics) == len(table.metric_columns) for t in page.trials)
+    assert all(len(t.environment) == len(table.environment_columns) for t in page.trials)
     assert table.environment_columns == ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")
     (kind,) = [k for k in PAGES if k.name == "trials_page"]
     html = render_page(site, kind, Filters(), run_id=run_id, scenario="synthetic-throughput", page=2)
@@ -432,7 +433,9 @@ def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_page
     not_recorded = set()
     for t in page.trials:
         row = rows[f"metrics-{t.ordinal}"]
-        shown = dict(t.metrics) | dict(t.environment)
+        shown = dict(zip(table.metric_columns, t.metrics, strict=True)) | dict(
+            zip(table.environment_columns, t.environment, strict=True)
+        )
         assert len(shown) == len(table.metric_columns) + len(table.environment_columns) == 20
         assert row["values"] == {label: "not recorded" if v is None else v for label, v in shown.items()}
         assert row["not_recorded"] == {label for label, v in shown.items() if v is None}

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
+from fmbench.csv_text import columns_csv_text, csv_text
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
@@ -19,6 +18,7 @@ from fmbench.originals import gzipped_original, original_bytes
 from fmbench.views.common import rows
 from fmbench.views.runs import (
     CSV_COLUMNS,
+    every_run,
     failure_json,
     failure_rows,
     kept_run_figures,
@@ -101,23 +101,20 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
 
     In a bulk build the rows are the ones the run's trial pages read (:meth:`SiteContext.run_trials`), else
-    read here; the csv module writes ``None`` as an empty cell.
+    read here; written as the csv module writes them (:func:`fmbench.csv_text.csv_text`: ``None`` an empty cell).
     """
     bundle = site.run_trials(run_id)
     if bundle is not None:
-        width = len(CSV_COLUMNS)
-        found: Iterable[Sequence[Any]] = (r[:width] for r in bundle.rows)
+        text = columns_csv_text(CSV_COLUMNS, [bundle.columns[name] for name in CSV_COLUMNS])
     else:
         if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
             raise NotFoundError(f"no run {run_id!r}")
-        found = site.con.execute(
-            f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id]
-        ).fetchall()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(found)
-    return gzipped(buffer.getvalue().encode("utf-8"), DATA_GZIP_LEVEL)
+        text = csv_text(
+            CSV_COLUMNS,
+            site.con.execute(f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+            .fetchall(),
+        )
+    return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
@@ -126,10 +123,17 @@ def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
 
 def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
     """A run's conditions, verdict with reasons, and recomputed per-scenario figures."""
-    run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
-    if not run:
-        raise NotFoundError(f"no run {run_id!r}")
-    reasons = rows(site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id])
+    every = every_run(site)
+    if every is not None:  # a bulk build: from every run's rows, read once
+        run = [{k: v for k, v in every.run(run_id).items() if k != "extra_json"}]
+        reasons = every.reasons.get(run_id, [])
+    else:
+        run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
+        if not run:
+            raise NotFoundError(f"no run {run_id!r}")
+        reasons = rows(
+            site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id]
+        )
     figures = [{k: v for k, v in f.items() if k != "run_id"} for f in kept_run_figures(site, run_id)]
     doc = seed_as_text(run[0])
     doc["token_count_source"] = token_count_source(f["token_count_source"] for f in figures)

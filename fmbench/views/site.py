@@ -58,9 +58,9 @@ class SiteContext:
         if not self.bulk:
             return None
         if self._run_trials is None or self._run_trials.run_id != run_id:
-            from fmbench.views.runs import run_trials
+            from fmbench.views.runs import every_run, run_trials
 
-            self._run_trials = run_trials(self.con, run_id)
+            self._run_trials = run_trials(self.con, run_id, every_run(self))
         return self._run_trials
 
     def original(self, run_id: str, file_name: str, sha256: str) -> tuple[str, str, str] | None:
