@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import pickle
+import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -78,6 +79,8 @@ class ComparisonCache:
         self.hits = 0
         self.misses = 0
         self._sides: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+        """A page's sections may compare on threads of their own (:func:`fmbench.views.comparison_blocks.each_section`)."""
 
     SIDES_KEPT = 256
     """How many sides' trials :meth:`side_trials` keeps: a side of one run is read for each comparison of it
@@ -86,13 +89,16 @@ class ComparisonCache:
     def side_trials(self, run_ids: tuple[str, ...], load: Callable[[], T]) -> T:
         """What ``load`` reads of one side's runs, read once per build (the database does not change while a
         build reads it; what is kept is only read)."""
-        found = self._sides.get(run_ids)
-        if found is None:
-            found = self._sides[run_ids] = load()
+        with self._lock:
+            found = self._sides.get(run_ids)
+            if found is not None:
+                self._sides.move_to_end(run_ids)
+                return cast("T", found)
+        found = load()  # two threads may both read a side: the same values, one kept
+        with self._lock:
+            self._sides[run_ids] = found
             while len(self._sides) > self.SIDES_KEPT:
                 self._sides.popitem(last=False)
-        else:
-            self._sides.move_to_end(run_ids)
         return cast("T", found)
 
     @classmethod
@@ -131,18 +137,21 @@ class ComparisonCache:
             found = None if data is None else safe_pickle.loads(zlib.decompress(data), WHAT)
         except Exception:  # a damaged entry is worked out again
             found = None
-        if data is None or not isinstance(found, Comparison):
-            self.misses += 0 if made else 1
-            return None
-        self.hits += 0 if made else 1
-        self.entries[key] = data
-        self._used(key)
+        with self._lock:
+            if data is None or not isinstance(found, Comparison):
+                self.misses += 0 if made else 1
+                return None
+            self.hits += 0 if made else 1
+            self.entries[key] = data
+            self._used(key)
         return replace(found, baseline=baseline, candidate=candidate)
 
     def put(self, key: str, comparison: Comparison) -> None:
         bare = replace(comparison, baseline=None, candidate=None)  # type: ignore[arg-type]
-        self.entries[key] = zlib.compress(pickle.dumps(bare, protocol=5), 1)
-        self._used(key)
+        data = zlib.compress(pickle.dumps(bare, protocol=5), 1)
+        with self._lock:
+            self.entries[key] = data
+            self._used(key)
 
     # --- which file used what ------------------------------------------------------------------------
 

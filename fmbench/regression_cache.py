@@ -26,8 +26,10 @@ import json
 import os
 import pickle
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -114,6 +116,7 @@ def build_regressions(
             fingerprints.setdefault(facts.hardware_model, []).append(f"{facts.run_id}={facts.fingerprint}")
     runs = comparable_runs(con)
     steps, parts, recomputed = {}, {}, []
+    todo: dict[str, tuple[str, list[Any]]] = {}
     for device, device_runs in runs_by_device(runs).items():
         key = device_key(fingerprints.get(device, []), settings, tolerance, rule, family_confidence)
         found = kept.get(device)
@@ -124,8 +127,27 @@ def build_regressions(
                 continue
             except Exception:  # a damaged part is computed again
                 pass
-        steps[device] = device_steps(con, device_runs, rule=rule, family_confidence=family_confidence,
-                                     tolerance=tolerance)
+        todo[device] = (key, device_runs)
+
+    def compute(device: str, own: duckdb.DuckDBPyConnection) -> list[Any]:
+        return device_steps(own, todo[device][1], rule=rule, family_confidence=family_confidence, tolerance=tolerance)
+
+    # Each device's steps are mostly resampling (numpy, which lets go of the GIL): devices on a thread each, as
+    # many as cores, while the build's workers render the runs; each reads with a cursor of its own, made here
+    # (a connection serves one call at a time).
+    threads = min(len(todo), os.cpu_count() or 1)
+    if threads > 1:
+        cursors = [con.cursor() for _ in todo]
+        try:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                computed = dict(zip(todo, pool.map(compute, todo, cursors), strict=True))
+        finally:
+            for cursor in cursors:
+                cursor.close()
+    else:
+        computed = {device: compute(device, con) for device in todo}
+    for device, (key, _) in todo.items():
+        steps[device] = computed[device]
         parts[device] = (key, pickle.dumps(steps[device], protocol=5))
         recomputed.append(device)
     skipped = sum(1 for r in runs if r.hardware_model is None)

@@ -15,7 +15,7 @@ from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
 from fmbench.revisions import fixtures_registry
-from fmbench.views import comparisons, site_context
+from fmbench.views import comparison_blocks, comparisons, site_context
 from fmbench.views.comparisons import build_comparison, build_pairs, comparison_page
 
 from testdata import FIXTURES
@@ -72,7 +72,7 @@ def test_a_served_page_computes_its_configurations_side_by_side_into_the_built_p
             return section(*args, **kwargs)
 
         monkeypatch.setattr(comparisons, "_section", watched)
-        monkeypatch.setattr(comparisons.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(comparison_blocks.os, "cpu_count", lambda: 2)
         served = comparison_page(site_context(con, Renderer(mode="serve")), Filters.none(), device, baseline, candidate)
     finally:
         con.close()

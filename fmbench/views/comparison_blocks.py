@@ -3,13 +3,48 @@ configuration a run is compared within, the side that selects it, and a comparis
 
 from __future__ import annotations
 
-from typing import Any
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import duckdb
 
 from fmbench import charts
 from fmbench import display as d
 from fmbench.blocks import Cell, Chart, Column, Row, Table
 from fmbench.compare import Comparison
 from fmbench.selection import SideSpec
+from fmbench.views.site import SiteContext
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def each_section(
+    site: SiteContext, work: Callable[[duckdb.DuckDBPyConnection, J], R], jobs: Sequence[J]
+) -> list[R]:
+    """``work(con, job)`` of every section of a comparison page, in order.
+
+    Each section's comparison is mostly resampling (numpy, which lets go of the GIL), so the sections are worked
+    out on a thread per core, each reading with a cursor of its own: in ``serve``, and in a static build's own
+    process, which works out every comparison while its workers render the runs (and is the last to finish). A
+    build's worker process works one section after the other: its siblings have the other cores.
+    """
+    threads = min(len(jobs), os.cpu_count() or 1)
+    if threads < 2 or (site.renderer.mode != "serve" and multiprocessing.parent_process() is not None):
+        return [work(site.con, job) for job in jobs]
+
+    site.run_catalog()  # read here, once, for the threads to share (a static build's; serve has none)
+    # Each job's cursor is made here, before the threads start: a connection serves one call at a time.
+    cursors = [site.con.cursor() for _ in jobs]
+    try:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            return list(pool.map(work, cursors, jobs))
+    finally:
+        for cursor in cursors:
+            cursor.close()
 
 CONFIG_KEYS = (
     ("route", "route"),

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,6 +22,7 @@ from fmbench.views.comparison_blocks import (
     config_key,
     delta_charts,
     delta_format,
+    each_section,
     figure_table,
     relative_text,
     side_spec,
@@ -189,19 +188,9 @@ def comparison_page(
     shared = _shared_configs(runs, baseline, candidate)
     by_config = {config_key(r): r for r in runs}
     jobs = [(by_config[cfg], f"s{i}") for i, cfg in enumerate(shared)]
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if site.renderer.mode != "serve" or workers < 2:
-        sections = [_section(site, key, baseline, candidate, config, rule, strict, k) for config, k in jobs]
-    else:
-        # A page rendered on request: its configurations' resampling (numpy, which lets go of the GIL) on
-        # every core, each thread reading with a cursor of its own. The static build renders pages side by
-        # side instead.
-        def one(job: tuple[dict[str, Any], str]) -> ComparisonSection:
-            with site.con.cursor() as con:
-                return _section(site, key, baseline, candidate, job[0], rule, strict, job[1], con)
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            sections = list(pool.map(one, jobs))
+    sections = each_section(
+        site, lambda con, job: _section(site, key, baseline, candidate, job[0], rule, strict, job[1], con), jobs
+    )
     name = runs[0]["device_name"] if runs else key
     here = site.url(urls.comparison(key, baseline, candidate))
     return ComparisonPage(

@@ -6,6 +6,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import duckdb
+
 from fmbench import urls
 from fmbench.blocks import Banner, Cell, Column, Row, Table
 from fmbench.compare import ComparisonRefused, compare_selected
@@ -15,7 +17,13 @@ from fmbench.selection import select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.catalog import config_label
 from fmbench.views.common import run_link
-from fmbench.views.comparison_blocks import config_key, delta_charts, figure_table, side_spec
+from fmbench.views.comparison_blocks import (
+    config_key,
+    delta_charts,
+    each_section,
+    figure_table,
+    side_spec,
+)
 from fmbench.views.comparisons import ComparisonSection, build_order
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -68,13 +76,17 @@ def _newest_build(runs: list[dict[str, Any]]) -> str:
     return build_order(runs)[-1]
 
 
-def _section(site: SiteContext, config: dict[str, Any], a: str, build_a: str, b: str, build_b: str, key: str) -> ComparisonSection:
+def _section(
+    site: SiteContext, config: dict[str, Any], a: str, build_a: str, b: str, build_b: str, key: str,
+    con: duckdb.DuckDBPyConnection,
+) -> ComparisonSection:
+    """``con``: the connection to read with (a thread's own cursor, see :func:`each_section`)."""
     heading = f"{config_label(config)}: {a} on {build_a}, {b} on {build_b}"
     try:
         catalog = site.run_catalog()
-        side_a = select_side(site.con, side_spec(a, build_a, config), RULE, catalog)
-        side_b = select_side(site.con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = compare_selected(site.con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
+        side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
+        side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
+        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -115,10 +127,14 @@ def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, d
     if a == b or not shared:
         raise NotFoundError(f"{a} and {b} were not measured with one configuration on OS {gen}")
     shared.sort(key=lambda item: config_label(item[1][a][0]))
-    sections = [
-        _section(site, devices[a][0], a, _newest_build(devices[a]), b, _newest_build(devices[b]), f"s{i}")
-        for i, (_, devices) in enumerate(shared)
-    ]
+    jobs = [(devices, f"s{i}") for i, (_, devices) in enumerate(shared)]
+    sections = each_section(
+        site,
+        lambda con, job: _section(
+            site, job[0][a][0], a, _newest_build(job[0][a]), b, _newest_build(job[0][b]), job[1], con
+        ),
+        jobs,
+    )
     name_a, name_b = shared[0][1][a][0]["device_name"], shared[0][1][b][0]["device_name"]
     return DeviceComparisonPage(
         title=f"{name_a} ({a}) and {name_b} ({b}) on OS {gen}",
