@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -26,6 +27,14 @@ from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from fmbench import __version__, content_policy
 
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
+
+_ATTR_KEY = re.compile(r"[a-z0-9_-]+")
+
+
+def attr_key(value: object) -> bool:
+    """The template test ``is attr_key``: a table row's filter key fit to print as ``data-f-<key>``, a non-empty
+    string of ``a``-``z``, ``0``-``9``, ``_`` and ``-`` (any other key is left out of the row)."""
+    return isinstance(value, str) and _ATTR_KEY.fullmatch(value) is not None
 
 
 def visible_text(value: Any) -> Any:
@@ -240,6 +249,7 @@ class Renderer:
             auto_reload=False,  # templates ship with the package; checking their files on every page costs a stat each
         )
         self.env.globals.update(url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META)
+        self.env.tests["attr_key"] = attr_key
 
     def url(self, path: str) -> str:
         return self.base_url + path.lstrip("/")

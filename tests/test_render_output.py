@@ -55,6 +55,7 @@ def _plain(renderer: Renderer) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals.update(renderer.env.globals)
+    env.tests.update(renderer.env.tests)  # Jinja's, and the site's own (``attr_key``)
     return env
 
 
@@ -180,3 +181,20 @@ def test_every_page_of_the_hostile_runs_site_is_what_jinja_itself_renders(tmp_pa
             compared += 1
         hostile_trials = [p for p, k, params in everything(ours) if k.name == "trials" and params["run_id"] == HOSTILE]
     assert compared > 20 and hostile_trials
+
+
+def test_a_row_filter_key_is_printed_exactly_when_the_former_template_check_printed_it() -> None:
+    # The table macro asks `k is attr_key` (one Python call a key) instead of a chain of Jinja filters a key
+    # and row; both keep a-z, 0-9, _ and - only, and leave out everything else.
+    import jinja2
+
+    from fmbench.render import attr_key
+
+    former = jinja2.Environment().from_string(
+        '{{ (k is string and k and (k|list|reject("in", "abcdefghijklmnopqrstuvwxyz0123456789_-")|list|length) == 0)'
+        '|string }}'
+    )
+    keys = ["os_build", "device", "route-1", "", "OS", "a b", "é", "x\n", "\nx", "1", "a.b", "a\u0130", "_", "-",
+            "data-f-x", "k\x00", None, 5, 0.5, True, ("a",)]
+    for k in keys:
+        assert attr_key(k) == (former.render(k=k) == "True"), repr(k)
