@@ -47,7 +47,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fmbench import __version__, comparison_cache, resample_store, stats
+from fmbench import __version__, comparison_cache, processes, resample_store, stats
 from fmbench import build_workers as bw
 from fmbench.dataset import open_database
 from fmbench.db import schema_version
@@ -240,16 +240,6 @@ def _test_kill(stage: str) -> None:
         os.kill(os.getpid(), 9)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 def recover_killed_builds(out_dir: Path) -> None:
     """Clear what a killed build left beside ``out_dir``: staging folders, and a retired site.
 
@@ -268,7 +258,7 @@ def recover_killed_builds(out_dir: Path) -> None:
             if committed and int(pid) == os.getpid():
                 _apply_patch(leftover, out_dir)  # an earlier build of this process failed while patching
                 continue
-            if int(pid) == os.getpid() or _pid_alive(int(pid)):
+            if int(pid) == os.getpid() or processes.alive(int(pid)):
                 continue
             if prefix.endswith("previous-") and not out_dir.exists():
                 leftover.rename(out_dir)

@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from fmbench import processes
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
@@ -372,16 +373,6 @@ def _handover_root() -> Path:
     return shared if shared.is_dir() and os.access(shared, os.W_OK) else Path(tempfile.gettempdir())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # another user's process
-    return True
-
-
 STALE_HANDOVER_SECONDS = 3600
 """A live batch's folder changes with every run handed over; one left alone this long is not in use."""
 
@@ -397,7 +388,7 @@ def remove_stale_handovers(root: Path, now: float | None = None) -> None:
     now = time.time() if now is None else now
     for folder in root.glob(HANDOVER_PREFIX + "*"):
         pid = folder.name[len(HANDOVER_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or processes.alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             if now - folder.stat().st_mtime > STALE_HANDOVER_SECONDS:

@@ -115,6 +115,13 @@ def grown(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return db, out, before
 
 
+def _fresh_build(db: Path, tmp_path: Path) -> dict[str, str]:
+    """The snapshot of a full build of ``db`` into a new folder: what a patched or recovered site must equal."""
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh)
+    return _snapshot(fresh)
+
+
 def _killed_rebuild(db: Path, out: Path, stage: str) -> None:
     env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT=stage)
     result = subprocess.run([sys.executable, "-P", "-c", _BUILD, str(db), str(out), "/"], env=env, check=False)
@@ -132,9 +139,7 @@ def test_a_patching_build_killed_before_its_journal_leaves_the_site_byte_identic
 
     build_site(db, out)
     assert _leftovers(out) == []
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _snapshot(out) == _snapshot(fresh)
+    assert _snapshot(out) == _fresh_build(db, tmp_path)
 
 
 def test_a_patching_build_killed_after_its_journal_is_finished_by_the_next_build(
@@ -150,9 +155,7 @@ def test_a_patching_build_killed_after_its_journal_is_finished_by_the_next_build
     report = build_site(db, out)  # finishes the patch first, then finds nothing left to do
     assert _leftovers(out) == []
     assert report.rendered == []
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _snapshot(out) == _snapshot(fresh)
+    assert _snapshot(out) == _fresh_build(db, tmp_path)
 
 
 def test_a_data_only_rebuild_patches_the_site_in_place_and_a_new_setting_swaps_in_a_whole_site(
@@ -168,9 +171,7 @@ def test_a_data_only_rebuild_patches_the_site_in_place_and_a_new_setting_swaps_i
     assert report.changed and _leftovers(out) == []
     unchanged = [f for f in before if f not in report.changed and not f.startswith(".fmbench-") and (out / f).exists()]
     assert unchanged and all((out / f).stat().st_ino == kept[f] for f in unchanged)
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _snapshot(out) == _snapshot(fresh)
+    assert _snapshot(out) == _fresh_build(db, tmp_path)
 
     build_site(db, out, base_url="/elsewhere/")  # every page changes: a new folder replaces the site
     assert out.stat().st_ino != folder and _leftovers(out) == []
@@ -195,6 +196,4 @@ def test_a_patch_that_fails_after_its_journal_is_kept_and_finished_by_the_next_b
     monkeypatch.undo()
     report = build_site(db, out)
     assert _leftovers(out) == [] and report.rendered == []
-    fresh = tmp_path / "fresh"
-    build_site(db, fresh)
-    assert _snapshot(out) == _snapshot(fresh)
+    assert _snapshot(out) == _fresh_build(db, tmp_path)
