@@ -25,6 +25,7 @@ from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 from fmbench import __version__, content_policy
+from fmbench.template_cache import template_cache
 
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 
@@ -247,6 +248,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             auto_reload=False,  # templates ship with the package; checking their files on every page costs a stat each
+            bytecode_cache=template_cache(),
         )
         self.env.globals.update(url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META)
         self.env.tests["attr_key"] = attr_key
