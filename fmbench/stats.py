@@ -57,7 +57,7 @@ import hashlib
 import math
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
@@ -352,16 +352,66 @@ _RESAMPLE_MEMO: dict[tuple[bytes, tuple[float, ...] | str], Any] = {}
 _RESAMPLE_MEMO_SIZE = 4096
 
 
-def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
-    """``(values, drawn, valid)``: :data:`RESAMPLES` cluster-bootstrap resamples of one side's values.
+BLOCK_SLOTS = 1 << 17
+"""How many slots a block of resamples holds at most: the trials are drawn, indexed and reduced a block of
+resamples at a time, in buffers the processor's cache holds and that are reused from block to block."""
+
+
+@dataclass(frozen=True)
+class _Resamples:
+    """:data:`RESAMPLES` cluster-bootstrap resamples of one side's values, drawn a block at a time.
 
     Runs are drawn with replacement (when there are several), then, within each drawn run, as many
-    samples as it holds, then, within each drawn sample, as many trials as it holds. ``drawn`` has
-    one row per resample, each slot the index in ``values`` of the value drawn there; ``valid`` marks
-    which slots hold a drawn value (a drawn run with fewer samples, or a drawn sample with fewer trials,
-    than the most any holds leaves the rest empty). The generator is seeded from ``digest``, so the same
-    side always gives the same resamples.
+    samples as it holds, then, within each drawn sample, as many trials as it holds. Each resample is a row
+    of ``width`` slots; :meth:`blocks` yields, for consecutive rows ``start:stop``, ``drawn`` (each slot the
+    index in ``values`` of the value drawn there) and ``valid`` (which slots hold a drawn value, ``None``
+    when all do: a drawn run with fewer samples, or a drawn sample with fewer trials, than the most any
+    holds leaves the rest empty). The generator is seeded from a digest of the values, so the same side
+    always gives the same resamples; drawing block by block takes the same numbers, in the same order, as
+    drawing every row at once.
     """
+
+    values: Any
+    width: int
+    rng: Any
+    n_trials: Any  # (resamples, runs, samples) as doubles: each drawn sample's trial count
+    offsets: Any  # (resamples, runs, samples): where each drawn sample's values start in ``values``
+    kept: Any  # (resamples, runs * samples): the drawn samples' trial counts, 0 where no sample was drawn; or None
+
+    def blocks(self) -> Iterator[tuple[int, int, Any, Any]]:
+        """``(start, stop, drawn, valid)`` per block of rows; ``drawn`` and ``valid`` are reused buffers, valid
+        until the next block is drawn."""
+        import numpy as np
+
+        b, shape = self.n_trials.shape[0], self.n_trials.shape[1:]
+        trials = self.width // math.prod(shape)
+        rows = max(1, min(b, BLOCK_SLOTS // self.width))
+        position = np.empty((rows, *shape, trials))
+        drawn = np.empty(position.shape, dtype=np.int32)
+        valid = None if self.kept is None else np.empty((rows, self.width), dtype=bool)
+        in_sample = None if self.kept is None else np.tile(np.arange(trials, dtype=self.kept.dtype), math.prod(shape))
+        for start in range(0, b, rows):
+            stop = min(b, start + rows)
+            n = stop - start
+            p, d = position[:n], drawn[:n]
+            # Each trial's draw: a uniform u in [0, 1) times the drawn sample's count, truncated. No clamp to
+            # n - 1 is needed: u is at most 1 - 2**-53, and n times that, rounded to the nearest double, is
+            # below n for every count n.
+            self.rng.random(out=p)
+            p *= self.n_trials[start:stop, ..., None]
+            np.copyto(d, p, casting="unsafe")  # truncated toward zero, as ``astype`` does
+            d += self.offsets[start:stop, ..., None]
+            if valid is None:
+                yield start, stop, d.reshape(n, -1), None
+            else:
+                # One comparison of whole rows (broadcasting over a short last axis costs several times as much).
+                v = valid[:n]
+                np.greater(np.repeat(self.kept[start:stop], trials, axis=1), in_sample, out=v)
+                yield start, stop, d.reshape(n, -1), v
+
+
+def _resample(side: Clusters, digest: bytes) -> _Resamples:
+    """One side's resamples (see :class:`_Resamples`): the runs and samples drawn now, the trials block by block."""
     import numpy as np
 
     runs = [[sample for sample in run if len(sample)] for run in side]
@@ -376,8 +426,6 @@ def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
     values = _flat_values(side)  # the empty samples left out above hold no value, so the order is the same
     max_samples, max_trials = int(samples_per_run.max()), int(trials_per_sample.max())
 
-    # Every draw below is the same, in the same order, as a uniform u in [0, 1) times the count drawn
-    # from, truncated: the arithmetic is done in place and on 32-bit indices to spare memory traffic.
     b = RESAMPLES
     if n_runs > 1:
         run_pick = rng.integers(0, n_runs, size=(b, n_runs))
@@ -391,20 +439,77 @@ def _resample(side: Clusters, digest: bytes) -> tuple[Any, Any, Any]:
     np.minimum(slot, n_samples[..., None] - 1, out=slot)
     sample_pick = sample_offsets[run_pick][..., None] + slot
     n_trials = trials_per_sample[sample_pick]  # (b, runs, samples)
-    position = rng.random((*sample_pick.shape, max_trials))
-    position *= n_trials[..., None]
-    drawn = position.astype(np.int32)
-    del position
-    # No clamp to n - 1 is needed here: u < 1 is at most 1 - 2**-53, and n times that, rounded to the
-    # nearest double, is below n for every count n (the same holds for the samples' slots above, which are
-    # clamped as they always were; the result is the same either way).
-    drawn += trial_offsets[sample_pick][..., None]
-    if max_trials == int(trials_per_sample.min()) and max_samples == int(samples_per_run.min()):
-        valid = None  # every slot holds a value
-    else:
-        valid = sample_valid[..., None] & (np.arange(max_trials) < n_trials[..., None])
-        valid = valid.reshape(b, -1)
-    return values, drawn.reshape(b, -1), valid
+    kept = None  # every slot holds a value
+    if max_trials != int(trials_per_sample.min()) or max_samples != int(samples_per_run.min()):
+        kept = np.where(sample_valid, n_trials, 0).astype(_index_type(max_trials)).reshape(b, -1)
+    return _Resamples(
+        values=values, width=run_pick.shape[1] * max_samples * max_trials, rng=rng,
+        n_trials=n_trials.astype(np.float64), offsets=trial_offsets[sample_pick], kept=kept,
+    )
+
+
+def _index_type(largest: int) -> Any:
+    """The smallest integer type that holds ``0 .. largest`` (inclusive)."""
+    import numpy as np
+
+    return np.int16 if largest < np.iinfo(np.int16).max else np.int32
+
+
+SORTING_NETWORK = 512
+"""Rows up to this long are sorted by numpy's vectorized sorting network where the processor has one (x86
+AVX-512), several times quicker per value than a longer row; a longer row is sorted in two halves."""
+
+
+def _kth_of_two(left: Any, right: Any, k: Any) -> Any:
+    """Per row, the ``k``-th smallest (``k`` from 1) of the values of two row-sorted arrays together.
+
+    A binary search, on each row at once, for ``i``, how many of the ``k`` smallest ``left`` holds: the
+    smallest ``i`` with ``left[i] >= right[k - i - 1]``; the ``k``-th smallest is then the larger of
+    ``left[i - 1]`` and ``right[k - i - 1]``.
+    """
+    import numpy as np
+
+    rows = np.arange(left.shape[0])
+    a, b = left.shape[1], right.shape[1]
+    lo, hi = np.maximum(k - b, 0), np.minimum(k, a)
+    for _ in range(a.bit_length() + 1):
+        active = lo < hi
+        if not active.any():
+            break
+        i = (lo + hi) >> 1
+        more = active & (left[rows, np.minimum(i, a - 1)] < right[rows, np.clip(k - i - 1, 0, b - 1)])
+        lo = np.where(more, i + 1, lo)
+        hi = np.where(active & ~more, i, hi)
+    from_left = np.where(lo >= 1, left[rows, np.maximum(lo - 1, 0)], -1)
+    from_right = np.where(k - lo >= 1, right[rows, np.clip(k - lo - 1, 0, b - 1)], -1)
+    return np.maximum(from_left, from_right)
+
+
+def _halves(width: int) -> int | None:
+    """Where a row of ``width`` slots is cut in two to be sorted, or ``None`` when it is sorted whole."""
+    return (width + 1) // 2 if SORTING_NETWORK < width <= 2 * SORTING_NETWORK else None
+
+
+def _sort_rows(ranks: Any) -> None:
+    """Sort each row of ``ranks`` (small non-negative integers) in place, or each half of it (see :func:`_halves`)."""
+    half = _halves(ranks.shape[1])
+    if half is not None:
+        ranks[:, :half].sort(axis=1)
+        ranks[:, half:].sort(axis=1)
+    else:  # up to the network's length, its sort; beyond twice that, a radix sort of the small integers
+        ranks.sort(axis=1, kind="quicksort" if ranks.shape[1] <= SORTING_NETWORK else "stable")
+
+
+def _order_statistics(ranks: Any, ks: list[Any]) -> list[Any]:
+    """Per row of ``ranks`` as :func:`_sort_rows` left it, its ``k``-th smallest for each ``k`` of ``ks`` (arrays of
+    one ``k`` a row, each from 1): the values sorting each whole row would put there."""
+    import numpy as np
+
+    half = _halves(ranks.shape[1])
+    if half is not None:
+        return [_kth_of_two(ranks[:, :half], ranks[:, half:], k) for k in ks]
+    rows = np.arange(ranks.shape[0])
+    return [ranks[rows, k - 1] for k in ks]
 
 
 def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
@@ -474,22 +579,22 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
             _remember(key, found)
             return found
     _drawn()
-    values, drawn, valid = _resample(side, digest)
+    resamples = _resample(side, digest)
+    values = resamples.values
     ordered = np.sort(values)
-    rank = np.searchsorted(ordered, values, side="left")  # of the first value equal to each
     empty = len(values)  # the rank of an empty slot: after every value
-    ranks = rank.astype(np.int16 if empty < np.iinfo(np.int16).max else np.int32)[drawn]
-    if valid is None:
-        counts = np.full(drawn.shape[0], drawn.shape[1])
-    else:
-        ranks[~valid] = empty
-        counts = valid.sum(axis=1)
-    ranks.sort(axis=1)
-    rows = np.arange(ranks.shape[0])
-    picked = np.empty((len(qs), ranks.shape[0]), dtype=ranks.dtype)
-    for i, q in enumerate(qs):
-        index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
-        picked[i] = ranks[rows, index]
+    rank = np.searchsorted(ordered, values, side="left").astype(_index_type(empty))  # of the first value equal to each
+    ranks = np.empty((RESAMPLES, resamples.width), dtype=rank.dtype)
+    counts = np.full(RESAMPLES, resamples.width)
+    for start, stop, drawn, valid in resamples.blocks():
+        block = ranks[start:stop]
+        np.take(rank, drawn, out=block)
+        if valid is not None:
+            np.copyto(block, empty, where=~valid)
+            counts[start:stop] = valid.sum(axis=1)
+        _sort_rows(block)  # while the block is in the cache
+    ks = [np.maximum(np.ceil(q * counts).astype(np.int64), 1) for q in qs]
+    picked = np.stack(_order_statistics(ranks, ks)).astype(ranks.dtype)
     out = np.append(ordered, np.inf)[picked]
     if store is not None:
         store.save(digest, qs, len(values), RESAMPLES, [picked])
@@ -549,23 +654,28 @@ def resampled_means(side: Clusters) -> Any:
             _remember(key, found)
             return found
     _drawn()
-    values, drawn, valid = _resample(side, digest)
+    resamples = _resample(side, digest)
+    values = resamples.values
     binary = _binary(values)
-    if binary:
-        # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
-        picked = values.astype(np.uint8)[drawn]
-        dtype: Any = np.int64
+    # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
+    source = values.astype(np.uint8) if binary else values
+    dtype: Any = np.int64 if binary else np.float64
+    sums = np.empty(RESAMPLES, dtype=dtype)
+    counts = np.full(RESAMPLES, resamples.width)
+    uneven = False
+    picked = np.empty((max(1, min(RESAMPLES, BLOCK_SLOTS // resamples.width)), resamples.width), dtype=source.dtype)
+    for start, stop, drawn, valid in resamples.blocks():
+        block = picked[: stop - start]
+        np.take(source, drawn, out=block)
+        if valid is not None:
+            uneven = True
+            np.copyto(block, 0, where=~valid)
+            counts[start:stop] = valid.sum(axis=1)
+        sums[start:stop] = block.sum(axis=1, dtype=dtype)
+    if not uneven:
+        counts = np.array([resamples.width])
+        out = sums / resamples.width
     else:
-        picked = values[drawn]
-        dtype = None
-    if valid is None:
-        sums = picked.sum(axis=1, dtype=dtype)
-        counts = np.array([picked.shape[1]])
-        out = sums / picked.shape[1]
-    else:
-        picked[~valid] = 0
-        sums = picked.sum(axis=1, dtype=dtype)
-        counts = valid.sum(axis=1)
         out = sums / counts
     if store is not None:
         arrays = [_smallest_int(sums), _smallest_int(counts)] if binary else [out]

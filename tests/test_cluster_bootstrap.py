@@ -4,6 +4,11 @@ has several; seeded from a digest of its inputs, so the same data always gives t
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fmbench import stats
 
@@ -140,17 +145,102 @@ def test_the_seeded_resamples_give_the_intervals_they_always_gave() -> None:
     assert mean is not None and (mean.low, mean.high) == (-0.16559639760392086, 0.008504757834093102)
 
 
-def test_a_resampled_quantile_is_the_nearest_rank_value_of_what_the_resample_drew() -> None:
-    # Recompute the quantiles from the drawn slots by sorting the values themselves (the definition),
-    # against the ranks the fast path sorts.
+def _every_draw(side: list[list[list[float]]]) -> tuple[Any, Any, Any]:
+    """``(values, drawn, valid)`` of every resample of a side, its blocks put together."""
     import numpy as np
 
+    resamples = stats._resample(side, stats._side_digest(side))
+    drawn = np.empty((stats.RESAMPLES, resamples.width), dtype=np.int64)
+    valid = np.ones((stats.RESAMPLES, resamples.width), dtype=bool)
+    for start, stop, block, kept in resamples.blocks():
+        drawn[start:stop] = block
+        if kept is not None:
+            valid[start:stop] = kept
+    return resamples.values, drawn, valid
+
+
+def _uneven(rng: random.Random, runs: int, samples: int, trials: int, *, ties: bool = False) -> list[list[list[float]]]:
+    """Runs of up to ``samples`` samples of up to ``trials`` trials (a drawn resample then has empty slots); the
+    first run holds ``samples`` samples and each run's first sample ``trials`` trials, so a resample's row has
+    ``runs * samples * trials`` slots."""
+    def value() -> float:
+        return float(rng.choice([1, 2, 3, 5])) if ties else rng.gauss(10, 3)
+
+    return [
+        [[value() for _ in range(trials if s == 0 else rng.randint(max(1, trials - 3), trials))]
+         for s in range(samples if r == 0 else rng.randint(1, samples))]
+        for r in range(runs)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("runs", "samples", "trials", "ties"),
+    [
+        (1, 6, 4, False),  # rows of 24 slots: sorted whole
+        (1, 25, 20, True),  # 500: sorted whole, by the sorting network where there is one
+        (1, 25, 40, False),  # 1,000: each half sorted, the quantile found across the two
+        (1, 3, 341, True),  # 1,023
+        (2, 25, 40, False),  # 2,000: sorted whole (a radix sort)
+        (3, 4, 90, True),  # several runs drawn first
+    ],
+)
+def test_a_resampled_quantile_is_the_nearest_rank_value_of_what_the_resample_drew(
+    runs: int, samples: int, trials: int, ties: bool
+) -> None:
+    # Recompute the quantiles from the drawn slots by sorting the values themselves (the definition),
+    # against the ranks the fast path sorts, for rows of every length the fast path treats its own way.
+    import numpy as np
+
+    side = _uneven(random.Random(runs * 1000 + samples * 10 + trials), runs, samples, trials, ties=ties)
     stats._RESAMPLE_MEMO.clear()
-    values, drawn, valid = stats._resample(_UNEVEN, stats._side_digest(_UNEVEN))
+    values, drawn, valid = _every_draw(side)
+    assert drawn.shape[1] == runs * samples * trials
     picked = np.where(valid, values[drawn], np.inf)
     picked.sort(axis=1)
     counts = valid.sum(axis=1)
-    fast = stats.resampled_quantiles(_UNEVEN, (0.5, 0.9))
+    fast = stats.resampled_quantiles(side, (0.5, 0.9))
     for row, q in enumerate((0.5, 0.9)):
         index = np.maximum(np.ceil(q * counts).astype(np.int64) - 1, 0)
         assert np.array_equal(fast[row], picked[np.arange(len(counts)), index])
+    means = stats.resampled_means(side)
+    assert np.allclose(means, np.where(valid, values[drawn], 0).sum(axis=1) / counts, rtol=1e-12)
+
+
+def test_drawing_a_block_of_resamples_at_a_time_draws_what_drawing_them_all_at_once_draws(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    side = _uneven(random.Random(7), 2, 12, 30)
+    outcomes = [[[float(v > 10) for v in sample] for sample in run] for run in side]
+    results = []
+    for block in (7, 1000, 1 << 30):  # a few slots (one resample a block), several resamples, every resample
+        monkeypatch.setattr(stats, "BLOCK_SLOTS", block)
+        stats._RESAMPLE_MEMO.clear()
+        results.append((stats.resampled_quantiles(side, (0.5, 0.9)), stats.resampled_means(side),
+                        stats.resampled_means(outcomes), _every_draw(side)[1]))
+    for other in results[1:]:
+        for a, b in zip(results[0], other, strict=True):
+            assert np.array_equal(a, b)
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=30), min_size=1, max_size=40),
+    st.data(),
+)
+def test_the_kth_smallest_of_two_sorted_halves_is_the_kth_of_the_row_sorted_whole(
+    rows: list[list[int]], data: st.DataObject
+) -> None:
+    import numpy as np
+
+    width = max(len(r) for r in rows)
+    ranks = np.array([r + [41] * (width - len(r)) for r in rows], dtype=np.int16)
+    half = data.draw(st.integers(1, width), label="half")
+    left, right = np.sort(ranks[:, :half], axis=1), np.sort(ranks[:, half:], axis=1)
+    k = np.array([data.draw(st.integers(1, width)) for _ in rows])
+    whole = np.sort(ranks, axis=1)
+    if half == width:
+        expected = whole[np.arange(len(rows)), k - 1]
+        assert np.array_equal(left[np.arange(len(rows)), k - 1], expected)
+        return
+    assert np.array_equal(stats._kth_of_two(left, right, k), whole[np.arange(len(rows)), k - 1])
