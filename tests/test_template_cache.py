@@ -34,7 +34,8 @@ def environment(cache: TemplateCache | None) -> CountingEnvironment:
 
 
 def names() -> list[str]:
-    return jinja2.FileSystemLoader(TEMPLATES).list_templates()
+    """The site's templates (as :meth:`fmbench.render.Renderer.prepare` lists them: no compiled Python beside)."""
+    return [n for n in jinja2.FileSystemLoader(TEMPLATES).list_templates() if n.endswith((".html", ".xml"))]
 
 
 def test_a_second_process_loads_every_template_compiled_instead_of_compiling_it(tmp_path: Path) -> None:
