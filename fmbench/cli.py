@@ -471,7 +471,8 @@ def verify(db: Path | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="The migrations as JSON.")
 def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     """Bring an older database up to this fmbench: schema migrations, then re-deriving runs
-    judged by older rules from their stored originals, each in one transaction.
+    judged by older rules from their stored originals, then keeping originals stored raw
+    gzipped, each in one transaction.
     """
     from fmbench.migrate import migrate_database, migration_status
 

@@ -1,8 +1,9 @@
 """``fmbench migrate``: the database's schema and data migrations, listed and applied.
 
 Schema migrations are the numbered ``.sql`` files beside ingest; the data
-migration re-derives runs judged by an older analysis version from their stored
-originals. Each is applied in its own transaction.
+migrations re-derive runs judged by an older analysis version from their stored
+originals, and keep the originals a database stored raw gzipped. Each is applied
+in its own transaction.
 """
 
 from __future__ import annotations
@@ -64,8 +65,13 @@ class MigrationReport:
         return "\n".join(str(e) for e in self.entries)
 
 
+ORIGINALS_GZIPPED = "originals gzipped"
+"""The data migration that keeps the originals a database stored raw (before schema migration 6) gzipped."""
+
+
 def _status(con: Any, path: Any) -> MigrationReport:
     from fmbench.ingest.rederive import applied_data_migrations, stale_run_count
+    from fmbench.ingest.stored_originals import raw_original_count
 
     pending = {m.version for m in pending_migrations(con, path)}
     applied = applied_versions(con)
@@ -86,6 +92,11 @@ def _status(con: Any, path: Any) -> MigrationReport:
                 None,
                 f"{stale} run(s) to re-derive from their stored originals",
             )
+        )
+    raw = raw_original_count(con)
+    if raw:
+        report.entries.append(
+            MigrationEntry("data", ORIGINALS_GZIPPED, None, f"{raw} original file(s) stored raw, to keep gzipped")
         )
     return report
 
@@ -110,6 +121,7 @@ def migration_status(db: str | os.PathLike[str] | None = None) -> MigrationRepor
 def migrate_database(db: str | os.PathLike[str] | None = None) -> MigrationReport:
     """Apply every pending migration, each in its own transaction; report what was applied."""
     from fmbench.ingest.rederive import rederive_stale
+    from fmbench.ingest.stored_originals import gzip_raw_originals
 
     path = _existing(db)
     applied_now: list[str] = []
@@ -122,6 +134,9 @@ def migrate_database(db: str | os.PathLike[str] | None = None) -> MigrationRepor
             count = rederive_stale(con)
             if count:
                 applied_now.append(f"data analysis version {ANALYSIS_VERSION} ({count} run(s) re-derived)")
+            gzipped = gzip_raw_originals(con)
+            if gzipped.files or gzipped.left_raw:
+                applied_now.append(f"data {ORIGINALS_GZIPPED} ({gzipped})")
             report = _status(con, path)
         finally:
             con.close()

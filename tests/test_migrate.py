@@ -3,6 +3,7 @@ they open; readers say to run `fmbench migrate`; an upgraded database verifies c
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -16,6 +17,7 @@ from fmbench.cli import main
 from fmbench.db import migrations, schema_version
 from fmbench.ingest import _Writer, ingest_paths, write_prepared
 from fmbench.ingest.prepare import prepared_from
+from fmbench.originals import gzip_original, original_bytes
 
 from testdata import JUDGING, RUNS
 
@@ -65,6 +67,26 @@ def old_database(path: Path, versions: set[int]) -> None:
     con.close()
 
 
+def _raw_mib(files: tuple[Path, ...]) -> str:
+    return f"{sum(f.stat().st_size for f in files) / 2**20:,.1f}"
+
+
+def _gzipped_mib(files: tuple[Path, ...]) -> str:
+    return f"{sum(len(gzip_original(f.read_bytes())) for f in files) / 2**20:,.1f}"
+
+
+def _sources(db: Path) -> dict[str, tuple[bytes, str]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        columns = {row[0] for row in con.execute("SELECT column_name FROM information_schema.columns "
+                                                 "WHERE table_name = 'sources'").fetchall()}
+        encoding = "encoding" if "encoding" in columns else "'identity'"  # before schema migration 6: raw bytes
+        return {sha: (bytes(content), kept) for sha, content, kept in
+                con.execute(f"SELECT sha256, content, {encoding} FROM sources").fetchall()}
+    finally:
+        con.close()
+
+
 def _verdicts(db: Path) -> dict[str, str]:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -86,7 +108,10 @@ def test_a_schema_1_database_is_upgraded_by_fmbench_migrate_and_then_verifies(tm
     data = lines[1 + len(later)]
     assert data.startswith(f"data    analysis version {ANALYSIS_VERSION}")
     assert data.endswith("pending  3 run(s) to re-derive from their stored originals")
-    assert lines[-1] == f"{len(later) + 1} pending: run `fmbench migrate` to apply them"
+    gzipped = lines[2 + len(later)]
+    assert gzipped.startswith("data    originals gzipped ")
+    assert gzipped.endswith("pending  3 original file(s) stored raw, to keep gzipped")
+    assert lines[-1] == f"{len(later) + 2} pending: run `fmbench migrate` to apply them"
     assert _verdicts(db)["purpose-rules-b-no-commit.json"] == "invalid"  # --list changes nothing
 
     code, out = invoke("migrate", "--db", str(db))
@@ -94,6 +119,7 @@ def test_a_schema_1_database_is_upgraded_by_fmbench_migrate_and_then_verifies(tm
     assert out.splitlines() == [
         *(f"applied schema {name}" for name in later),
         f"applied data analysis version {ANALYSIS_VERSION} (3 run(s) re-derived)",
+        f"applied data originals gzipped (3 file(s), {_raw_mib(FILES)} MiB stored as {_gzipped_mib(FILES)} MiB)",
         "the database is up to date",
     ]
     code, out = invoke("migrate", "--db", str(db), "--list")
@@ -267,3 +293,53 @@ def test_serve_refuses_an_older_database_in_one_line(tmp_path: Path, versions: s
 
     with pytest.raises(DatabaseError, match="run `fmbench migrate`"):
         run_server(db, port=1)
+
+
+def raw_database(db: Path) -> None:
+    """A database whose originals an fmbench before schema migration 6 stored, raw, then brought to schema 6
+    (which marks such rows ``identity``)."""
+    assert ingest_paths(list(FILES), db).ok
+    con = duckdb.connect(str(db))
+    for f in FILES:
+        con.execute("UPDATE sources SET content = ?, encoding = 'identity' WHERE sha256 = ?",
+                    [f.read_bytes(), hashlib.sha256(f.read_bytes()).hexdigest()])
+    con.close()
+
+
+def test_fmbench_migrate_keeps_the_originals_stored_raw_gzipped_and_each_reads_back_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "raw.duckdb"
+    raw_database(db)
+    assert {encoding for _, encoding in _sources(db).values()} == {"identity"}
+    code, out = invoke("migrate", "--db", str(db), "--list")
+    assert code == 0 and out.splitlines()[-1] == "1 pending: run `fmbench migrate` to apply them"
+
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0, out
+    assert f"applied data originals gzipped (3 file(s), {_raw_mib(FILES)} MiB stored as {_gzipped_mib(FILES)} MiB)" in out
+    stored = _sources(db)
+    for f in FILES:
+        content, encoding = stored[hashlib.sha256(f.read_bytes()).hexdigest()]
+        assert encoding == "gzip" and content == gzip_original(f.read_bytes())  # what an ingest stores now
+        assert original_bytes(content, encoding, f.name) == f.read_bytes()
+    code, out = invoke("verify", "--db", str(db))
+    assert code == 0, out
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0 and out == "nothing to migrate: the database is up to date\n"
+
+
+def test_a_raw_original_whose_bytes_no_longer_match_is_left_as_stored_for_verify_to_name(tmp_path: Path) -> None:
+    db = tmp_path / "damaged.duckdb"
+    raw_database(db)
+    damaged = hashlib.sha256(CURRENT.read_bytes()).hexdigest()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE sources SET content = content || 'x'::BLOB WHERE sha256 = ?", [damaged])
+    con.close()
+
+    code, out = invoke("migrate", "--db", str(db))
+    assert code == 0, out
+    assert "(2 file(s)," in out and "1 left as stored, their bytes not their SHA-256's (see `fmbench verify`)" in out
+    stored = _sources(db)
+    assert stored[damaged] == (CURRENT.read_bytes() + b"x", "identity")
+    assert sorted(encoding for _, encoding in stored.values()) == ["gzip", "gzip", "identity"]
+    code, out = invoke("verify", "--db", str(db))
+    assert code == 1 and "purpose-current.json" in out and "sha256" in out
