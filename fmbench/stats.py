@@ -378,6 +378,11 @@ class _Resamples:
     offsets: Any  # (resamples, runs, samples): where each drawn sample's values start in ``values``
     kept: Any  # (resamples, runs * samples): the drawn samples' trial counts, 0 where no sample was drawn; or None
 
+    @property
+    def rows_per_block(self) -> int:
+        """How many resamples a block holds (at least one, however wide a row)."""
+        return max(1, min(self.n_trials.shape[0], BLOCK_SLOTS // self.width))
+
     def blocks(self) -> Iterator[tuple[int, int, Any, Any]]:
         """``(start, stop, drawn, valid)`` per block of rows; ``drawn`` and ``valid`` are reused buffers, valid
         until the next block is drawn."""
@@ -385,7 +390,7 @@ class _Resamples:
 
         b, shape = self.n_trials.shape[0], self.n_trials.shape[1:]
         trials = self.width // math.prod(shape)
-        rows = max(1, min(b, BLOCK_SLOTS // self.width))
+        rows = self.rows_per_block
         position = np.empty((rows, *shape, trials))
         drawn = np.empty(position.shape, dtype=np.int32)
         valid = None if self.kept is None else np.empty((rows, self.width), dtype=bool)
@@ -457,7 +462,8 @@ def _index_type(largest: int) -> Any:
 
 SORTING_NETWORK = 512
 """Rows up to this long are sorted by numpy's vectorized sorting network where the processor has one (x86
-AVX-512), several times quicker per value than a longer row; a longer row is sorted in two halves."""
+AVX-512), several times quicker per value than a longer row; a row up to twice as long is sorted in two
+halves (see :func:`_halves`), a longer one by a radix sort."""
 
 
 def _kth_of_two(left: Any, right: Any, k: Any) -> Any:
@@ -663,7 +669,7 @@ def resampled_means(side: Clusters) -> Any:
     sums = np.empty(RESAMPLES, dtype=dtype)
     counts = np.full(RESAMPLES, resamples.width)
     uneven = False
-    picked = np.empty((max(1, min(RESAMPLES, BLOCK_SLOTS // resamples.width)), resamples.width), dtype=source.dtype)
+    picked = np.empty((resamples.rows_per_block, resamples.width), dtype=source.dtype)
     for start, stop, drawn, valid in resamples.blocks():
         block = picked[: stop - start]
         np.take(source, drawn, out=block)
