@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from fmbench.annotations import is_sidecar
 from fmbench.db import connect, default_db_path, readers_waiting
@@ -132,11 +133,12 @@ class _Writer:
         self._cap: int | None = None
         self._restore: tuple[str, int] | None = None
 
-    def cap_memory(self, size: int) -> None:
-        """Cap DuckDB's memory for writing a run file of ``size`` bytes, with one thread."""
+    def cap_memory(self, size: int, largest: int = 0) -> None:
+        """Cap DuckDB's memory for writing a run file of ``size`` bytes whose longest value is ``largest``
+        bytes, with one thread."""
         con = self.con
         held = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()
-        need = max(1, int(held[0] if held else 0) + write_memory_limit(size))
+        need = max(1, int(held[0] if held else 0) + write_memory_limit(size, largest))
         if self._restore is None:
             found = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
             assert found is not None
@@ -213,7 +215,7 @@ CAP_SLACK = 64 * 2**20
 """How far above a file's own limit a batch's writer may leave the cap in force (see :class:`_Writer`)."""
 
 
-def write_memory_limit(size: int) -> int:
+def write_memory_limit(size: int, largest: int = 0) -> int:
     """What DuckDB may take, beyond what it already holds, while one run file of ``size`` bytes is written.
 
     With its default limit (most of the machine's memory) and a thread per core
@@ -223,8 +225,26 @@ def write_memory_limit(size: int) -> int:
     was needed while the per-trial tables kept primary-key indexes; without
     them DuckDB writes a big run's rows straight to the file and, given twice
     the size, held about 35 MiB more of a 23.5 MiB file than with once.
+
+    A value longer than a block is written at the commit into one allocation
+    of its own size while the transaction still holds it: a 64 MiB response
+    needed 64 MiB beyond the file's limit ("could not allocate block of size
+    64.0 MiB"), so the longest value of the run (``largest``, see
+    :func:`longest_value`) is added once.
     """
-    return size + WRITE_MEMORY_FLOOR
+    return size + largest + WRITE_MEMORY_FLOOR
+
+
+def longest_value(tables: Iterable[pa.Table]) -> int:
+    """The length in bytes of the longest string or binary value in ``tables`` (0 if none)."""
+    longest = 0
+    for table in tables:
+        for column in table.columns:
+            kind = column.type
+            if pa.types.is_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_string(kind):
+                found = pc.max(pc.binary_length(column)).as_py()
+                longest = max(longest, found or 0)
+    return longest
 
 
 def _buffer(data: bytes | pa.Buffer) -> pa.Buffer:
@@ -267,7 +287,7 @@ def write_prepared(
     tick = checkpoint or (lambda _stage: None)
     capped = transaction and cap_memory
     if capped:
-        writer.cap_memory(run.size)
+        writer.cap_memory(run.size, longest_value(run.tables.values()))
     elif transaction:
         writer.release_cap()  # written with DuckDB's own limit
     if transaction:
@@ -360,9 +380,12 @@ def land(
         return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes)
     try:
         write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
-    except duckdb.OutOfMemoryException:
-        # More than the cap was needed (a big database's indexes, say) and the file was rolled back whole:
-        # prepare it again and write it with DuckDB's own limit.
+    except (duckdb.OutOfMemoryException, duckdb.TransactionException) as exc:
+        # More than the cap was needed (a big database's indexes, say) and the file was rolled back whole
+        # (at the commit DuckDB says so as a failed transaction): prepare it again and write it with
+        # DuckDB's own limit.
+        if isinstance(exc, duckdb.TransactionException) and "could not allocate" not in str(exc):
+            raise
         again = prepare(path, registry, max_bytes, writer.schemas())
         if not isinstance(again, PreparedRun):
             return land(con, writer, path, again, registry=registry, max_bytes=max_bytes)

@@ -191,7 +191,7 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
     import fmbench.ingest as ingest
 
     run = RUNS / "purpose-current.json"
-    monkeypatch.setattr(ingest, "write_memory_limit", lambda size: -(2**40))  # a limit DuckDB cannot write a row under
+    monkeypatch.setattr(ingest, "write_memory_limit", lambda size, largest=0: -(2**40))  # a limit DuckDB cannot write a row under
     prepared = []
     prepare = ingest.prepare
     monkeypatch.setattr(ingest, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))

@@ -1,0 +1,43 @@
+"""Reading bounds its work by the file's size and shape (issue 27's reading rows).
+
+Each test writes a real file, made in ``tmp_path`` from a fixture run file, and
+runs the real command or library function on it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from fmbench.cli import main
+from fmbench.db import connect
+
+from testdata import FIXTURES
+
+RUN = FIXTURES / "iphone-17-pro-ios27-24a5264n-on-device-quick-2026-11-11.json"
+MiB = 2**20
+
+
+def _run() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(RUN.read_bytes())
+    return document
+
+
+def _write(path: Path, document: dict[str, Any], *, indent: int | None = 2) -> Path:
+    path.write_text(json.dumps(document, indent=indent), encoding="utf-8")
+    return path
+
+
+def test_a_64_mib_response_is_ingested_with_the_limit_raised(tmp_path: Path) -> None:
+    document = _run()
+    document["trials"][0]["response"] = "x" * (64 * MiB)
+    run = _write(tmp_path / "long-response.json", document)
+    db = tmp_path / "runs.duckdb"
+    result = CliRunner().invoke(main, ["ingest", "--db", str(db), "--max-bytes", str(200 * MiB), str(run)])
+    assert result.exit_code == 0, result.output
+    assert "1 ingested, 0 updated, 0 skipped as duplicates, 0 errored" in result.output
+    with connect(db, read_only=True) as con:
+        assert con.execute("SELECT max(length(response)) FROM trials").fetchone() == (64 * MiB,)
