@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from operator import attrgetter
 from typing import Literal
 
@@ -25,6 +26,10 @@ MIN_WARMUPS = 5
 MIN_REPETITIONS = 20
 PCC_MIN_OS_GENERATION = 27
 """Private Cloud Compute needs OS 27: a PCC run on an earlier OS is not a PCC measurement."""
+EARLIEST_PLAUSIBLE_START = datetime(2025, 6, 9, tzinfo=UTC)
+"""No run can start before Apple announced the Foundation Models framework (WWDC, 9 June 2025)."""
+CLOCK_LEEWAY = timedelta(days=1)
+"""A run may end at most this far after the moment it is judged (a device clock a little ahead, a time zone)."""
 DEVICE_NAME_FIELDS = ("deviceName", "environment.deviceName", "device_name")
 """The names a sidecar correction may give the device-name field."""
 
@@ -142,6 +147,9 @@ def assess(
                 f"A Private Cloud Compute run on OS {generation}: PCC requires OS {PCC_MIN_OS_GENERATION}, "
                 "so these requests did not measure PCC.",
             )
+    clock = implausible_clock(run.started_at, run.ended_at)
+    if clock is not None:
+        invalid("implausible-clock", clock)
     if mismatches:
         shown = "; ".join(str(m) for m in mismatches[:3])
         more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
@@ -241,6 +249,34 @@ def assess(
     elif reasons:
         level = "exploratory"
     return Verdict(level, tuple(reasons))
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def implausible_clock(started_at: datetime, ended_at: datetime, now: datetime | None = None) -> str | None:
+    """Why a run's start and end cannot be real readings of a clock, or ``None`` if they can be.
+
+    The bounds live here alone: not before :data:`EARLIEST_PLAUSIBLE_START`, not after ``now`` (the
+    moment of judging) + :data:`CLOCK_LEEWAY`, and an end no earlier than the start.
+    """
+    start, end = _utc(started_at), _utc(ended_at)
+    latest = (now or datetime.now(UTC)) + CLOCK_LEEWAY
+    stamps = f"started {start.isoformat()}, ended {end.isoformat()}"
+    if start < EARLIEST_PLAUSIBLE_START or end < EARLIEST_PLAUSIBLE_START:
+        return (
+            f"The run's clock is implausible ({stamps}): no run can predate the Foundation Models framework "
+            f"({EARLIEST_PLAUSIBLE_START:%d %B %Y}), so its times are not evidence."
+        )
+    if start > latest or end > latest:
+        return (
+            f"The run's clock is implausible ({stamps}): it is dated after the moment it was judged, "
+            "so its times are not evidence."
+        )
+    if end < start:
+        return f"The run's clock is implausible ({stamps}): it ends before it starts, so its times are not evidence."
+    return None
 
 
 def _partial_workloads(run: RunRecord) -> list[tuple[str, int, int]]:

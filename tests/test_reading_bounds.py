@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from fmbench.cli import main
@@ -41,3 +42,31 @@ def test_a_64_mib_response_is_ingested_with_the_limit_raised(tmp_path: Path) -> 
     assert "1 ingested, 0 updated, 0 skipped as duplicates, 0 errored" in result.output
     with connect(db, read_only=True) as con:
         assert con.execute("SELECT max(length(response)) FROM trials").fetchone() == (64 * MiB,)
+
+
+@pytest.mark.parametrize(
+    ("started", "ended", "why"),
+    [
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:10:00Z", "no run can predate the Foundation Models framework"),
+        ("9999-12-31T23:00:00Z", "9999-12-31T23:50:00Z", "it is dated after the moment it was judged"),
+        ("2026-11-11T10:00:00Z", "2026-11-11T09:00:00Z", "it ends before it starts"),
+    ],
+)
+def test_a_run_with_an_implausible_clock_is_invalid_with_the_reason_named(
+    tmp_path: Path, started: str, ended: str, why: str
+) -> None:
+    document = _run()
+    document["startedAt"], document["endedAt"] = started, ended
+    run = _write(tmp_path / "clock.json", document)
+    result = CliRunner().invoke(main, ["validate", "--json", str(run)])
+    assert result.exit_code == 0, result.output
+    (judged,) = json.loads(result.output)
+    assert judged["verdict"] == "invalid"
+    (clock,) = [r for r in judged["reasons"] if r["code"] == "implausible-clock"]
+    assert clock["level"] == "invalid"
+    assert why in clock["message"]
+    assert started in clock["message"].replace("+00:00", "Z")
+
+    shown = CliRunner().invoke(main, ["validate", str(run)])
+    assert "invalid as evidence" in shown.output.splitlines()[0].lower()
+    assert any(line.strip().startswith("invalid") and why in line for line in shown.output.splitlines())
