@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .json_text import load_json
 from .model import Evaluation, Row
 
 DifferenceKind = Literal[
@@ -81,7 +82,7 @@ def decode_structured(value: Any) -> Any:
     if not text or text[0] not in "{[":
         return value
     try:
-        decoded = json.loads(text)
+        decoded = load_json(text)
     except json.JSONDecodeError:
         return value
     return decoded if isinstance(decoded, dict | list) else value

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ArtifactError
+from .json_text import load_json
 from .model import (
     Evaluation,
     ManifestEntry,
@@ -176,7 +177,7 @@ def _parse_input(value: Any, where: str, locate: _Locator) -> tuple[str | None, 
     if not isinstance(value, str):
         raise locate.error("not a string holding JSON", where)
     try:
-        return value, json.loads(value)
+        return value, load_json(value)
     except json.JSONDecodeError as error:
         raise locate.error(json_error_text(error), where) from None
 
@@ -203,7 +204,7 @@ def _decode_structured(value: Any) -> tuple[Any, bool]:
     if not text or text[0] not in "{[":
         return value, False
     try:
-        decoded = json.loads(text)
+        decoded = load_json(text)
     except json.JSONDecodeError:
         return value, False
     if isinstance(decoded, dict | list):

@@ -20,6 +20,7 @@ from typing import Any
 
 from .document import json_error_text
 from .errors import ArtifactError
+from .json_text import load_json
 from .model import ManifestEntry
 
 MANIFEST_NAME = "manifest.json"
@@ -53,7 +54,7 @@ def read_manifest(path: Path) -> Manifest:
     """Read a manifest; problems become errors in the result, never exceptions."""
     manifest = Manifest(path=path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = load_json(path.read_bytes().decode("utf-8-sig"))
     except OSError as error:
         manifest.errors.append(ArtifactError(path, f"cannot read ({error.strerror})"))
         return manifest

@@ -39,6 +39,7 @@ from fmbench.errors import FmbenchError
 from .compare import GateOutcome, compare_evaluations, evaluate_gate, parse_gate
 from .differences import evaluation_issues
 from .errors import GateRuleError, PipelineError
+from .json_text import load_json
 from .model import Evaluation
 from .reader import ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, read_artifacts, read_evaluation
 from .reports import inspect_path, report_evaluation
@@ -137,7 +138,7 @@ def load_pipeline(
     path = Path(path)
     manifest = _Manifest(path, settings or {})
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = load_json(path.read_bytes().decode("utf-8-sig"))
     except OSError as error:
         raise PipelineError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError as error:

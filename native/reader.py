@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .document import json_error_text, parse_document
 from .errors import ArtifactError
+from .json_text import load_json
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .model import Evaluation, ManifestEntry
 
@@ -145,7 +146,7 @@ def read_file(path: Path, *, manifest: ManifestEntry | None = None) -> ReadResul
         _read_lines(text, path, sha256, manifest, result)
         return result
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as error:
         result.errors.append(ArtifactError(path, json_error_text(error)))
         return result
@@ -169,7 +170,7 @@ def _read_lines(
             continue
         found = True
         try:
-            data = json.loads(line)
+            data = load_json(line)
         except json.JSONDecodeError as error:
             result.errors.append(ArtifactError(path, json_error_text(error), line=number))
             continue

@@ -20,6 +20,7 @@ from typing import Any
 
 from .document import json_error_text, parse_document
 from .errors import ArtifactError
+from .json_text import load_json
 from .reader import ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, read_artifacts
 
 
@@ -97,7 +98,7 @@ def _documents_in_file(path: Path) -> list[StoredDocument]:
     out: list[StoredDocument] = []
     for line, piece in pieces:
         try:
-            data = json.loads(piece)
+            data = load_json(piece)
         except json.JSONDecodeError as error:
             raise ArtifactError(path, json_error_text(error), line=line) from None
         parse_document(data, path=path, sha256="", line=line)  # raises with file and place

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from .document import KNOWN_TOP_LEVEL_KEYS, json_error_text, parse_document
 from .errors import ArtifactError
+from .json_text import load_json
 from .model import KNOWN_KINDS
 from .reader import FOLDER_SUFFIXES, JSON_LINES_SUFFIX
 
@@ -112,7 +113,7 @@ def _check_file(path: Path, strict: bool, report: ValidationReport) -> None:
         pieces = [(None, text)]
     for line, piece in pieces:
         try:
-            data = json.loads(piece)
+            data = load_json(piece)
         except json.JSONDecodeError as error:
             report.findings.append(Finding("error", path, line, None, json_error_text(error)))
             continue

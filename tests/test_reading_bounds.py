@@ -70,3 +70,32 @@ def test_a_run_with_an_implausible_clock_is_invalid_with_the_reason_named(
     shown = CliRunner().invoke(main, ["validate", str(run)])
     assert "invalid as evidence" in shown.output.splitlines()[0].lower()
     assert any(line.strip().startswith("invalid") and why in line for line in shown.output.splitlines())
+
+
+NATIVE_RESULT = FIXTURES.parents[1] / "tests" / "native" / "data" / "baseline.xcevalresult"
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize("inside_input", [False, True], ids=["whole-file", "inside-Input"])
+@pytest.mark.parametrize("command", ["ingest", "validate", "inspect", "report", "list", "samples"])
+def test_a_result_file_nested_200000_deep_is_one_line_naming_the_file_and_place(
+    tmp_path: Path, command: str, inside_input: bool
+) -> None:
+    path = tmp_path / "deep.xcevalresult"
+    if inside_input:
+        document = json.loads(NATIVE_RESULT.read_bytes())
+        document["results"][0]["Input"] = DEEP
+        path.write_text(json.dumps(document), encoding="utf-8")
+    else:
+        path.write_text(DEEP, encoding="utf-8")
+    args = ["native", command, str(path)]
+    if command == "ingest":
+        args += ["--db", str(tmp_path / "native.duckdb")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output and "RecursionError" not in result.output
+    where = f"{path}: results[0].Input: " if inside_input else f"{path}: "
+    message = where + "not JSON (nested more than 256 levels deep at line 1 column 257)"
+    lines = [line for line in result.output.splitlines() if message in line]
+    assert len(lines) == 1, result.output
