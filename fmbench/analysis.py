@@ -20,7 +20,7 @@ from fmbench.figures import (
     trial_figures,
 )
 from fmbench.policy import Verdict, assess
-from fmbench.reader import DEFAULT_MAX_BYTES, parse_run
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_run
 from fmbench.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.revisions import Assignment, Registry, load_registry
 from fmbench.scoring import StoredCheck, check_stored
@@ -108,13 +108,18 @@ def analyze_bytes(
     annotations: Annotations | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     sha256: str | None = None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> RunAnalysis:
-    record = to_record(parse_run(data, file_name, max_bytes=max_bytes), file_name, data, sha256)
+    record = to_record(parse_run(data, file_name, max_bytes=max_bytes, max_trials=max_trials), file_name, data, sha256)
     return analyze(record, registry, annotations)
 
 
 def analyze_file(
-    path: Path, *, registry: Registry | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    path: Path,
+    *,
+    registry: Registry | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> RunAnalysis:
     """Read a run file and its sidecar (if any) and judge it."""
     from fmbench.errors import Problem, RunFileError
@@ -129,4 +134,7 @@ def analyze_file(
             [Problem("(file)", f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; raise it with --max-bytes if this really is one run")],
         )
     annotations, _ = read_annotations_for(path)
-    return analyze_bytes(path.read_bytes(), path.name, registry=registry, annotations=annotations, max_bytes=max_bytes)
+    return analyze_bytes(
+        path.read_bytes(), path.name, registry=registry, annotations=annotations, max_bytes=max_bytes,
+        max_trials=max_trials,
+    )

@@ -16,7 +16,7 @@ import click
 
 from fmbench import __version__
 from fmbench.errors import FmbenchError
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -73,6 +73,15 @@ MAX_BYTES_OPTION = click.option(
     default=DEFAULT_MAX_BYTES,
     show_default=True,
     help="Refuse a run file larger than this.",
+)
+
+
+MAX_TRIALS_OPTION = click.option(
+    "--max-trials",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_TRIALS,
+    show_default=True,
+    help="Refuse a run file with more trials (or failures, or summaries) than this.",
 )
 
 
@@ -161,10 +170,13 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @DB_OPTION
 @MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the totals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome of every file as JSON.")
 @PROJECT_OPTION
-def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool, as_json: bool) -> None:
+def ingest(
+    paths: tuple[Path, ...], db: Path | None, max_bytes: int, max_trials: int, quiet: bool, as_json: bool
+) -> None:
     """Ingest run files (and folders of them, recursively) into the database.
 
     A file that cannot be read is reported with its place; the rest of the
@@ -177,7 +189,10 @@ def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool
     update, stop = _progress_reporter(not quiet and not as_json)
     try:
         with user_errors():
-            report = ingest_paths(list(paths), _db(db, project), registry=registry, max_bytes=max_bytes, progress=update)
+            report = ingest_paths(
+                list(paths), _db(db, project), registry=registry, max_bytes=max_bytes, progress=update,
+                max_trials=max_trials,
+            )
     finally:
         stop()
     if as_json:
@@ -203,14 +218,15 @@ def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, quiet: bool
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, in a list.")
 @MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 @PROJECT_OPTION
-def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
+def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
     """Check run files without a database: generation, errors, verdict, summary mismatches."""
     from fmbench.validate import validate_paths
 
     registry = _registry(_project())
     with user_errors():
-        results = validate_paths(list(paths), max_bytes=max_bytes, registry=registry)
+        results = validate_paths(list(paths), max_bytes=max_bytes, registry=registry, max_trials=max_trials)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
     else:
@@ -225,15 +241,16 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int) -> None:
 @click.option("--json", "fmt", flag_value="json", help="The run and its recomputed scenario figures as JSON.")
 @click.option("--markdown", "fmt", flag_value="markdown", help="The runner's own Markdown report, byte for byte.")
 @MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 @PROJECT_OPTION
-def summarize(file: Path, fmt: str | None, max_bytes: int) -> None:
+def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
     from fmbench.analysis import analyze_file
     from fmbench.report import markdown_summary, summary_json, text_summary
 
     registry = _registry(_project())
     with user_errors():
-        analysis = analyze_file(file, registry=registry, max_bytes=max_bytes)
+        analysis = analyze_file(file, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     if fmt == "json":
         click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":

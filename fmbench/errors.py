@@ -23,15 +23,17 @@ class Problem:
 class RunFileError(FmbenchError):
     """A run file that cannot be read as a run. Names the file and every problem's place."""
 
-    def __init__(self, file: str, problems: list[Problem]) -> None:
+    def __init__(self, file: str, problems: list[Problem], *, more: int = 0) -> None:
+        """``more``: how many further problems were found but not listed (the reader lists a few hundred)."""
         self.file = file
         self.problems = problems
+        self.more = more
         super().__init__(self.describe())
 
     def describe(self, limit: int = 3) -> str:
         shown = "; ".join(str(p) for p in self.problems[:limit])
-        more = len(self.problems) - limit
-        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else ""
+        more = len(self.problems) + self.more - limit
+        suffix = f" (and {more:,} more problem{'s' if more > 1 else ''})" if more > 0 else ""
         return f"{self.file}: {shown}{suffix}"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, FailFast, Field
 
 UINT64_MAX = 2**64 - 1
 COUNT_MAX = 2**63 - 1
@@ -213,9 +213,10 @@ class CurrentRun(_Model):
     startedAt: datetime
     endedAt: datetime
     environment: Environment
-    trials: list[Trial]
-    failures: list[Failure] = Field(default_factory=list)
-    summaries: list[StoredSummary] = Field(default_factory=list)
+    trials: Annotated[list[Trial], FailFast()]
+    """The run's arrays stop at their first invalid element: the reader lists the problems a slice at a time."""
+    failures: Annotated[list[Failure], FailFast()] = Field(default_factory=list)
+    summaries: Annotated[list[StoredSummary], FailFast()] = Field(default_factory=list)
 
 
 class LegacyScenario(_Model):
@@ -258,9 +259,9 @@ class LegacyRun(_Model):
     startedAt: datetime
     endedAt: datetime
     environment: Environment
-    trials: list[LegacyTrial]
-    failures: list[LegacyFailure] = Field(default_factory=list)
-    summaries: list[StoredSummary] = Field(default_factory=list)
+    trials: Annotated[list[LegacyTrial], FailFast()]
+    failures: Annotated[list[LegacyFailure], FailFast()] = Field(default_factory=list)
+    summaries: Annotated[list[StoredSummary], FailFast()] = Field(default_factory=list)
 
 
 RunDocument = CurrentRun | LegacyRun

@@ -10,12 +10,13 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import FailFast, TypeAdapter, ValidationError
 
 from fmbench.errors import Problem, RunFileError
 from fmbench.models import (
@@ -38,6 +39,21 @@ within the promised 5 times its size + 200 MiB up to about 30 MiB; measured,
 a 23.5 MiB file peaked at 293 to 306 MiB of its 317 MiB bound and a 39 MiB one at
 its bound. ``--max-bytes`` raises the limit for a machine with memory to spare.
 """
+
+DEFAULT_MAX_TRIALS = 10_000
+"""The most trials (and, apart, failures and summaries) a run file may hold by default: twice a full run.
+
+The byte limit bounds a run of realistic trials (about 4 KiB each); this one bounds a run of tiny ones,
+which cost about 5 KiB of memory each whatever their size in the file: 10,000 trials of 218 bytes
+peaked at 189 MiB, within 5 times their 2.2 MB + 200 MiB, and 100,000 at 641 MiB, twice theirs.
+pydantic builds no more than this many (:func:`_limited`), so a file of a million empty trials is
+refused at once. ``--max-trials`` raises it for a machine with memory to spare.
+"""
+MAX_PROBLEMS = 200
+"""The most problems listed for one file; the rest are counted (``RunFileError.more``)."""
+ELEMENTS_PER_SLICE = 1_000
+"""A top-level array longer than this is validated this many elements (at most :data:`CHUNK_BYTES`) at a time."""
+_COUNTED_ARRAYS = ("trials", "failures", "summaries")
 
 _TOP_LEVEL_KEYS = ("suite", "model", "environment", "trials")
 
@@ -200,7 +216,7 @@ _ELEMENT_INDENT = re.compile(rb"[ \t\r]*\n( *)\{")
 _STRUCTURE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+([\[\]{}])')
 """Text and whole strings up to the next bracket outside a string (never backtracks)."""
 _NO_STRUCTURE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+')
-_trial_lists: dict[type, TypeAdapter[Any]] = {}
+_trial_lists: dict[Any, TypeAdapter[Any]] = {}
 
 
 def _depth_at(data: bytes, end: int) -> int | None:
@@ -220,7 +236,211 @@ def _bracketed(data: bytes, start: int, end: int) -> bytearray:
     return out
 
 
-def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) -> RunDocument | None:
+_SPACE = re.compile(rb"[ \t\r\n]*+")
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_TO_SEPARATOR = re.compile(rb'(?:[^"\[\]{},]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+([\[\]{},])')
+"""Text and whole strings up to the next bracket or comma outside a string (never backtracks)."""
+
+
+@dataclass(frozen=True)
+class _Array:
+    """A top-level array of the run: its key, where it lies (``[`` to just after ``]``) and its elements'
+    extents (each from its first byte to the comma or bracket after it)."""
+
+    key: str
+    start: int
+    end: int
+    starts: array[int]
+    ends: array[int]
+    """Machine integers: a million elements' extents take 16 MB, not the 72 MB of two lists of ints."""
+
+
+class _TooMany(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _value_end(data: bytes, pos: int) -> int | None:
+    """The offset of the ``,``, ``]`` or ``}`` that ends the JSON value starting at ``pos`` (``None``: not JSON)."""
+    depth = 0
+    while (found := (_TO_SEPARATOR if depth == 0 else _STRUCTURE).match(data, pos)) is not None:
+        at = found.start(1)
+        pos = found.end()
+        bracket = data[at]
+        if bracket in b"[{":
+            depth += 1
+        elif bracket in b"]}":
+            if depth == 0:
+                return at
+            depth -= 1
+        else:  # a comma at the value's own level
+            return at
+    return None
+
+
+def _elements(data: bytes, key: str, pos: int, limit: int | None) -> _Array | None:
+    """The array whose ``[`` is at ``pos``; raises :class:`_TooMany` as soon as it passes ``limit`` elements."""
+    start, pos = pos, _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
+    starts, ends = array("q"), array("q")
+    if data[pos : pos + 1] == b"]":
+        return _Array(key, start, pos + 1, starts, ends)
+    while True:
+        pos = _SPACE.match(data, pos).end()  # type: ignore[union-attr]
+        if limit is not None and len(starts) >= limit:
+            raise _TooMany(key)
+        end = _value_end(data, pos)
+        if end is None or end == pos:
+            return None
+        starts.append(pos)
+        ends.append(end)
+        pos = end + 1
+        if data[end] == 0x5D:  # ]
+            return _Array(key, start, pos, starts, ends)
+        if data[end] != 0x2C:  # a } closing an array
+            return None
+
+
+def _top_level_arrays(data: bytes, limit: int | None, only: Iterable[str] = _COUNTED_ARRAYS) -> list[_Array] | None:
+    """The run's trials, failures and summaries arrays (every one, should a key repeat), found by one pass
+    over the file's brackets that builds nothing; ``None`` if the file is not a JSON object this pass
+    follows (pydantic then says what is wrong). Raises :class:`_TooMany` past ``limit`` elements.
+
+    Given ``only`` some of the keys, the pass ends once each of them has been met with no other
+    occurrence of the key further on (no escape can spell it otherwise once ``\\u00`` is ruled out):
+    the runner writes its keys sorted, so counting the summaries does not read the trials after them.
+    """
+    pending = set(only)
+    pos = _SPACE.match(data).end()  # type: ignore[union-attr]
+    if data[pos : pos + 1] != b"{":
+        return None
+    pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
+    found: list[_Array] = []
+    if data[pos : pos + 1] == b"}":
+        return found
+    while True:
+        key = _STRING.match(data, pos)
+        if key is None:
+            return None
+        name = key.group()[1:-1]
+        pos = _SPACE.match(data, key.end()).end()  # type: ignore[union-attr]
+        if data[pos : pos + 1] != b":":
+            return None
+        pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
+        if b"\\" in name:
+            try:
+                name = json.loads(key.group()).encode("utf-8")
+            except (ValueError, UnicodeEncodeError):
+                return None
+        text = name.decode("utf-8", "replace")
+        if text in _COUNTED_ARRAYS and data[pos : pos + 1] == b"[":
+            elements = _elements(data, text, pos, limit)
+            if elements is None:
+                return None
+            found.append(elements)
+            pos = elements.end
+            if text in pending and data.find(b'"' + name + b'"', pos) < 0:
+                pending.discard(text)
+                if not pending:
+                    return found
+        else:
+            end = _value_end(data, pos)
+            if end is None:
+                return None
+            pos = end
+        pos = _SPACE.match(data, pos).end()  # type: ignore[union-attr]
+        separator = data[pos : pos + 1]
+        if separator == b"}":
+            return found if not data[pos + 1 :].strip() else None
+        if separator != b",":
+            return None
+        pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
+
+
+class _Problems:
+    """Problems found a slice at a time: the first :data:`MAX_PROBLEMS` listed, the rest counted."""
+
+    def __init__(self) -> None:
+        self.listed: list[Problem] = []
+        self.total = 0
+        self.invalid_json = False
+
+    def add(self, exc: ValidationError, key: str | None = None, offset: int = 0) -> None:
+        self.total += exc.error_count()
+        room = MAX_PROBLEMS - len(self.listed)
+        if room <= 0 and not self.invalid_json:
+            return
+        for error in exc.errors(include_url=False):
+            if error["type"] == "json_invalid":
+                self.invalid_json = True
+                return
+            if room <= 0:
+                continue
+            loc = list(error["loc"])
+            if key is not None:
+                loc = [key, int(loc[0]) + offset, *loc[1:]]
+            self.listed.append(Problem(json_path(_clean_loc(loc)), _describe(error)))
+            room -= 1
+
+
+def _validate_by_elements(
+    model: type[CurrentRun] | type[LegacyRun], data: bytes, arrays: list[_Array], file: str
+) -> RunDocument:
+    """The document validated without its long arrays, then each of them a slice of elements at a time.
+
+    What is held at once is one slice's parsed JSON and errors beside the models kept so far; once a
+    problem is found no model is kept, and past :data:`MAX_PROBLEMS` the problems are only counted.
+    """
+    outside = bytearray()
+    last = 0
+    for elements in sorted(arrays, key=lambda a: a.start):
+        outside += memoryview(data)[last : elements.start]
+        outside += b"[]"
+        last = elements.end
+    outside += memoryview(data)[last:]
+    problems = _Problems()
+    document: RunDocument | None = None
+    try:
+        document = model.model_validate_json(outside)
+    except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors(include_url=False)):
+            raise RunFileError(file, [_json_problem(data)]) from None
+        errors = _problems(exc, bytes(outside))
+        if any(p.where == "(top level)" for p in errors):
+            raise RunFileError(file, errors) from None
+        problems.add(exc)
+    del outside
+    latest = {elements.key: elements for elements in arrays}  # a repeated key: the last one counts, as for pydantic
+    for key, elements in sorted(latest.items(), key=lambda item: _COUNTED_ARRAYS.index(item[0])):  # the model's order
+        adapter = _trial_lists.get((model, key))
+        if adapter is None:
+            adapter = _trial_lists[(model, key)] = TypeAdapter(model.model_fields[key].annotation)
+        validated: list[Any] = []
+        first, count = 0, len(elements.starts)
+        while first < count and not problems.invalid_json:
+            stop = first + 1
+            while stop < count and stop - first < ELEMENTS_PER_SLICE and elements.ends[stop] - elements.starts[first] <= CHUNK_BYTES:
+                stop += 1
+            try:
+                piece = adapter.validate_json(_bracketed(data, elements.starts[first], elements.ends[stop - 1]))
+            except ValidationError as exc:
+                problems.add(exc, key, first)
+                validated = []
+            else:
+                if not problems.total:
+                    validated += piece
+            first = stop
+        if document is not None and not problems.total:
+            setattr(document, key, validated)
+    if problems.invalid_json:
+        raise RunFileError(file, [_json_problem(data)])
+    if problems.total or document is None:
+        raise RunFileError(file, problems.listed, more=problems.total - len(problems.listed))
+    return document
+
+
+def _validate_in_chunks(
+    model: type[CurrentRun] | type[LegacyRun], data: bytes, limit: int | None = None
+) -> RunDocument | None:
     """The document validated a slice of trials at a time, or ``None`` to validate it whole.
 
     Validating the whole document holds pydantic's parsed JSON of the file and
@@ -255,7 +475,7 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
             return None
     trials = _trial_lists.get(model)
     if trials is None:
-        trials = _trial_lists[model] = TypeAdapter(model.model_fields["trials"].annotation)
+        trials = _trial_lists[model] = TypeAdapter(Annotated[model.model_fields["trials"].annotation, FailFast()])
     start = key.end()
     validated: list[Any] = []
     try:  # a fault is found and located by the whole validation, in the file's own places
@@ -269,6 +489,8 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
             if not piece:
                 return None
             validated += piece
+            if limit is not None and len(validated) > limit:
+                return None  # the whole validation refuses it at the limit
             start = end + 1
     except (ValidationError, RecursionError):
         return None
@@ -276,8 +498,13 @@ def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) 
     return outside
 
 
-def parse_run(data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedRun:
-    """Validate ``data`` as a run file named ``file``; raise :class:`RunFileError` if it is not."""
+def parse_run(
+    data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_trials: int | None = DEFAULT_MAX_TRIALS
+) -> ParsedRun:
+    """Validate ``data`` as a run file named ``file``; raise :class:`RunFileError` if it is not.
+
+    ``max_trials``: the most elements the trials, failures or summaries array may hold (``None``: no limit).
+    """
     if len(data) > max_bytes:
         raise RunFileError(
             file,
@@ -291,16 +518,82 @@ def parse_run(data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
         )
     if not data.strip():
         raise RunFileError(file, [Problem("(file)", "empty file; expected a JSON run document")])
+    if max_trials is not None and (counted := _may_hold_more(data, max_trials)):
+        try:
+            _top_level_arrays(data, max_trials, counted)
+        except _TooMany as many:
+            raise _too_many(file, many.key, max_trials) from None
     generation = detect_generation(data)
     model = CurrentRun if generation == "current" else LegacyRun
     try:
         with gc_paused():
             document = _validate_in_chunks(model, data) or model.model_validate_json(data)
     except ValidationError as exc:
-        raise RunFileError(file, _problems(exc, data)) from None
+        raise _refusal(exc, model, data, file, max_trials) from None
     except RecursionError:
         raise RunFileError(file, [Problem("(top level)", "nested too deeply to be a run")]) from None
     return ParsedRun(generation, document)
+
+
+_ALWAYS_IN = {"trials": b'"metrics"', "failures": b'"message"', "summaries": b'"id"'}
+"""A key every valid trial, failure and summary holds (both generations): how many times it occurs bounds
+how many valid ones a file can hold."""
+
+
+def _may_hold_more(data: bytes, limit: int) -> list[str]:
+    """Which of the trials, failures and summaries of ``data`` might be more than ``limit`` that pydantic would build.
+
+    The runs' arrays stop at their first invalid element (``FailFast`` in :mod:`fmbench.models`), so only
+    valid ones are built, and each holds its key of :data:`_ALWAYS_IN` (all of them an ``"id"``): counting
+    those keys (in C, 25 ms for a 24 MiB file) settles it for nearly every file; only an array whose key
+    occurs more than ``limit`` times, or any if a key could be spelled with an escape, is counted element
+    by element.
+    """
+    if b"\\u00" in data:  # a key's ASCII letter spelled as an escape
+        return list(_COUNTED_ARRAYS)
+    if data.count(_ALWAYS_IN["summaries"]) <= limit:  # every valid trial and failure holds an "id" too
+        return []
+    return [array for array, key in _ALWAYS_IN.items() if array == "summaries" or data.count(key) > limit]
+
+
+def _too_many(file: str, key: str, limit: int) -> RunFileError:
+    return RunFileError(
+        file,
+        [
+            Problem(
+                key,
+                f"more than {limit:,} elements, the limit for a run file; "
+                "raise it with --max-trials if this really is one run",
+            )
+        ],
+    )
+
+
+def _refusal(
+    exc: ValidationError, model: type[CurrentRun] | type[LegacyRun], data: bytes, file: str, limit: int | None
+) -> RunFileError:
+    """The error for a document that failed validation, naming up to :data:`MAX_PROBLEMS` problems.
+
+    The failed validation stopped at the first invalid trial; the problems are collected again a slice
+    of elements at a time from the file's own structure (found without building anything), so their
+    number is bounded by the slice, not by the file. A file the structure pass cannot follow is
+    described from the first validation's errors.
+    """
+    errors = exc.errors(include_url=False)
+    arrays = None
+    if not any(e["type"] == "json_invalid" for e in errors):
+        try:
+            arrays = _top_level_arrays(data, limit)
+        except _TooMany as many:
+            assert limit is not None
+            return _too_many(file, many.key, limit)
+    if arrays is not None:
+        try:
+            _validate_by_elements(model, data, arrays, file)
+        except RunFileError as refused:
+            return refused
+    problems = _problems(exc, data)
+    return RunFileError(file, problems, more=exc.error_count() - len(problems) if len(problems) == MAX_PROBLEMS else 0)
 
 
 def _problems(exc: ValidationError, data: bytes) -> list[Problem]:
@@ -320,7 +613,7 @@ def _problems(exc: ValidationError, data: bytes) -> list[Problem]:
             )
         ]
     problems = []
-    for error in errors:
+    for error in errors[:MAX_PROBLEMS]:
         loc = _clean_loc(error["loc"])
         problems.append(Problem(json_path(loc), _describe(error)))
     return problems

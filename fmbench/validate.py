@@ -9,7 +9,7 @@ from typing import Any
 from fmbench.analysis import RunAnalysis, analyze_file
 from fmbench.errors import AnnotationError, Problem, RunFileError
 from fmbench.ingest import collect_run_files
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.revisions import Registry, load_registry
 
 
@@ -18,6 +18,8 @@ class FileValidation:
     file: str
     generation: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    more_problems: int = 0
+    """Problems found beyond those listed (the reader lists at most a few hundred)."""
     analysis: RunAnalysis | None = None
 
     @property
@@ -31,6 +33,7 @@ class FileValidation:
             "readable": self.readable,
             "generation": self.generation,
             "errors": [{"where": p.where, "message": p.message} for p in self.problems],
+            "moreErrors": self.more_problems,
             "verdict": a.verdict.level if a else None,
             "reasons": [{"level": r.level, "code": r.code, "message": r.message} for r in a.verdict.reasons]
             if a
@@ -56,6 +59,8 @@ class FileValidation:
         if not self.readable:
             lines = [f"{name}: unreadable"]
             lines += [f"  error  {p}" for p in self.problems]
+            if self.more_problems:
+                lines.append(f"  … and {self.more_problems:,} more error{'s' if self.more_problems > 1 else ''}")
             return "\n".join(lines)
         a = self.analysis
         assert a is not None
@@ -72,7 +77,11 @@ class FileValidation:
 
 
 def validate_paths(
-    paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, registry: Registry | None = None
+    paths: list[Path],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    registry: Registry | None = None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> list[FileValidation]:
     """``registry``: the suite revisions runs are assigned to (default: the one fmbench ships)."""
     files, missing = collect_run_files(paths)
@@ -81,10 +90,10 @@ def validate_paths(
     for path in files:
         result = FileValidation(str(path))
         try:
-            result.analysis = analyze_file(path, registry=registry, max_bytes=max_bytes)
+            result.analysis = analyze_file(path, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
             result.generation = result.analysis.record.generation
         except RunFileError as exc:
-            result.problems = exc.problems
+            result.problems, result.more_problems = exc.problems, exc.more
         except AnnotationError as exc:
             result.problems = [Problem("(sidecar)", str(exc))]
         except OSError as exc:

@@ -132,7 +132,9 @@ def _check_run(
     run_id, file_name = run["run_id"], run["file_name"]
     annotations = _annotations_of(con, run_id, file_name, out)
     try:
-        analysis = analyze_bytes(data, file_name, registry=registry, annotations=annotations, max_bytes=max(len(data), 1))
+        analysis = analyze_bytes(
+            data, file_name, registry=registry, annotations=annotations, max_bytes=max(len(data), 1), max_trials=None
+        )
     except (RunFileError, AnnotationError) as exc:
         out.append(Difference(file_name, run_id, "unreadable", f"the stored source no longer reads as a run: {exc}"))
         return

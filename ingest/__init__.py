@@ -25,7 +25,7 @@ from fmbench.db import connect, default_db_path, readers_waiting
 from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
 from fmbench.originals import STORED_ENCODING
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.record import run_id_for
 from fmbench.revisions import Registry, load_registry
 from fmbench.write_errors import as_write_error
@@ -365,6 +365,7 @@ def land(
     *,
     registry: Registry,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> FileOutcome:
     """Write a prepared file, deciding against the database as it is now (it may have changed since)."""
     name = str(path)
@@ -376,8 +377,8 @@ def land(
         verdict = con.execute("SELECT verdict FROM runs WHERE run_id = ?", [run_id]).fetchone()
         return FileOutcome(name, "duplicate", run_id, verdict[0] if verdict else None, "same bytes already ingested")
     if isinstance(prepared, Known):  # stored when the batch began, gone or re-annotated since: judge it now
-        fresh = prepare(path, registry, max_bytes, writer.schemas())
-        return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes)
+        fresh = prepare(path, registry, max_bytes, writer.schemas(), max_trials=max_trials)
+        return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     try:
         write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
     except (duckdb.OutOfMemoryException, duckdb.TransactionException) as exc:
@@ -386,9 +387,9 @@ def land(
         # DuckDB's own limit.
         if isinstance(exc, duckdb.TransactionException) and "could not allocate" not in str(exc):
             raise
-        again = prepare(path, registry, max_bytes, writer.schemas())
+        again = prepare(path, registry, max_bytes, writer.schemas(), max_trials=max_trials)
         if not isinstance(again, PreparedRun):
-            return land(con, writer, path, again, registry=registry, max_bytes=max_bytes)
+            return land(con, writer, path, again, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
         write_prepared(writer, again, replace=exists, checkpoint=_test_checkpoint(path.name), cap_memory=False)
     if exists:
         return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated")
@@ -403,13 +404,16 @@ def ingest_file(
     max_bytes: int = DEFAULT_MAX_BYTES,
     writer: _Writer | None = None,
     prepared: Prepared | None = None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> FileOutcome:
     """Ingest one run file and its sidecar (``prepared`` already, or now); never raises for bad data, reports it."""
     writer = writer or _Writer(con)
     try:
         if prepared is None:
-            prepared = prepare(path, registry, max_bytes, writer.schemas(), known=lambda sha: _stored(con, sha))
-        return land(con, writer, path, prepared, registry=registry, max_bytes=max_bytes)
+            prepared = prepare(
+                path, registry, max_bytes, writer.schemas(), known=lambda sha: _stored(con, sha), max_trials=max_trials
+            )
+        return land(con, writer, path, prepared, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     except (FmbenchError, AnnotationError) as exc:
         return FileOutcome(str(path), "error", message=str(exc))
     except OSError as exc:
@@ -424,6 +428,7 @@ def ingest_paths(
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Callable[[int, int, str], None] | None = None,
     workers: int | None = None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> IngestReport:
     """Ingest files and folders into the database; return what happened to each file.
 
@@ -449,7 +454,7 @@ def ingest_paths(
                 if preparer is None:
                     preparer = Preparer(
                         files, registry=registry, max_bytes=max_bytes, schemas=writer.schemas(),
-                        workers=n_workers, stored=stored_snapshot(con) if n_workers else {},
+                        workers=n_workers, stored=stored_snapshot(con) if n_workers else {}, max_trials=max_trials,
                     )
                 try:
                     while done < len(files):
@@ -457,7 +462,10 @@ def ingest_paths(
                         ready = preparer.take() if preparer.parallel else None
                         writing = f"{path.name} into the database"
                         report.outcomes.append(
-                            ingest_file(con, path, registry=registry, max_bytes=max_bytes, writer=writer, prepared=ready)
+                            ingest_file(
+                                con, path, registry=registry, max_bytes=max_bytes, writer=writer, prepared=ready,
+                                max_trials=max_trials,
+                            )
                         )
                         done += 1
                         if progress:

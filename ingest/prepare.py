@@ -32,7 +32,7 @@ from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
 from fmbench.originals import stored_form
-from fmbench.reader import gc_paused
+from fmbench.reader import DEFAULT_MAX_TRIALS, gc_paused
 from fmbench.revisions import Registry
 
 from . import rows as R
@@ -297,8 +297,9 @@ def prepare(
     max_bytes: int,
     schemas: Schemas,
     known: Callable[[str], tuple[bool, str | None]] | None = None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> Prepared:
-    """Read, validate, judge and lay out one run file.
+    """Read, validate, judge and lay out one run file (of at most ``max_trials`` trials).
 
     ``known(sha256)`` says whether those bytes are stored already, and with
     which sidecar; bytes stored with the same sidecar (or none given) are not
@@ -307,7 +308,7 @@ def prepare(
     with gc_paused():
         # The analysis is freed as _prepare returns, before the collector runs again: it would otherwise
         # walk every object of the run once, to free them a moment later anyway.
-        return _prepare(path, registry, max_bytes, schemas, known)
+        return _prepare(path, registry, max_bytes, schemas, known, max_trials)
 
 
 def _prepare(
@@ -316,6 +317,7 @@ def _prepare(
     max_bytes: int,
     schemas: Schemas,
     known: Callable[[str], tuple[bool, str | None]] | None,
+    max_trials: int | None,
 ) -> Prepared:
     read = read_file(path, max_bytes)
     if isinstance(read, Failed):
@@ -328,7 +330,7 @@ def _prepare(
     try:
         analysis = analyze_bytes(
             read.data, path.name, registry=registry, annotations=read.annotations, max_bytes=max_bytes,
-            sha256=read.sha256,
+            sha256=read.sha256, max_trials=max_trials,
         )
     except (FmbenchError, AnnotationError) as exc:
         return Failed(str(exc))
@@ -344,9 +346,12 @@ AHEAD = 3
 
 
 def _init_worker(
-    registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None], handover: str | None
+    registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None], handover: str | None,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> None:
-    _worker.update(registry=registry, max_bytes=max_bytes, schemas=schemas, known=known, handover=handover)
+    _worker.update(
+        registry=registry, max_bytes=max_bytes, schemas=schemas, known=known, handover=handover, max_trials=max_trials
+    )
     if hasattr(os, "nice"):
         # The writer is the batch's critical path; workers take the CPU it leaves.
         os.nice(WORKER_NICENESS)
@@ -358,7 +363,10 @@ def _known_in_snapshot(sha256: str) -> tuple[bool, str | None]:
 
 
 def _prepare_in_worker(path: Path, slot: int) -> Prepared | Shipped:
-    prepared = prepare(path, _worker["registry"], _worker["max_bytes"], _worker["schemas"], _known_in_snapshot)
+    prepared = prepare(
+        path, _worker["registry"], _worker["max_bytes"], _worker["schemas"], _known_in_snapshot,
+        max_trials=_worker["max_trials"],
+    )
     if isinstance(prepared, PreparedRun) and _worker["handover"] is not None:
         return ship(prepared, Path(_worker["handover"]) / f"{slot}.arrows")
     return prepared
@@ -445,10 +453,12 @@ class Preparer:
         schemas: Schemas,
         workers: int,
         stored: dict[str, str | None],
+        max_trials: int | None = DEFAULT_MAX_TRIALS,
     ) -> None:
         self.files = list(files)
         self.registry = registry
         self.max_bytes = max_bytes
+        self.max_trials = max_trials
         self.schemas = schemas
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
@@ -461,7 +471,7 @@ class Preparer:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(registry, max_bytes, schemas, stored, self._handover),
+                initargs=(registry, max_bytes, schemas, stored, self._handover, max_trials),
             )
 
     def __enter__(self) -> Preparer:

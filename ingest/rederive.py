@@ -92,7 +92,8 @@ def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:
             annotations, sidecar = _stored_annotations(con, run_id)
             try:
                 analysis = analyze_bytes(
-                    data, file_name, registry=registry, annotations=annotations, max_bytes=max(len(data), 1)
+                    data, file_name, registry=registry, annotations=annotations, max_bytes=max(len(data), 1),
+                    max_trials=None,  # stored once already: a run ingested with the limit raised stays re-derivable
                 )
             except FmbenchError:
                 # The stored source no longer reads as a run: its rows stay as they were (verify names it).

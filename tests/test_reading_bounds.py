@@ -7,6 +7,8 @@ runs the real command or library function on it.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.db import connect
+from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS
 
 from testdata import FIXTURES
 
@@ -99,3 +102,83 @@ def test_a_result_file_nested_200000_deep_is_one_line_naming_the_file_and_place(
     message = where + "not JSON (nested more than 256 levels deep at line 1 column 257)"
     lines = [line for line in result.output.splitlines() if message in line]
     assert len(lines) == 1, result.output
+
+
+def _empty_trials(path: Path, count: int) -> Path:
+    """The fixture run with ``count`` trials that are each ``{}``, written compactly (4 bytes a trial)."""
+    document = _run()
+    document["trials"] = [{}] * count
+    return _write(path, document, indent=None)
+
+
+_PEAK_OF_CHILD = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stdout.write(done.stdout)
+print(done.returncode)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+"""Runs a command and prints its output, exit code and peak resident memory (``ru_maxrss`` of the child;
+this small parent's own memory is counted in it too, so the figure errs high)."""
+
+
+def _peak_of_ingest(*args: str) -> tuple[str, int, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_OF_CHILD, sys.executable, "-m", "fmbench", "ingest", *args],
+        capture_output=True, text=True, check=True,
+    )
+    *output, code, peak = done.stdout.splitlines()
+    return "\n".join(output), int(code), int(peak)
+
+
+def test_a_million_empty_trials_are_refused_by_the_trial_limit_within_the_memory_bound(tmp_path: Path) -> None:
+    run = _empty_trials(tmp_path / "empty-trials.json", 1_000_000)
+    size = run.stat().st_size
+    db = tmp_path / "runs.duckdb"
+    output, code, peak = _peak_of_ingest("--db", str(db), str(run))
+    assert code == 1, output
+    assert (
+        f"{run.name}: trials: more than {DEFAULT_MAX_TRIALS:,} elements, the limit for a run file; "
+        "raise it with --max-trials if this really is one run"
+    ) in output
+    assert "Traceback" not in output
+    assert peak <= 5 * size + 200 * MiB, f"peaked at {peak / MiB:.0f} MiB for a {size / MiB:.1f} MiB file"
+    with connect(db, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+def test_a_million_empty_trials_with_the_limit_raised_stay_within_the_memory_bound(tmp_path: Path) -> None:
+    run = _empty_trials(tmp_path / "empty-trials.json", 1_000_000)
+    size = run.stat().st_size
+    output, code, peak = _peak_of_ingest("--db", str(tmp_path / "runs.duckdb"), "--max-trials", "1000000", str(run))
+    assert code == 1, output
+    assert "trials[0].id: required field is missing" in output
+    assert "(and 10,999,997 more problems)" in output
+    assert peak <= 5 * size + 200 * MiB, f"peaked at {peak / MiB:.0f} MiB for a {size / MiB:.1f} MiB file"
+
+
+def test_validate_lists_200_errors_of_a_file_and_counts_the_rest(tmp_path: Path) -> None:
+    run = _empty_trials(tmp_path / "empty-trials.json", 100_000)
+    result = CliRunner().invoke(main, ["validate", "--max-trials", "100000", str(run)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"{run.name}: unreadable"
+    assert [line for line in lines if line.startswith("  error  ")] == lines[1 : 1 + MAX_PROBLEMS]
+    assert lines[1] == "  error  trials[0].id: required field is missing"
+    assert lines[1 + MAX_PROBLEMS :] == ["  … and 1,099,800 more errors"]
+
+    as_json = CliRunner().invoke(main, ["validate", "--json", "--max-trials", "100000", str(run)])
+    (checked,) = json.loads(as_json.output)
+    assert len(checked["errors"]) == MAX_PROBLEMS and checked["moreErrors"] == 1_099_800
+
+
+def test_the_trial_limit_takes_a_run_of_exactly_its_size_and_refuses_one_more(tmp_path: Path) -> None:
+    trials = len(_run()["trials"])
+    ok = CliRunner().invoke(main, ["validate", "--max-trials", str(trials), str(RUN)])
+    assert ok.exit_code == 0, ok.output
+    refused = CliRunner().invoke(main, ["ingest", "--db", str(tmp_path / "runs.duckdb"), "--max-trials", str(trials - 1), str(RUN)])
+    assert refused.exit_code == 1
+    assert (
+        f"{RUN.name}: trials: more than {trials - 1:,} elements, the limit for a run file; "
+        "raise it with --max-trials if this really is one run"
+    ) in refused.output
