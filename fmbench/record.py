@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import Any
 
 from fmbench import vocabulary as vocab
+from fmbench.duplicate_keys import duplicate_key_notes
 from fmbench.errors import Problem
 from fmbench.models import (
     CheckResult,
@@ -209,7 +210,7 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes, sha256: str | None
     else:
         assert isinstance(doc, LegacyRun)
         record = _from_legacy(doc, file_name, sha, len(data))
-    record.flags = _flags(record)
+    record.flags = _flags(record) + duplicate_key_notes(data, doc)
     # The current key first: a file that has it names it in the run's environment, near its top, where the
     # search ends (searching the old key first read every byte of every current file).
     if b'"foundationModelsBenchCommit"' not in data and b'"appBenchCommit"' in data:

@@ -182,3 +182,36 @@ def test_the_trial_limit_takes_a_run_of_exactly_its_size_and_refuses_one_more(tm
         f"{RUN.name}: trials: more than {trials - 1:,} elements, the limit for a run file; "
         "raise it with --max-trials if this really is one run"
     ) in refused.output
+
+
+def test_a_repeated_key_is_a_note_naming_its_json_path_in_validate_and_the_database(tmp_path: Path) -> None:
+    text = RUN.read_text(encoding="utf-8")
+    device = '\n    "deviceName" : "iPhone 17 Pro",'
+    assert text.count(device) == 1  # the run's environment (a trial's is indented further)
+    text = text.replace(device, device + '\n    "deviceName" : "Hand Edited",')
+    duration = '"duration" : '
+    at = text.index(duration, text.index('"trials" : ['))
+    text = text[:at] + '"duration" : 9.5,\n        ' + text[at:]
+    run = tmp_path / "repeated-keys.json"
+    run.write_text(text, encoding="utf-8")
+    note = "key repeated in its object; the last one was read (the runner writes each key once: a hand edit?)"
+
+    result = CliRunner().invoke(main, ["validate", str(run)])
+    assert result.exit_code == 0, result.output
+    assert f"  note        environment.deviceName: {note}" in result.output.splitlines()
+    assert f"  note        trials[0].metrics.duration: {note}" in result.output.splitlines()
+
+    db = tmp_path / "runs.duckdb"
+    ingested = CliRunner().invoke(main, ["ingest", "--db", str(db), str(run)])
+    assert ingested.exit_code == 0, ingested.output
+    with connect(db, read_only=True) as con:
+        flags = con.execute("SELECT location, message FROM run_flags WHERE message = ? ORDER BY ordinal", [note]).fetchall()
+        assert flags == [("environment.deviceName", note), ("trials[0].metrics.duration", note)]
+        assert con.execute("SELECT device_name FROM runs").fetchone() == ("Hand Edited",)
+
+
+def test_a_run_without_repeated_keys_has_no_such_note(tmp_path: Path) -> None:
+    for path in sorted(FIXTURES.glob("*.json")):
+        result = CliRunner().invoke(main, ["validate", "--json", str(path)])
+        (checked,) = json.loads(result.output)
+        assert not [f for f in checked["flags"] if "key repeated" in f["message"]], path.name
