@@ -425,9 +425,10 @@ _PEAK_SCRIPT = """
 import sys
 from fmbench.db import connect
 from fmbench.ingest import ingest_paths
-if sys.argv[1] == "ingest":
-    report = ingest_paths([sys.argv[2]], sys.argv[3], max_bytes=int(sys.argv[4]))
-    assert report.ok, report.outcomes
+if sys.argv[1] in ("ingest", "refuse"):
+    limits = {"max_trials": int(sys.argv[5])} if len(sys.argv) > 5 else {}
+    report = ingest_paths([sys.argv[2]], sys.argv[3], max_bytes=int(sys.argv[4]), **limits)
+    assert report.ok == (sys.argv[1] == "ingest"), report.outcomes
 else:
     with connect(sys.argv[3]):
         pass
@@ -436,15 +437,52 @@ with open("/proc/self/status", encoding="ascii") as status:  # this process's ow
 """
 
 
-def peak_rss(mode: str, file: Path, db: Path, max_bytes: int | None = None) -> int:
-    """Peak resident memory (bytes) of a fresh Python process that ingests ``file`` (or only opens a database)."""
+def peak_rss(mode: str, file: Path, db: Path, max_bytes: int | None = None, max_trials: int | None = None) -> int:
+    """Peak resident memory (bytes) of a fresh Python process that ingests ``file`` (``refuse``: and sees it
+    refused), or only opens a database."""
     from fmbench.reader import DEFAULT_MAX_BYTES
 
     fresh(db)
+    trials = [] if max_trials is None else [str(max_trials)]
     done = subprocess.run([sys.executable, "-P", "-c", _PEAK_SCRIPT, mode, str(file), str(db),
-                           str(max_bytes or DEFAULT_MAX_BYTES)], capture_output=True, text=True, check=True)
+                           str(max_bytes or DEFAULT_MAX_BYTES), *trials], capture_output=True, text=True, check=True)
     fresh(db)
     return int(done.stdout.strip().splitlines()[-1])
+
+
+SHAPE_RUN = REPO / "fixtures" / "runs" / "iphone-17-pro-ios27-24a5264n-on-device-quick-2026-11-11.json"
+"""The fixture run whose trials the odd shapes replace."""
+TINY_TRIAL = {
+    "id": "t", "scenarioID": "s", "scenarioTitle": "S", "category": "c", "sample": {"id": "s-001", "prompt": "p"},
+    "requestedModel": "onDevice", "executedModel": "onDevice", "iteration": 0, "response": "", "grade": {"checks": []},
+    "metrics": {"duration": 0.5},
+}
+"""The smallest trial a run file can hold and be read (218 bytes)."""
+
+
+def shape_peaks(out: Path, results: Results) -> None:
+    """Peak memory of ingesting runs of odd shapes: many empty trials, and as many tiny valid ones as the
+    default trial limit takes. The bound is the realistic files' own: 5 x the file + 200 MiB."""
+    from fmbench.reader import DEFAULT_MAX_TRIALS
+
+    shapes = [
+        ("1,000,000 empty trials, refused by the trial limit", [{}] * 1_000_000, "refuse", None),
+        ("1,000,000 empty trials, the limit raised to 1,000,000", [{}] * 1_000_000, "refuse", 1_000_000),
+        (f"{DEFAULT_MAX_TRIALS:,} tiny valid trials (the default limit)", [TINY_TRIAL] * DEFAULT_MAX_TRIALS, "ingest", None),
+    ]
+    document = json.loads(SHAPE_RUN.read_bytes())
+    for name, trials, mode, max_trials in shapes:
+        path = out / "shape.json"
+        path.write_text(json.dumps({**document, "trials": trials, "summaries": []}), encoding="utf-8")
+        size = path.stat().st_size
+        log(f"peak memory of ingesting {name} ({size / MiB:.1f} MiB)")
+        started = time.perf_counter()
+        peak = peak_rss(mode, path, out / "peak.duckdb", max_trials=max_trials)
+        seconds = time.perf_counter() - started
+        limit = 5 * size + 200 * MiB
+        results.add(Figure(f"peak memory, {name}", round(peak / MiB), "MiB", f"<= 5 x size + 200 MiB = {limit / MiB:.0f} MiB",
+                           peak <= limit, f"{peak / limit:.2f} of the bound for {size / MiB:.1f} MiB, {seconds:.1f} s"))
+        path.unlink()
 
 
 # --- build --------------------------------------------------------------------------------------------
@@ -809,6 +847,8 @@ def run(args: argparse.Namespace) -> Results:
                            f"{peak / limit:.2f} of the bound for {size / MiB:.1f} MiB"
                            + ("" if within_default else f", over the default --max-bytes of {DEFAULT_MAX_BYTES / MiB:.0f} MiB")))
 
+    shape_peaks(out, results)
+
     # The full build against the read_json floor (and, for scale, a floor of trivial pages).
     site = out / "site"
     shutil.rmtree(site, ignore_errors=True)
@@ -959,7 +999,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--legacy", type=int, default=10, help="legacy-format files in the corpus")
     parser.add_argument("--naive-files", type=int, default=6, help="files the naive path ingests")
     parser.add_argument("--requests", type=int, default=400, help="requests per measured URL")
+    parser.add_argument("--shapes-only", action="store_true",
+                        help="measure only the peak memory of the odd-shaped runs (empty and tiny trials), and print it")
     args = parser.parse_args(argv)
+    if args.shapes_only:
+        args.out.mkdir(parents=True, exist_ok=True)
+        shapes = Results(started=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                         command="python benchmarks/run.py --shapes-only", machine=machine())
+        shape_peaks(args.out, shapes)
+        print("\n".join(f"{f.name}: {f.value} {f.unit} ({f.goal}: {'met' if f.met else 'NOT met'}; {f.detail})"
+                        for f in shapes.figures))
+        return 0
     started = time.perf_counter()
     results = run(args)
     results.timings["whole harness (s)"] = round(time.perf_counter() - started, 1)
