@@ -45,6 +45,22 @@ SwiftEnum = Annotated[dict[str, Any], AfterValidator(_one_case)]
 """``{"case": {associated values}}`` — checks, output modes and typed values."""
 
 
+def _cases(value: dict[str, Any]) -> dict[str, Any]:
+    """Each value an enum case, the first that is not named: an object of a million bad values is one error."""
+    for key, case in value.items():
+        if not isinstance(case, dict):
+            raise ValueError(f"{key}: expected an object")
+        try:
+            _one_case(case)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
+    return value
+
+
+SwiftEnums = Annotated[dict[str, Any], AfterValidator(_cases)]
+"""Named enum cases (tool arguments, final-state values), checked up to the first that is not one."""
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
@@ -83,16 +99,16 @@ class CheckResult(_Model):
 
 
 class Grade(_Model):
-    checks: list[CheckResult]
+    checks: Annotated[list[CheckResult], FailFast()]
 
 
 class ToolCall(_Model):
     name: str
-    arguments: dict[str, SwiftEnum] = Field(default_factory=dict)
+    arguments: SwiftEnums = Field(default_factory=dict)
 
 
 class FinalState(_Model):
-    values: dict[str, SwiftEnum] = Field(default_factory=dict)
+    values: SwiftEnums = Field(default_factory=dict)
 
 
 class Metrics(_Model):
@@ -123,7 +139,7 @@ class Metrics(_Model):
 class Sample(_Model):
     id: str
     prompt: str
-    checks: list[SwiftEnum] = Field(default_factory=list)
+    checks: Annotated[list[SwiftEnum], FailFast()] = Field(default_factory=list)
     visualFixture: str | None = None
     safetyExpectation: str | None = None
 
@@ -172,7 +188,7 @@ class Trial(_Model):
     usedFallback: bool = False
     fallbackReason: str | None = None
     offlineSuccess: bool | None = None
-    toolCalls: list[ToolCall] = Field(default_factory=list)
+    toolCalls: Annotated[list[ToolCall], FailFast()] = Field(default_factory=list)
     finalState: FinalState | None = None
     safetyOutcome: str | None = None
     safetyDetail: str | None = None
@@ -191,7 +207,7 @@ class Failure(_Model):
     iteration: Count
     kind: str | None = None
     message: str
-    toolCalls: list[ToolCall] | None = None
+    toolCalls: Annotated[list[ToolCall] | None, FailFast()] = None
     finalState: FinalState | None = None
 
 
@@ -214,7 +230,9 @@ class CurrentRun(_Model):
     endedAt: datetime
     environment: Environment
     trials: Annotated[list[Trial], FailFast()]
-    """The run's arrays stop at their first invalid element: the reader lists the problems a slice at a time."""
+    """Every array of a run stops at its first invalid element (``FailFast``), and every object of enum cases at
+    its first bad value, so no shape of file makes more than a few errors an element; the reader collects the
+    problems of the trials, failures and summaries again a slice of elements at a time."""
     failures: Annotated[list[Failure], FailFast()] = Field(default_factory=list)
     summaries: Annotated[list[StoredSummary], FailFast()] = Field(default_factory=list)
 
@@ -224,12 +242,12 @@ class LegacyScenario(_Model):
     title: str
     summary: str | None = None
     category: str
-    inspiredBy: list[str] = Field(default_factory=list)
+    inspiredBy: Annotated[list[str], FailFast()] = Field(default_factory=list)
     instructions: str | None = None
     prompt: str
     outputMode: SwiftEnum | None = None
     maximumResponseTokens: Count | None = None
-    checks: list[SwiftEnum] = Field(default_factory=list)
+    checks: Annotated[list[SwiftEnum], FailFast()] = Field(default_factory=list)
 
 
 class LegacyTrial(_Model):
