@@ -45,19 +45,7 @@ SwiftEnum = Annotated[dict[str, Any], AfterValidator(_one_case)]
 """``{"case": {associated values}}`` — checks, output modes and typed values."""
 
 
-def _cases(value: dict[str, Any]) -> dict[str, Any]:
-    """Each value an enum case, the first that is not named: an object of a million bad values is one error."""
-    for key, case in value.items():
-        if not isinstance(case, dict):
-            raise ValueError(f"{key}: expected an object")
-        try:
-            _one_case(case)
-        except ValueError as exc:
-            raise ValueError(f"{key}: {exc}") from None
-    return value
-
-
-SwiftEnums = Annotated[dict[str, Any], AfterValidator(_cases)]
+SwiftEnums = Annotated[dict[str, SwiftEnum], FailFast()]
 """Named enum cases (tool arguments, final-state values), checked up to the first that is not one."""
 
 

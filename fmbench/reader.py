@@ -523,6 +523,24 @@ def parse_run(
             _top_level_arrays(data, max_trials, counted)
         except _TooMany as many:
             raise _too_many(file, many.key, max_trials) from None
+    values = _values_over_allowance(data)
+    if values is not None:
+        if max_trials is not None:  # a dense file of many trials (empty ones, say) is told of the trial limit
+            try:
+                _top_level_arrays(data, max_trials)
+            except _TooMany as many:
+                raise _too_many(file, many.key, max_trials) from None
+        raise RunFileError(
+            file,
+            [
+                Problem(
+                    "(file)",
+                    f"more than {values:,} JSON values in {len(data):,} bytes (a value every "
+                    f"{len(data) / values:.0f} bytes or less): more than reading a file of this size may hold in "
+                    "memory, and no run is written this densely",
+                )
+            ],
+        )
     generation = detect_generation(data)
     model = CurrentRun if generation == "current" else LegacyRun
     try:
@@ -533,6 +551,39 @@ def parse_run(
     except RecursionError:
         raise RunFileError(file, [Problem("(top level)", "nested too deeply to be a run")]) from None
     return ParsedRun(generation, document)
+
+
+VALUE_BYTES = 128
+"""What one JSON value (a member of an object or array) may cost in memory while a file is validated:
+pydantic parses the whole file into its own tree first (measured: 2,000,000 members of one object, 24 MiB,
+took 230 MiB above the process's 150). A realistic run holds a value every 40 bytes or so, well within."""
+_MEMORY_SLACK = 50 * 2**20
+"""Of the promised 200 MiB, what is left once the process itself has started (about 150 MiB)."""
+
+
+def value_allowance(size: int) -> int:
+    """The most JSON values a file of ``size`` bytes may hold: what 5 times its size + the slack pays for."""
+    return (5 * size + _MEMORY_SLACK) // VALUE_BYTES
+
+
+def _values_over_allowance(data: bytes) -> int | None:
+    """The allowance of :func:`value_allowance` if ``data`` holds more JSON values than that, else ``None``.
+
+    Counted first as every comma and opening bracket (in C; commas in strings count too, so it can only
+    err high), and only if that passes the allowance, again outside strings, one step per value, no
+    further than the allowance.
+    """
+    allowance = value_allowance(len(data))
+    if data.count(b",") + data.count(b"[") + data.count(b"{") <= allowance:
+        return None
+    values, pos, match = 0, 0, _TO_SEPARATOR.match
+    while (found := match(data, pos)) is not None:
+        if data[found.start(1)] not in b"]}":
+            values += 1
+            if values > allowance:
+                return allowance
+        pos = found.end()
+    return None
 
 
 _ALWAYS_IN = {"trials": b'"metrics"', "failures": b'"message"', "summaries": b'"id"'}

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.db import connect
-from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS
+from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS, value_allowance
 
 from testdata import FIXTURES
 
@@ -147,14 +147,43 @@ def test_a_million_empty_trials_are_refused_by_the_trial_limit_within_the_memory
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
 
 
-def test_a_million_empty_trials_with_the_limit_raised_stay_within_the_memory_bound(tmp_path: Path) -> None:
+def test_a_million_empty_trials_with_the_limit_raised_are_refused_as_too_dense_within_the_memory_bound(
+    tmp_path: Path,
+) -> None:
     run = _empty_trials(tmp_path / "empty-trials.json", 1_000_000)
     size = run.stat().st_size
     output, code, peak = _peak_of_ingest("--db", str(tmp_path / "runs.duckdb"), "--max-trials", "1000000", str(run))
     assert code == 1, output
-    assert "trials[0].id: required field is missing" in output
-    assert "(and 10,999,997 more problems)" in output
+    allowance = value_allowance(size)
+    assert f"{run.name}: (file): more than {allowance:,} JSON values in {size:,} bytes (a value every 7 bytes or less)" in output
     assert peak <= 5 * size + 200 * MiB, f"peaked at {peak / MiB:.0f} MiB for a {size / MiB:.1f} MiB file"
+
+
+@pytest.mark.parametrize("shape", ["five million bad checks", "two million bad tool arguments"])
+def test_a_trial_holding_millions_of_members_is_refused_within_the_memory_bound(tmp_path: Path, shape: str) -> None:
+    document = _run()
+    if shape == "five million bad checks":
+        document["trials"][0]["grade"]["checks"] = [1] * 5_000_000
+    else:
+        document["trials"][0]["toolCalls"] = [{"name": "x", "arguments": {f"k{i}": 1 for i in range(2_000_000)}}]
+    run = _write(tmp_path / "dense.json", document, indent=None)
+    size = run.stat().st_size
+    output, code, peak = _peak_of_ingest("--db", str(tmp_path / "runs.duckdb"), "--max-bytes", str(64 * MiB), str(run))
+    assert code == 1, output
+    assert f"{run.name}: (file): more than {value_allowance(size):,} JSON values in {size:,} bytes" in output
+    assert peak <= 5 * size + 200 * MiB, f"peaked at {peak / MiB:.0f} MiB for a {size / MiB:.1f} MiB file"
+
+
+def test_a_trial_with_many_bad_checks_under_the_value_allowance_is_one_problem_a_list(tmp_path: Path) -> None:
+    document = _run()
+    document["trials"][0]["grade"]["checks"] = [1] * 1000
+    document["trials"][1]["toolCalls"] = [{"name": "x", "arguments": {f"k{i}": 1 for i in range(1000)}}]
+    result = CliRunner().invoke(main, ["validate", str(_write(tmp_path / "bad-members.json", document))])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  error  trials[0].grade.checks[0]: expected an object",
+        "  error  trials[1].toolCalls[0].arguments.k0: expected an object",
+    ]
 
 
 def test_validate_lists_200_errors_of_a_file_and_counts_the_rest(tmp_path: Path) -> None:
