@@ -467,7 +467,7 @@ def shape_peaks(out: Path, results: Results) -> None:
 
     shapes = [
         ("1,000,000 empty trials, refused by the trial limit", [{}] * 1_000_000, "refuse", None),
-        ("1,000,000 empty trials, the limit raised to 1,000,000", [{}] * 1_000_000, "refuse", 1_000_000),
+        ("1,000,000 empty trials, the limit raised to 1,000,000 (too dense)", [{}] * 1_000_000, "refuse", 1_000_000),
         (f"{DEFAULT_MAX_TRIALS:,} tiny valid trials (the default limit)", [TINY_TRIAL] * DEFAULT_MAX_TRIALS, "ingest", None),
     ]
     document = json.loads(SHAPE_RUN.read_bytes())
