@@ -10,8 +10,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -26,6 +25,14 @@ from fmbench.models import (
     CurrentRun,
     LegacyRun,
     RunDocument,
+)
+from fmbench.run_shape import (
+    COUNTED_ARRAYS,
+    ArrayExtent,
+    TooMany,
+    may_hold_more,
+    top_level_arrays,
+    values_over_allowance,
 )
 
 Generation = Literal["current", "legacy"]
@@ -46,14 +53,13 @@ DEFAULT_MAX_TRIALS = 10_000
 The byte limit bounds a run of realistic trials (about 4 KiB each); this one bounds a run of tiny ones,
 which cost about 5 KiB of memory each whatever their size in the file: 10,000 trials of 218 bytes
 peaked at 189 MiB, within 5 times their 2.2 MB + 200 MiB, and 100,000 at 641 MiB, twice theirs.
-pydantic builds no more than this many (:func:`_limited`), so a file of a million empty trials is
-refused at once. ``--max-trials`` raises it for a machine with memory to spare.
+It is checked before pydantic builds anything (:func:`may_hold_more`), so a file of a million empty
+trials is refused at once. ``--max-trials`` raises it for a machine with memory to spare.
 """
 MAX_PROBLEMS = 200
 """The most problems listed for one file; the rest are counted (``RunFileError.more``)."""
 ELEMENTS_PER_SLICE = 1_000
 """A top-level array longer than this is validated this many elements (at most :data:`CHUNK_BYTES`) at a time."""
-_COUNTED_ARRAYS = ("trials", "failures", "summaries")
 
 _TOP_LEVEL_KEYS = ("suite", "model", "environment", "trials")
 
@@ -236,126 +242,6 @@ def _bracketed(data: bytes, start: int, end: int) -> bytearray:
     return out
 
 
-_SPACE = re.compile(rb"[ \t\r\n]*+")
-_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
-_TO_SEPARATOR = re.compile(rb'(?:[^"\[\]{},]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+([\[\]{},])')
-"""Text and whole strings up to the next bracket or comma outside a string (never backtracks)."""
-
-
-@dataclass(frozen=True)
-class _Array:
-    """A top-level array of the run: its key, where it lies (``[`` to just after ``]``) and its elements'
-    extents (each from its first byte to the comma or bracket after it)."""
-
-    key: str
-    start: int
-    end: int
-    starts: array[int]
-    ends: array[int]
-    """Machine integers: a million elements' extents take 16 MB, not the 72 MB of two lists of ints."""
-
-
-class _TooMany(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _value_end(data: bytes, pos: int) -> int | None:
-    """The offset of the ``,``, ``]`` or ``}`` that ends the JSON value starting at ``pos`` (``None``: not JSON)."""
-    depth = 0
-    while (found := (_TO_SEPARATOR if depth == 0 else _STRUCTURE).match(data, pos)) is not None:
-        at = found.start(1)
-        pos = found.end()
-        bracket = data[at]
-        if bracket in b"[{":
-            depth += 1
-        elif bracket in b"]}":
-            if depth == 0:
-                return at
-            depth -= 1
-        else:  # a comma at the value's own level
-            return at
-    return None
-
-
-def _elements(data: bytes, key: str, pos: int, limit: int | None) -> _Array | None:
-    """The array whose ``[`` is at ``pos``; raises :class:`_TooMany` as soon as it passes ``limit`` elements."""
-    start, pos = pos, _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
-    starts, ends = array("q"), array("q")
-    if data[pos : pos + 1] == b"]":
-        return _Array(key, start, pos + 1, starts, ends)
-    while True:
-        pos = _SPACE.match(data, pos).end()  # type: ignore[union-attr]
-        if limit is not None and len(starts) >= limit:
-            raise _TooMany(key)
-        end = _value_end(data, pos)
-        if end is None or end == pos:
-            return None
-        starts.append(pos)
-        ends.append(end)
-        pos = end + 1
-        if data[end] == 0x5D:  # ]
-            return _Array(key, start, pos, starts, ends)
-        if data[end] != 0x2C:  # a } closing an array
-            return None
-
-
-def _top_level_arrays(data: bytes, limit: int | None, only: Iterable[str] = _COUNTED_ARRAYS) -> list[_Array] | None:
-    """The run's trials, failures and summaries arrays (every one, should a key repeat), found by one pass
-    over the file's brackets that builds nothing; ``None`` if the file is not a JSON object this pass
-    follows (pydantic then says what is wrong). Raises :class:`_TooMany` past ``limit`` elements.
-
-    Given ``only`` some of the keys, the pass ends once each of them has been met with no other
-    occurrence of the key further on (no escape can spell it otherwise once ``\\u00`` is ruled out):
-    the runner writes its keys sorted, so counting the summaries does not read the trials after them.
-    """
-    pending = set(only)
-    pos = _SPACE.match(data).end()  # type: ignore[union-attr]
-    if data[pos : pos + 1] != b"{":
-        return None
-    pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
-    found: list[_Array] = []
-    if data[pos : pos + 1] == b"}":
-        return found
-    while True:
-        key = _STRING.match(data, pos)
-        if key is None:
-            return None
-        name = key.group()[1:-1]
-        pos = _SPACE.match(data, key.end()).end()  # type: ignore[union-attr]
-        if data[pos : pos + 1] != b":":
-            return None
-        pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
-        if b"\\" in name:
-            try:
-                name = json.loads(key.group()).encode("utf-8")
-            except (ValueError, UnicodeEncodeError):
-                return None
-        text = name.decode("utf-8", "replace")
-        if text in _COUNTED_ARRAYS and data[pos : pos + 1] == b"[":
-            elements = _elements(data, text, pos, limit)
-            if elements is None:
-                return None
-            found.append(elements)
-            pos = elements.end
-            if text in pending and data.find(b'"' + name + b'"', pos) < 0:
-                pending.discard(text)
-                if not pending:
-                    return found
-        else:
-            end = _value_end(data, pos)
-            if end is None:
-                return None
-            pos = end
-        pos = _SPACE.match(data, pos).end()  # type: ignore[union-attr]
-        separator = data[pos : pos + 1]
-        if separator == b"}":
-            return found if not data[pos + 1 :].strip() else None
-        if separator != b",":
-            return None
-        pos = _SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
-
-
 class _Problems:
     """Problems found a slice at a time: the first :data:`MAX_PROBLEMS` listed, the rest counted."""
 
@@ -383,7 +269,7 @@ class _Problems:
 
 
 def _validate_by_elements(
-    model: type[CurrentRun] | type[LegacyRun], data: bytes, arrays: list[_Array], file: str
+    model: type[CurrentRun] | type[LegacyRun], data: bytes, arrays: list[ArrayExtent], file: str
 ) -> RunDocument:
     """The document validated without its long arrays, then each of them a slice of elements at a time.
 
@@ -410,7 +296,7 @@ def _validate_by_elements(
         problems.add(exc)
     del outside
     latest = {elements.key: elements for elements in arrays}  # a repeated key: the last one counts, as for pydantic
-    for key, elements in sorted(latest.items(), key=lambda item: _COUNTED_ARRAYS.index(item[0])):  # the model's order
+    for key, elements in sorted(latest.items(), key=lambda item: COUNTED_ARRAYS.index(item[0])):  # the model's order
         adapter = _trial_lists.get((model, key))
         if adapter is None:
             adapter = _trial_lists[(model, key)] = TypeAdapter(model.model_fields[key].annotation)
@@ -438,9 +324,7 @@ def _validate_by_elements(
     return document
 
 
-def _validate_in_chunks(
-    model: type[CurrentRun] | type[LegacyRun], data: bytes, limit: int | None = None
-) -> RunDocument | None:
+def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) -> RunDocument | None:
     """The document validated a slice of trials at a time, or ``None`` to validate it whole.
 
     Validating the whole document holds pydantic's parsed JSON of the file and
@@ -489,8 +373,6 @@ def _validate_in_chunks(
             if not piece:
                 return None
             validated += piece
-            if limit is not None and len(validated) > limit:
-                return None  # the whole validation refuses it at the limit
             start = end + 1
     except (ValidationError, RecursionError):
         return None
@@ -518,17 +400,17 @@ def parse_run(
         )
     if not data.strip():
         raise RunFileError(file, [Problem("(file)", "empty file; expected a JSON run document")])
-    if max_trials is not None and (counted := _may_hold_more(data, max_trials)):
+    if max_trials is not None and (counted := may_hold_more(data, max_trials)):
         try:
-            _top_level_arrays(data, max_trials, counted)
-        except _TooMany as many:
+            top_level_arrays(data, max_trials, counted)
+        except TooMany as many:
             raise _too_many(file, many.key, max_trials) from None
-    values = _values_over_allowance(data)
+    values = values_over_allowance(data)
     if values is not None:
         if max_trials is not None:  # a dense file of many trials (empty ones, say) is told of the trial limit
             try:
-                _top_level_arrays(data, max_trials)
-            except _TooMany as many:
+                top_level_arrays(data, max_trials)
+            except TooMany as many:
                 raise _too_many(file, many.key, max_trials) from None
         raise RunFileError(
             file,
@@ -551,60 +433,6 @@ def parse_run(
     except RecursionError:
         raise RunFileError(file, [Problem("(top level)", "nested too deeply to be a run")]) from None
     return ParsedRun(generation, document)
-
-
-VALUE_BYTES = 128
-"""What one JSON value (a member of an object or array) may cost in memory while a file is validated:
-pydantic parses the whole file into its own tree first (measured: 2,000,000 members of one object, 24 MiB,
-took 230 MiB above the process's 150). A realistic run holds a value every 40 bytes or so, well within."""
-_MEMORY_SLACK = 50 * 2**20
-"""Of the promised 200 MiB, what is left once the process itself has started (about 150 MiB)."""
-
-
-def value_allowance(size: int) -> int:
-    """The most JSON values a file of ``size`` bytes may hold: what 5 times its size + the slack pays for."""
-    return (5 * size + _MEMORY_SLACK) // VALUE_BYTES
-
-
-def _values_over_allowance(data: bytes) -> int | None:
-    """The allowance of :func:`value_allowance` if ``data`` holds more JSON values than that, else ``None``.
-
-    Counted first as every comma and opening bracket (in C; commas in strings count too, so it can only
-    err high), and only if that passes the allowance, again outside strings, one step per value, no
-    further than the allowance.
-    """
-    allowance = value_allowance(len(data))
-    if data.count(b",") + data.count(b"[") + data.count(b"{") <= allowance:
-        return None
-    values, pos, match = 0, 0, _TO_SEPARATOR.match
-    while (found := match(data, pos)) is not None:
-        if data[found.start(1)] not in b"]}":
-            values += 1
-            if values > allowance:
-                return allowance
-        pos = found.end()
-    return None
-
-
-_ALWAYS_IN = {"trials": b'"metrics"', "failures": b'"message"', "summaries": b'"id"'}
-"""A key every valid trial, failure and summary holds (both generations): how many times it occurs bounds
-how many valid ones a file can hold."""
-
-
-def _may_hold_more(data: bytes, limit: int) -> list[str]:
-    """Which of the trials, failures and summaries of ``data`` might be more than ``limit`` that pydantic would build.
-
-    The runs' arrays stop at their first invalid element (``FailFast`` in :mod:`fmbench.models`), so only
-    valid ones are built, and each holds its key of :data:`_ALWAYS_IN` (all of them an ``"id"``): counting
-    those keys (in C, 25 ms for a 24 MiB file) settles it for nearly every file; only an array whose key
-    occurs more than ``limit`` times, or any if a key could be spelled with an escape, is counted element
-    by element.
-    """
-    if b"\\u00" in data:  # a key's ASCII letter spelled as an escape
-        return list(_COUNTED_ARRAYS)
-    if data.count(_ALWAYS_IN["summaries"]) <= limit:  # every valid trial and failure holds an "id" too
-        return []
-    return [array for array, key in _ALWAYS_IN.items() if array == "summaries" or data.count(key) > limit]
 
 
 def _too_many(file: str, key: str, limit: int) -> RunFileError:
@@ -634,8 +462,8 @@ def _refusal(
     arrays = None
     if not any(e["type"] == "json_invalid" for e in errors):
         try:
-            arrays = _top_level_arrays(data, limit)
-        except _TooMany as many:
+            arrays = top_level_arrays(data, limit)
+        except TooMany as many:
             assert limit is not None
             return _too_many(file, many.key, limit)
     if arrays is not None:

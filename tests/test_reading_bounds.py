@@ -17,7 +17,8 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.db import connect
-from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS, value_allowance
+from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS
+from fmbench.run_shape import value_allowance
 
 from testdata import FIXTURES
 
