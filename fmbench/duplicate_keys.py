@@ -63,7 +63,7 @@ def _nested_fields(model: type[BaseModel]) -> tuple[str, ...]:
 def keys_in_document(document: BaseModel) -> int:
     """How many keys the validated ``document`` holds: every model's fields given in the file (its extra
     keys among them) and the keys of every object kept as data. Only fields that can hold an object are
-    walked into."""
+    walked into, and a model with none (a check's result, say) is counted where it is met."""
     count = 0
     stack: list[Any] = [document]
     nested = (BaseModel, list, dict)
@@ -72,7 +72,12 @@ def keys_in_document(document: BaseModel) -> int:
         if isinstance(value, BaseModel):
             count += len(value.model_fields_set)
             fields = value.__dict__
-            stack += [v for name in _nested_fields(type(value)) if isinstance(v := fields[name], nested)]
+            for name in _nested_fields(type(value)):
+                member = fields[name]
+                if isinstance(member, BaseModel) and not member.__pydantic_extra__ and not _nested_fields(type(member)):
+                    count += len(member.model_fields_set)
+                elif isinstance(member, nested):
+                    stack.append(member)
             extra = value.__pydantic_extra__
             if extra:
                 stack += [v for v in extra.values() if isinstance(v, nested)]
@@ -80,7 +85,11 @@ def keys_in_document(document: BaseModel) -> int:
             count += len(value)
             stack += [v for v in value.values() if isinstance(v, nested)]
         else:
-            stack += [v for v in value if isinstance(v, nested)]
+            for member in value:
+                if isinstance(member, BaseModel) and not member.__pydantic_extra__ and not _nested_fields(type(member)):
+                    count += len(member.model_fields_set)
+                elif isinstance(member, nested):
+                    stack.append(member)
     return count
 
 
