@@ -328,15 +328,17 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
               "little to render uses one whatever this says.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, max_bytes: int,
+    jobs: int | None, max_bytes: int, max_trials: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
     In a project, the database is first made to hold exactly the runs folder's files
     (each file ingested, replaced or dropped is named), then the site is built with
-    the project's title, registry and methodology notes; --max-bytes limits the run files it ingests.
+    the project's title, registry and methodology notes; --max-bytes and --max-trials limit the run files it
+    ingests.
     """
     from fmbench.build import build_site
 
@@ -348,7 +350,7 @@ def build(
 
             mirrored, report = build_project(
                 project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes,
-                originals=originals, jobs=jobs,
+                originals=originals, jobs=jobs, max_trials=max_trials,
             )
         else:
             mirrored = None
@@ -378,8 +380,9 @@ def build(
               help="Ingest result files (and sidecars) that appear in this folder.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 def serve(
-    db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, max_bytes: int
+    db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, max_bytes: int, max_trials: int
 ) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
 
@@ -396,11 +399,11 @@ def serve(
 
             mirror_runs(
                 project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo,
-                max_bytes=max_bytes,
+                max_bytes=max_bytes, max_trials=max_trials,
             )
         run_server(
             _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet,
-            project=project, max_bytes=max_bytes,
+            project=project, max_bytes=max_bytes, max_trials=max_trials,
         )
 
 

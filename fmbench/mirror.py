@@ -22,7 +22,7 @@ import duckdb
 
 from fmbench.annotations import sidecar_for
 from fmbench.db import connect
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.revisions import Registry
 
 Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
@@ -122,10 +122,12 @@ def mirror_runs(
     *,
     echo: Callable[[str], Any] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> MirrorReport:
     """Make the database hold exactly the run files of ``runs_dir`` (see the module's text).
 
-    ``max_bytes``: a run file larger than this is refused (an error line naming the limit), as ingest refuses it.
+    ``max_bytes``: a run file larger than this is refused (an error line naming the limit), as ingest refuses it;
+    so is one of more than ``max_trials`` trials.
     """
     from fmbench.ingest import collect_run_files, ingest_paths
 
@@ -171,7 +173,7 @@ def mirror_runs(
         report.lines.append(MirrorLine("dropped", name, run_id))
     batch = [*fresh, *(path for path, _, _ in again)]
     if batch:
-        outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes)
+        outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
         by_path = {o.path: o for o in outcome.outcomes}
         for path in batch:
             o = by_path.get(str(path))

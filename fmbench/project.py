@@ -343,10 +343,12 @@ def build_project(
     max_bytes: int | None = None,
     originals: str | None = None,
     jobs: int | None = None,
+    max_trials: int | None = None,
 ) -> tuple[Any, Any]:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
-    ``max_bytes``: the largest run file the mirroring ingests (the reader's default when not given).
+    ``max_bytes``, ``max_trials``: the largest run file, and most trials, the mirroring ingests (the reader's
+    defaults when not given).
     ``originals``: overrides the project's ``[publishing] originals``.
     ``jobs``: processes that render at once (see :func:`fmbench.build.build_site`).
 
@@ -365,6 +367,8 @@ def build_project(
     else:
         source = project.database_for(db)
         limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        if max_trials is not None:
+            limit["max_trials"] = max_trials
         mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo, **limit)
     report = build_site(
         source,

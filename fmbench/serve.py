@@ -553,12 +553,14 @@ def run_server(
     project: Any = None,
     max_bytes: int | None = None,
     registry: Any = None,
+    max_trials: int | None = None,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
     ``project``: serve a publisher's project (see :func:`create_app`).
-    ``max_bytes``: the largest run file the watcher ingests (the reader's default when not given).
+    ``max_bytes``, ``max_trials``: the largest run file, and most trials, the watcher ingests (the reader's
+    defaults when not given).
     """
     import waitress
 
@@ -575,7 +577,9 @@ def run_server(
     if watch:
         from fmbench.watch import start_watcher
 
-        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        limit: dict[str, int] = {} if max_bytes is None else {"max_bytes": max_bytes}
+        if max_trials is not None:
+            limit["max_trials"] = max_trials
         start_watcher(
             Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
             project=project.root if project is not None else None, **limit,

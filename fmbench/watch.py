@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.annotations import is_sidecar
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 
 POLL_SECONDS = 1.0
 
@@ -46,14 +46,18 @@ def _run_file(path: Path) -> Path | None:
 
 
 def ingest_in_child(
-    paths: list[Path], db: Path, project: Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    paths: list[Path],
+    db: Path,
+    project: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int = DEFAULT_MAX_TRIALS,
 ) -> list[dict[str, Any]]:
     """``project``: the project folder whose revision registry the runs are assigned with."""
     in_project = ["--project", str(project)] if project is not None else []
     result = subprocess.run(
         # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
         [sys.executable, "-P", "-m", "fmbench", "ingest", *in_project, "--db", str(db), "--max-bytes", str(max_bytes),
-         "--json", *map(str, paths)],
+         "--max-trials", str(max_trials), "--json", *map(str, paths)],
         capture_output=True,
         text=True,
         check=False,
@@ -72,6 +76,7 @@ def watch_once(
     pending: dict[Path, tuple[int, int]],
     project: Path | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int = DEFAULT_MAX_TRIALS,
 ) -> list[dict[str, Any]]:
     """One poll: ingest files that appeared or changed and have since stopped changing (none larger than ``max_bytes``)."""
     now = _snapshot(folder)
@@ -84,7 +89,7 @@ def watch_once(
         else:
             pending[path] = stamp
     runs = sorted({r for r in (_run_file(p) for p in ready) if r is not None})
-    outcomes = ingest_in_child(runs, db, project, max_bytes) if runs else []
+    outcomes = ingest_in_child(runs, db, project, max_bytes, max_trials) if runs else []
     for path in ready:
         seen[path] = now[path]
         pending.pop(path, None)
@@ -100,6 +105,7 @@ def start_watcher(
     interval: float = POLL_SECONDS,
     project: Path | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int = DEFAULT_MAX_TRIALS,
 ) -> threading.Thread:
     """Start polling ``folder`` in a daemon thread; files already there are ingested first."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -109,7 +115,7 @@ def start_watcher(
         pending: dict[Path, tuple[int, int]] = {}
         while True:
             try:
-                for o in watch_once(folder, db, seen, pending, project, max_bytes):
+                for o in watch_once(folder, db, seen, pending, project, max_bytes, max_trials):
                     name = Path(o["path"]).name
                     diagnostics.add(o["status"], name, o.get("message", ""))
                     if o["status"] == "error":

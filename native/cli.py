@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from fmbench.errors import FmbenchError
-from fmbench.reader import DEFAULT_MAX_BYTES
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
@@ -165,12 +165,19 @@ def compare_command(
     show_default=True,
     help="Refuse a run file larger than this.",
 )
-def replay_command(run: Path, output_dir: Path, max_bytes: int) -> None:
+@click.option(
+    "--max-trials",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_TRIALS,
+    show_default=True,
+    help="Refuse a run file with more trials (or failures, or summaries) than this.",
+)
+def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
     from fmbench.cli import user_errors
 
     with _as_click_errors(), user_errors():
-        path = write_replay(run, output_dir, max_bytes=max_bytes)
+        path = write_replay(run, output_dir, max_bytes=max_bytes, max_trials=max_trials)
     click.echo(str(path))
 
 

@@ -45,7 +45,7 @@ from typing import Any
 from fmbench.display import iso
 from fmbench.figures import TrialFigures, trial_figures
 from fmbench.models import CheckResult, LegacyRun
-from fmbench.reader import DEFAULT_MAX_BYTES, ParsedRun, parse_run
+from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, ParsedRun, parse_run
 from fmbench.record import FailureRecord, RunRecord, TrialRecord, to_record, typed_kind
 from fmbench.write_errors import writing
 
@@ -287,13 +287,15 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
-def build_replay(data: bytes, *, source: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+def build_replay(
+    data: bytes, *, source: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_trials: int | None = DEFAULT_MAX_TRIALS
+) -> dict[str, Any]:
     """The replay document of a run file's bytes, read by :func:`fmbench.reader.parse_run`.
 
     ``source`` names the file in errors and metadata; a file that is not a run
     raises fmbench's :class:`~fmbench.errors.RunFileError`.
     """
-    parsed = parse_run(data, str(source), max_bytes=max_bytes)
+    parsed = parse_run(data, str(source), max_bytes=max_bytes, max_trials=max_trials)
     record = to_record(parsed, source.name, data)
     rows: list[dict[str, Any]] = []
     samples: dict[tuple[str, str], Sample] = {}
@@ -327,7 +329,13 @@ def replay_path(run_path: Path, output_dir: Path) -> Path:
     return output_dir / f"{run_path.stem}{ARTIFACT_SUFFIX}"
 
 
-def write_replay(run_path: Path | str, output_dir: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Path:
+def write_replay(
+    run_path: Path | str,
+    output_dir: Path | str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int | None = DEFAULT_MAX_TRIALS,
+) -> Path:
     """Write the replay of a run file (refused past ``max_bytes``) atomically; return the artifact's path."""
     run_path = Path(run_path)
     output_dir = Path(output_dir)
@@ -342,7 +350,7 @@ def write_replay(run_path: Path | str, output_dir: Path | str, *, max_bytes: int
         content = run_path.read_bytes()
     except OSError as error:
         raise run_file_error(run_path, f"cannot read ({error.strerror})") from None
-    document = build_replay(content, source=run_path, max_bytes=max_bytes)
+    document = build_replay(content, source=run_path, max_bytes=max_bytes, max_trials=max_trials)
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     target = replay_path(run_path, output_dir)

@@ -7,6 +7,7 @@ runs the real command or library function on it.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -245,3 +246,31 @@ def test_a_run_without_repeated_keys_has_no_such_note(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["validate", "--json", str(path)])
         (checked,) = json.loads(result.output)
         assert not [f for f in checked["flags"] if "key repeated" in f["message"]], path.name
+
+
+def _trial_limit_message(name: str, limit: int) -> str:
+    return (
+        f"{name}: trials: more than {limit:,} elements, the limit for a run file; "
+        "raise it with --max-trials if this really is one run"
+    )
+
+
+def test_a_project_build_and_native_replay_take_max_trials_as_ingest_does(tmp_path: Path) -> None:
+    from fmbench.scaffold import init_project
+
+    trials = len(_run()["trials"])
+    project = init_project(tmp_path / "results", title="Trial limit").root
+    shutil.copy(RUN, project / "runs" / RUN.name)
+    refused = CliRunner().invoke(main, ["build", "--project", str(project), "--max-trials", str(trials - 1)])
+    assert refused.exit_code == 1, refused.output
+    errors = [line for line in refused.output.splitlines() if line.startswith("error ")]
+    assert errors == [f"error {_trial_limit_message(RUN.name, trials - 1)}"]
+    built = CliRunner().invoke(main, ["build", "--project", str(project), "--max-trials", str(trials)])
+    assert built.exit_code == 0, built.output
+    assert f"ingested {RUN.name} (run " in built.output
+
+    out = tmp_path / "replay"
+    replay = CliRunner().invoke(main, ["native", "replay", str(RUN), "--output", str(out), "--max-trials", str(trials - 1)])
+    assert replay.exit_code == 1
+    assert replay.output.strip().splitlines() == [f"Error: {_trial_limit_message(str(RUN), trials - 1)}"]
+    assert not out.exists() or list(out.iterdir()) == []
