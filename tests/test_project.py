@@ -20,7 +20,7 @@ from fmbench.project import PROJECT_FILE, ProjectError, load_project
 from fmbench.views import PAGES, resolve
 
 from sitebuild import broken_links
-from testdata import FIXTURES, SHARED_EXAMPLES
+from testdata import EXAMPLE_NAME, EXAMPLES, FIXTURES
 
 TITLE = "Ada's Foundation Models Lab"
 FICTIONAL = ("3f0c2a1", "7a41c9e", "81d2b07", "c5e90f3", "d13a6b8", "ffff000")
@@ -70,9 +70,8 @@ def project(tmp_path: Path) -> Path:
     for name in (BASELINE, CANDIDATE):
         copy_run(name, runs)
     shutil.copyfile(FIXTURES / JUNE, runs / JUNE)
-    example = SHARED_EXAMPLES / "macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12.json"
-    if example.exists():
-        shutil.copyfile(example, runs / example.name)
+    example = EXAMPLES / f"{EXAMPLE_NAME}.json"
+    shutil.copyfile(example, runs / example.name)
     return root
 
 
@@ -259,9 +258,8 @@ def test_real_files_ingested_and_built_outside_a_project_show_none_of_the_fixtur
     loose.mkdir()
     copy_run(CANDIDATE, loose)
     copy_run(JUNE, loose)
-    example = SHARED_EXAMPLES / "macbook-pro-m5-macos27-26A5353q-on-device-quick-2026-06-12.json"
-    if example.exists():
-        shutil.copyfile(example, loose / example.name)
+    example = EXAMPLES / f"{EXAMPLE_NAME}.json"
+    shutil.copyfile(example, loose / example.name)
     ingested = fmbench(tmp_path, "ingest", "loose", "--db", "real.duckdb")
     assert ingested.returncode == 0, ingested.stdout + ingested.stderr
     built = fmbench(tmp_path, "build", "--db", "real.duckdb", "--out", "site")
@@ -272,8 +270,7 @@ def test_real_files_ingested_and_built_outside_a_project_show_none_of_the_fixtur
     finally:
         con.close()
     assert revision[CANDIDATE] == "2026.07" and revision[JUNE] == "2026.06"
-    if example.exists():
-        assert revision[example.name] == "2026.06"
+    assert revision[example.name] == "2026.06"
     revisions = (tmp_path / "site" / "revisions" / "index.html").read_text(encoding="utf-8")
     assert "2026.06: June 2026 baseline (AppBench)" in revisions and "2026.07: Foundation Models Bench" in revisions
     for file in (tmp_path / "site").rglob("*"):
