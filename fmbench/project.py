@@ -19,11 +19,14 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from fmbench import DISTRIBUTION, __version__
 from fmbench.db import ENV_DB
 from fmbench.errors import FmbenchError
 
 PROJECT_FILE = "fmbench.toml"
 PROJECT_FORMAT = 1
+DEFAULT_INSTALL = f"{DISTRIBUTION}=={__version__}"
+"""``[publishing] install`` when the file has none: this fmbench release, from PyPI."""
 
 
 class ProjectError(FmbenchError):
@@ -114,7 +117,19 @@ class PublishingSettings(_Strict):
     originals: Literal["gzip", "link", "copy"] = "gzip"
     """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed, its
     SHA-256 shown), ``link`` (to the file in the repository, from ``[repository]``; no copy) or ``copy`` (as ingested)."""
+    install: Annotated[str, Field(min_length=1)] = DEFAULT_INSTALL
+    """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
+    repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
     practical_change: PracticalChange = PracticalChange()
+
+    @field_validator("install")
+    @classmethod
+    def _install(cls, value: str) -> str:
+        if value != value.strip() or "\n" in value or "\r" in value:
+            raise ValueError(f"expected one requirement, wheel file or git URL for pip on one line, such as {DEFAULT_INSTALL!r}")
+        if value.startswith("-"):
+            raise ValueError(f"expected a requirement, wheel file or git URL for pip, not a pip option, such as {DEFAULT_INSTALL!r}")
+        return value
 
 
 class ProjectConfig(_Strict):
