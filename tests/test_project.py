@@ -21,6 +21,7 @@ from fmbench.views import PAGES, resolve
 
 from sitebuild import broken_links
 from testdata import EXAMPLE_NAME, EXAMPLES, FIXTURES
+from workflow_audit import workflow_findings
 
 TITLE = "Ada's Foundation Models Lab"
 FICTIONAL = ("3f0c2a1", "7a41c9e", "81d2b07", "c5e90f3", "d13a6b8", "ffff000")
@@ -167,36 +168,6 @@ def test_init_takes_the_pages_address_from_a_github_remote() -> None:
 
 
 # --- the workflow ---------------------------------------------------------------------------
-
-
-def workflow_findings(*files: Path) -> tuple[str, list[str]]:
-    """``check-jsonschema``'s verdict on GitHub's workflow schema and zizmor's findings of medium severity or above."""
-    tools = Path(sys.executable).parent
-    checker, zizmor = tools / "check-jsonschema", tools / "zizmor"
-    assert checker.exists() and zizmor.exists(), "check-jsonschema or zizmor is missing: install the test extra"
-    checked = subprocess.run(
-        [str(checker), "--builtin-schema", "vendor.github-workflows", *map(str, files)],
-        capture_output=True, text=True, check=False,
-    )
-    schema = "" if checked.returncode == 0 else checked.stdout + checked.stderr
-    audited = subprocess.run(
-        [str(zizmor), "--offline", "--no-progress", "--format", "json", "--min-severity", "medium", *map(str, files)],
-        capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(files[0].parent)},
-    )
-    findings = json.loads(audited.stdout or "null")
-    assert isinstance(findings, list), audited.stderr
-    return schema, [_finding(f) for f in findings]
-
-
-def _finding(finding: dict) -> str:
-    """One zizmor finding as a line: what, how severe, where (file and line) and the text it is about."""
-    where = (finding.get("locations") or [{}])[0]
-    key = where.get("symbolic", {}).get("key", {}).get("Local", {})
-    concrete = where.get("concrete", {})
-    row = concrete.get("location", {}).get("start_point", {}).get("row")
-    place = Path(str(key.get("verbatim_path") or key.get("given_path") or "?")).name + (f":{row + 1}" if isinstance(row, int) else "")
-    return (f"{finding.get('ident')} ({finding.get('determinations', {}).get('severity')}): {finding.get('desc')} "
-            f"at {place}: {(str(concrete.get('feature', '')).strip().splitlines() or [''])[0]}")
 
 
 def test_the_generated_workflow_passes_the_schema_and_zizmor_with_no_finding_of_medium_severity_or_above(
