@@ -24,6 +24,7 @@ import duckdb
 from fmbench.analysis import RunAnalysis, analyze_bytes
 from fmbench.annotations import parse_annotations
 from fmbench.db import connect
+from fmbench.display import terminal_value
 from fmbench.errors import AnnotationError, DatabaseError, FmbenchError, RunFileError
 from fmbench.originals import original_bytes
 from fmbench.revisions import Registry, load_registry
@@ -47,7 +48,7 @@ class Difference:
     def __str__(self) -> str:
         run = f" (run {self.run_id})" if self.run_id else ""
         values = f": stored {self.stored!r}, recomputed {self.recomputed!r}" if self.kind != "unreadable" else ""
-        return f"{self.file_name}{run}: {self.kind} {self.where}{values}"
+        return f"{terminal_value(self.file_name)}{run}: {self.kind} {terminal_value(self.where)}{values}"
 
     def to_json(self) -> dict[str, Any]:
         return {
