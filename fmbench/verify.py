@@ -255,7 +255,7 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
     Files keep their names; when two runs share a name, each is written as
     ``<name>-<run id>.json``. A sidecar takes its run's name, so the folder
     ingests again as it was. Every file is first written into a hidden folder
-    inside ``out`` and moved into place only once all of them were read: a
+    beside ``out`` and moved into place only once all of them were read: a
     stored file that cannot be read (a damaged block, a gzip that does not
     decompress) leaves ``out`` as it was, and the error names it.
     """
@@ -266,10 +266,13 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ExportError(f"{folder}: cannot create the export folder: {exc.strerror}") from None
-    staging = folder / f".fmbench-export-{os.getpid()}.tmp"
+    # Beside the folder, not in it: one left by a killed export is never ingested with the folder.
+    where = folder.resolve()
+    staging = where.with_name(f".{where.name}.export-{os.getpid()}")
     try:
         try:
             with writing(folder, "the export folder"):
+                shutil.rmtree(staging, ignore_errors=True)
                 staging.mkdir()
         except OSError as exc:
             raise ExportError(f"{folder}: cannot write into the export folder: {exc.strerror}") from None

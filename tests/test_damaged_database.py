@@ -79,6 +79,7 @@ def test_export_of_a_damaged_database_writes_nothing_and_names_the_file(damaged_
         export_originals(damaged_db, out_dir)
     assert "cannot be read: a block of the database file is damaged" in str(raised.value)
     assert list(out_dir.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.duckdb", "export"]  # no staging folder left
 
     code, out = invoke("export", "--originals", str(tmp_path / "cli-export"), "--db", str(damaged_db))
     assert code == 1 and "Traceback" not in out and len(out.strip().splitlines()) == 1
@@ -91,6 +92,7 @@ def test_export_of_a_whole_database_writes_every_file_and_leaves_no_staging_fold
     whole_db: Path, tmp_path: Path
 ) -> None:
     written = export_originals(whole_db, tmp_path / "export")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export"]
     assert sorted(p.name for p in (tmp_path / "export").iterdir()) == sorted(p.name for p in written)
     assert sorted(p.name for p in written) == sorted(p.name for p in FIXTURES.iterdir())
     assert all(p.read_bytes() == (FIXTURES / p.name).read_bytes() for p in written)
