@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,45 @@ def test_an_error_naming_a_hostile_file_name_is_one_escaped_line(tmp_path: Path)
     code, out = invoke("validate", str(path))
     assert code == 1 and RAW.findall(out) == []
     assert not [line for line in out.splitlines() if line.startswith("Error: forged")]
+
+
+def test_the_progress_bar_on_a_terminal_shows_a_file_name_as_text_never_as_markup_or_escapes(tmp_path: Path) -> None:
+    """``fmbench ingest`` with its stderr on a real pseudo-terminal, where rich draws its progress bar."""
+    pty = pytest.importorskip("pty")
+    import os
+    import select
+    import subprocess
+    import sys
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    name = f"[bold red]x{CLIPBOARD_WRITE}.json"
+    (runs / name).write_bytes((RUNS / "purpose-current.json").read_bytes())
+    leader, follower = pty.openpty()
+    exe = str(Path(sys.executable).parent / "fmbench")
+    with subprocess.Popen(
+        [exe, "ingest", str(runs), "--db", str(tmp_path / "x.duckdb")],
+        stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "COLUMNS": "200"},
+    ) as process:
+        os.close(follower)
+        shown = b""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if select.select([leader], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the process closed the terminal
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            elif process.poll() is not None:
+                break
+        assert process.stdout is not None
+        printed = process.stdout.read().decode("utf-8")
+    os.close(leader)
+    assert process.returncode == 0
+    bar = shown.decode("utf-8", "replace")
+    assert "ingesting" in bar  # the bar was drawn (with rich's own colours)
+    assert "[bold red]x\\u001b]52;c;" in bar and "\x1b]52" not in bar and "\x07" not in bar
+    assert "[bold red]x\\u001b]52;c;" in printed and RAW.findall(printed) == []
