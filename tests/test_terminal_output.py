@@ -131,3 +131,23 @@ def test_the_progress_bar_on_a_terminal_shows_a_file_name_as_text_never_as_marku
     assert "ingesting" in bar  # the bar was drawn (with rich's own colours)
     assert "[bold red]x\\u001b]52;c;" in bar and "\x1b]52" not in bar and "\x07" not in bar
     assert "[bold red]x\\u001b]52;c;" in printed and RAW.findall(printed) == []
+
+
+def test_the_native_commands_print_hostile_artifact_text_escaped_one_row_per_sample(tmp_path: Path) -> None:
+    from testdata import REPO
+
+    doc = json.loads((REPO / "tests" / "native" / "data" / "baseline.xcevalresult").read_text(encoding="utf-8"))
+    first = json.loads(doc["results"][0]["Input"])
+    first["recordID"] = f"T-1 {CLIPBOARD_WRITE}\u202e\nbaseline.xcevalresult #9 FORGED"
+    doc["results"][0]["Input"] = json.dumps(first)
+    doc["evaluationInfo"]["Model"] = f"onDevice{CLIPBOARD_WRITE}\n  info         Forged: yes"
+    path = tmp_path / "hostile.xcevalresult"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out = invoke("native", "samples", str(path))
+    assert code == 0 and RAW.findall(out) == []
+    assert len(out.splitlines()) == len(doc["results"]) and "FORGED" in out.splitlines()[0]
+    for command in ("inspect", "report"):
+        code, out = invoke("native", command, str(path))
+        assert code == 0 and RAW.findall(out) == [], command
+        assert not [line for line in out.splitlines() if "Forged: yes" in line and "\\n" not in line], command
+        assert not [line for line in out.splitlines() if line.startswith("baseline.xcevalresult #9")], command
