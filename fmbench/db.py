@@ -190,11 +190,12 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
         except duckdb.Error as exc:
-            raise DatabaseError(_unopenable(path, exc)) from None
+            raise DatabaseError(_unopenable(path, exc, opened=False)) from None
 
 
-def _unopenable(path: Path, exc: duckdb.Error) -> str:
-    """Why DuckDB could not open ``path``, and what to do about it."""
+def _unopenable(path: Path, exc: duckdb.Error, *, opened: bool = True) -> str:
+    """Why DuckDB could not open ``path``, and what to do about it (``opened``: the file was read, DuckDB's
+    input/output error; else another DuckDB error)."""
     text = str(exc)
     lowered = text.lower()
     if "not a valid duckdb database" in lowered:
@@ -209,7 +210,9 @@ def _unopenable(path: Path, exc: duckdb.Error) -> str:
         )
     if is_damage(exc):
         return str(damaged(path, exc, "the database"))
-    return f"{path}: not a DuckDB database fmbench can open ({text}); point --db at another file"
+    if not opened:  # DuckDB could not read the file as a database at all
+        return f"{path}: not a DuckDB database fmbench can open ({text}); point --db at another file"
+    return f"{path}: cannot open the database: {text}"
 
 
 def is_damage(exc: BaseException) -> bool:

@@ -561,6 +561,7 @@ def run_server(
     ``project``: serve a publisher's project (see :func:`create_app`).
     ``max_bytes``: the largest run file the watcher ingests (the reader's default when not given).
     """
+    # waitress is loaded only by the command that serves.
     from fmbench.listener import listening_server
 
     if parquet is not None:
