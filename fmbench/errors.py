@@ -47,6 +47,10 @@ class DatabaseError(FmbenchError):
     """The database cannot be used as it is (wrong version, not an fmbench database)."""
 
 
+class DamagedDatabaseError(DatabaseError):
+    """A block of the database file fails its checksum: what it holds cannot be read."""
+
+
 class DatabaseBusyError(DatabaseError):
     """Another process holds the database; try again in a moment."""
 

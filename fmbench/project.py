@@ -11,6 +11,7 @@ or the environment, the order is: the flag, then the environment
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+_URL_TABS_AND_NEWLINES = re.compile("[\t\n\r]")
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_CONTROLS = re.compile("[\x00-\x1f\x7f]")
+
+
 class FooterLink(_Strict):
     label: Annotated[str, Field(min_length=1)]
     url: Annotated[str, Field(min_length=1)]
@@ -44,10 +50,17 @@ class FooterLink(_Strict):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        scheme, sep, _ = value.partition(":")
-        if sep and scheme.isalpha() and scheme.lower() not in ("http", "https", "mailto"):
+        # The scheme is judged as a browser reads the link: leading and trailing C0 controls and spaces
+        # stripped, tabs and line breaks inside removed (" javascript:" and "java\tscript:" run script).
+        url = _URL_TABS_AND_NEWLINES.sub("", value.strip("".join(map(chr, range(0x21)))))
+        if _CONTROLS.search(url):
+            raise ValueError("a link holds no control characters")
+        scheme = _URL_SCHEME.match(url)
+        if scheme and scheme.group(1).lower() not in ("http", "https", "mailto"):
             raise ValueError("expected an http(s) or mailto: link, or a path on the site")
-        return value
+        if not url:
+            raise ValueError("expected an http(s) or mailto: link, or a path on the site, not blank")
+        return url
 
 
 def _absolute_http(value: str, what: str) -> str:
@@ -266,7 +279,12 @@ class Project:
         site = self.config.site
         favicon = None
         if site.favicon:
-            favicon = self.path(site.favicon)
+            favicon = self.path(site.favicon).resolve()  # a symbolic link is judged by where it leads
+            if not favicon.is_relative_to(self.root.resolve()):
+                raise ProjectError(
+                    f"{self.file}: site.favicon: {site.favicon!r} is outside the project folder; "
+                    "put the icon in the project and name it relative to it"
+                )
             if not favicon.is_file():
                 raise ProjectError(f"{self.file}: site.favicon: {favicon} does not exist; add the file or set favicon = \"\"")
         return SiteIdentity(

@@ -554,13 +554,15 @@ def run_server(
     max_bytes: int | None = None,
     registry: Any = None,
 ) -> None:
-    """Serve until interrupted, with waitress (never Flask's development server or debugger).
+    """Serve until interrupted, with waitress (never Flask's development server or debugger), its socket
+    and settings from :mod:`fmbench.listener`; a bind that fails raises its ``ServeError`` (one line).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
     ``project``: serve a publisher's project (see :func:`create_app`).
     ``max_bytes``: the largest run file the watcher ingests (the reader's default when not given).
     """
-    import waitress
+    # waitress is loaded only by the command that serves.
+    from fmbench.listener import listening_server
 
     if parquet is not None:
         app = create_app(host=host, port=port, watch=watch, parquet=parquet, project=project, registry=registry)
@@ -572,6 +574,7 @@ def run_server(
         with connect(db_path, read_only=db_path.exists() and not watch):
             pass
         app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
+    server = listening_server(app, host, port, threads=threads)  # bound before the watcher starts
     if watch:
         from fmbench.watch import start_watcher
 
@@ -586,5 +589,5 @@ def run_server(
     shown = f"[{host}]" if ":" in host else host
     app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
     echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="fmbench", _quiet=True)
+    server.run()
 
