@@ -32,10 +32,6 @@ LONG_DEVICE = "Mac" + "7" * 297
 LONG_BUILD = "25B" + "8" * 297
 LONG_SCENARIO = "grounded-" + "x" * 291
 HOSTILE_BUILD = "26A?5#3 %2F"
-SCENARIO_RENAMES = {
-    "task-capture": "a/b", "workout-plan": "a-b", "journal-summary": "Summarize",
-    "habit-classification": "summarize", "grounded-explanation": LONG_SCENARIO,
-}
 
 
 def _variant(folder: Path, name: str, *, device: str | None = None, build: str | None = None,
@@ -57,25 +53,54 @@ def _variant(folder: Path, name: str, *, device: str | None = None, build: str |
     (folder / f"{name}.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
 
 
+SITES: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "long": [("long-names", {"device": LONG_DEVICE, "build": LONG_BUILD, "scenarios": {"task-capture": LONG_SCENARIO}})],
+    "collide": [("slash-device", {"device": "Mac17/2", "scenarios": {"task-capture": "a/b"}}),
+                ("dash-device", {"device": "Mac17-2", "scenarios": {"task-capture": "a-b"}})],
+    "case": [("build-upper", {"build": "26A5378f", "scenarios": {"task-capture": "Summarize"}}),
+             ("build-lower", {"build": "26a5378F", "scenarios": {"task-capture": "summarize"}})],
+    "hostile": [("hostile-build", {"build": HOSTILE_BUILD}), ("build-upper", {"build": "26A5378f"})],
+}
+"""Each site: the base run and the variants that make one row of the issue (each fails on its own)."""
+_BUILT: dict[str, tuple[Path, Path]] = {}
+
+
+def _built(name: str, factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(database, site)`` of the base run and one row's odd-named variants, ingested and built."""
+    if name not in _BUILT:
+        root = factory.mktemp(f"odd-{name}")
+        runs = root / "runs"
+        runs.mkdir()
+        (runs / "base.json").write_bytes(BASE.read_bytes())
+        for file_name, changes in SITES[name]:
+            _variant(runs, file_name, **changes)
+        db = root / "odd.duckdb"
+        report = ingest_paths([runs], db, registry=fixtures_registry())
+        assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
+        out = root / "_site"
+        build_site(db, out, registry=fixtures_registry())
+        _BUILT[name] = (db, out)
+    return _BUILT[name]
+
+
 @pytest.fixture(scope="module")
-def odd(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """``(database, site)`` of the base run and its odd-named variants, built."""
-    root = tmp_path_factory.mktemp("odd-names")
-    runs = root / "runs"
-    runs.mkdir()
-    (runs / "base.json").write_bytes(BASE.read_bytes())
-    _variant(runs, "hostile-build", build=HOSTILE_BUILD)
-    _variant(runs, "slash-device", device="Mac17/2")
-    _variant(runs, "dash-device", device="Mac17-2", scenarios=SCENARIO_RENAMES)
-    _variant(runs, "long-names", device=LONG_DEVICE, build=LONG_BUILD)
-    _variant(runs, "build-upper", build="26A5378f")
-    _variant(runs, "build-lower", build="26a5378F")
-    db = root / "odd.duckdb"
-    report = ingest_paths([runs], db, registry=fixtures_registry())
-    assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
-    out = root / "_site"
-    build_site(db, out, registry=fixtures_registry())
-    return db, out
+def long_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _built("long", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def collide_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _built("collide", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def case_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _built("case", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _built("hostile", tmp_path_factory)
 
 
 def _names(db: Path, sql: str) -> set[str]:
@@ -100,8 +125,8 @@ def _page_urls(out: Path) -> list[str]:
     return sorted(found)
 
 
-def test_names_of_300_characters_build_into_segments_a_file_system_holds(odd: tuple[Path, Path]) -> None:
-    db, out = odd
+def test_names_of_300_characters_build_into_segments_a_file_system_holds(long_site: tuple[Path, Path]) -> None:
+    db, out = long_site
     assert LONG_DEVICE in _names(db, "SELECT hardware_model FROM runs")
     assert LONG_BUILD in _names(db, "SELECT os_build FROM runs")
     longest = max(len(part.encode()) for rel in _site_paths(out) for part in rel.split("/"))
@@ -109,17 +134,19 @@ def test_names_of_300_characters_build_into_segments_a_file_system_holds(odd: tu
     segment = urls.segment(LONG_DEVICE)
     assert len(segment) == urls.SEGMENT_BYTES and segment.startswith("Mac777") and segment == urls.segment(LONG_DEVICE)
     assert (out / "devices" / segment / "index.html").is_file()
+    assert (out / "builds" / urls.segment(LONG_BUILD) / "index.html").is_file()
+    assert (out / "scenarios" / urls.segment(LONG_SCENARIO) / "index.html").is_file()
 
 
-def test_names_that_collide_after_slugging_get_a_page_each(odd: tuple[Path, Path]) -> None:
-    db, out = odd
+def test_names_that_collide_after_slugging_get_a_page_each(collide_site: tuple[Path, Path]) -> None:
+    db, out = collide_site
     devices = _names(db, "SELECT coalesce(hardware_model, device_name) FROM runs")
     assert {"Mac17/2", "Mac17-2"} <= devices
     assert len(list((out / "devices").glob("*/index.html"))) == len(devices)
     builds = _names(db, "SELECT os_build FROM runs WHERE os_build IS NOT NULL")
     assert len(list((out / "builds").glob("*/index.html"))) == len(builds)
     scenarios = _names(db, "SELECT scenario_id FROM scenario_figures")
-    assert {"a/b", "a-b", "Summarize", "summarize"} <= scenarios
+    assert {"a/b", "a-b"} <= scenarios
     assert len(list((out / "scenarios").glob("*/index.html"))) == len(scenarios)
     for device, segment in (("Mac17-2", "Mac17-2"), ("Mac17/2", urls.segment("Mac17/2"))):  # a safe name keeps its path
         (run_id,) = _names(db, f"SELECT run_id FROM runs WHERE hardware_model = '{device}'")
@@ -128,21 +155,28 @@ def test_names_that_collide_after_slugging_get_a_page_each(odd: tuple[Path, Path
         assert f"/runs/{run_id}/" in page and f"/runs/{other}/" not in page, device
 
 
-def test_no_two_paths_of_the_site_differ_only_by_case(odd: tuple[Path, Path]) -> None:
-    paths = _site_paths(odd[1])
+def test_no_two_paths_of_the_site_differ_only_by_case(case_site: tuple[Path, Path]) -> None:
+    db, out = case_site
+    assert {"26A5378f", "26a5378F"} <= _names(db, "SELECT os_build FROM runs")
+    assert {"Summarize", "summarize"} <= _names(db, "SELECT scenario_id FROM scenario_figures")
+    paths = _site_paths(out)
     folded: dict[str, list[str]] = {}
     for p in paths:
         folded.setdefault(p.casefold(), []).append(p)
     assert [group for group in folded.values() if len(group) > 1] == []
     assert any(p.startswith("builds/26A5378f/") for p in paths)  # the first in code-point order keeps its path
+    assert len(list((out / "builds").glob("*/index.html"))) == 3
+    assert len(list((out / "scenarios").glob("*/index.html"))) == len(_names(db, "SELECT scenario_id FROM scenario_figures"))
 
 
-def test_every_internal_link_of_the_odd_site_resolves(odd: tuple[Path, Path]) -> None:
-    assert broken_links(odd[1]) == []
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_every_internal_link_of_an_odd_site_resolves(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    assert broken_links(_built(name, tmp_path_factory)[1]) == []
 
 
-def test_serve_answers_every_page_and_file_the_build_wrote(odd: tuple[Path, Path]) -> None:
-    db, out = odd
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_serve_answers_every_page_and_file_the_build_wrote(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    db, out = _built(name, tmp_path_factory)
     client = create_app(db, host="127.0.0.1", port=8000).test_client()
     failed = []
     for path in _page_urls(out):
@@ -153,9 +187,9 @@ def test_serve_answers_every_page_and_file_the_build_wrote(odd: tuple[Path, Path
 
 
 def test_a_build_id_a_url_cannot_keep_has_its_comparison_in_both_and_serves_links_resolve(
-    odd: tuple[Path, Path],
+    hostile_site: tuple[Path, Path],
 ) -> None:
-    db, out = odd
+    db, out = hostile_site
     segment = urls.segment(HOSTILE_BUILD)
     assert re.fullmatch(r"[A-Za-z0-9,._-]+", segment) and segment != urls.slug(HOSTILE_BUILD)
     published = [p for p in (out / "compare" / "Mac17,2").glob("*/index.html") if segment in p.parent.name]
@@ -202,17 +236,17 @@ def test_slugs_are_unique_per_kind_without_case_and_stable() -> None:
     ],
 )
 def test_a_parameter_value_outside_what_it_takes_is_400_naming_the_parameter_and_its_values(
-    odd: tuple[Path, Path], query: str, parameter: str, values: str
+    hostile_site: tuple[Path, Path], query: str, parameter: str, values: str
 ) -> None:
-    client = create_app(odd[0], host="127.0.0.1", port=8000).test_client()
+    client = create_app(hostile_site[0], host="127.0.0.1", port=8000).test_client()
     response = client.get(query, headers={"Host": HOST})
     assert response.status_code == 400, query
     text = response.get_data(as_text=True)
     assert parameter in text and values in text, text
 
 
-def test_a_route_or_strict_it_takes_still_answers(odd: tuple[Path, Path]) -> None:
-    client = create_app(odd[0], host="127.0.0.1", port=8000).test_client()
+def test_a_route_or_strict_it_takes_still_answers(hostile_site: tuple[Path, Path]) -> None:
+    client = create_app(hostile_site[0], host="127.0.0.1", port=8000).test_client()
     for query in (
         "/api/compare?device=Mac17,2&baseline=25B78&candidate=26A5378f&strict=true&route=onDevice",
         "/api/runs?route=onDevice&suite=quick",
