@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from fmbench.errors import NotFoundError
@@ -130,29 +129,60 @@ class Segments:
         return {n: s for n, s in self.by_name.items() if s != segment(n)}
 
 
-@dataclass(frozen=True)
-class SitePaths:
-    """The segments of the site's devices, OS builds and scenarios, and the paths made of them."""
+_NAMES = {
+    "devices": "SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs "
+               "WHERE coalesce(hardware_model, device_name) IS NOT NULL",
+    "builds": "SELECT DISTINCT os_build FROM runs WHERE os_build IS NOT NULL",
+    "scenarios": "SELECT DISTINCT scenario_id FROM scenario_figures",
+}
+"""Every name of each kind the database holds (a device key is the hardware model, else the device name)."""
 
-    devices: Segments
-    builds: Segments
-    scenarios: Segments
+
+def names_of(con: duckdb.DuckDBPyConnection, kind: str) -> list[str]:
+    return [name for (name,) in con.execute(_NAMES[kind]).fetchall()]
+
+
+def segments_of(con: duckdb.DuckDBPyConnection, kind: str) -> Segments:
+    """The segments of every name of ``kind`` (``devices``, ``builds`` or ``scenarios``) the database holds."""
+    return Segments(names_of(con, kind))
+
+
+class SitePaths:
+    """The segments of the site's devices, OS builds and scenarios, and the paths made of them.
+
+    Each kind is read when a path first needs it (a page about runs reads no scenario), once.
+    """
+
+    def __init__(self, segments: Callable[[str], Segments]) -> None:
+        self._load = segments
+        self._held: dict[str, Segments] = {}
+
+    def _kind(self, kind: str) -> Segments:
+        if kind not in self._held:
+            self._held[kind] = self._load(kind)
+        return self._held[kind]
+
+    @property
+    def devices(self) -> Segments:
+        return self._kind("devices")
+
+    @property
+    def builds(self) -> Segments:
+        return self._kind("builds")
+
+    @property
+    def scenarios(self) -> Segments:
+        return self._kind("scenarios")
 
     @classmethod
     def of(cls, devices: Iterable[str] = (), builds: Iterable[str] = (), scenarios: Iterable[str] = ()) -> SitePaths:
-        return cls(Segments(devices), Segments(builds), Segments(scenarios))
+        given = {"devices": list(devices), "builds": list(builds), "scenarios": list(scenarios)}
+        return cls(lambda kind: Segments(given[kind]))
 
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection) -> SitePaths:
-        """Every name of each kind the database holds (a device key is the hardware model, else the device name)."""
-        return cls.of(
-            (k for (k,) in con.execute(
-                "SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs "
-                "WHERE coalesce(hardware_model, device_name) IS NOT NULL"
-            ).fetchall()),
-            (b for (b,) in con.execute("SELECT DISTINCT os_build FROM runs WHERE os_build IS NOT NULL").fetchall()),
-            (s for (s,) in con.execute("SELECT DISTINCT scenario_id FROM scenario_figures").fetchall()),
-        )
+        """The database's names, each kind read from ``con`` when first needed (``con`` must stay open till then)."""
+        return cls(lambda kind: segments_of(con, kind))
 
     def fingerprint(self) -> str:
         """What of the mapping a page cannot see from its own runs: the names a collision moved ("" when none)."""

@@ -11,7 +11,7 @@ import duckdb
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
-from fmbench.urls import SitePaths
+from fmbench.urls import SitePaths, segments_of
 
 
 @dataclass
@@ -85,7 +85,7 @@ class SiteContext:
     def paths(self) -> SitePaths:
         """The path segment of every device, OS build and scenario of the site, read once (per build, or per database
         state in ``serve``): the one way a view turns a name into a path, and a request path back to a name."""
-        return self.once("site_paths", lambda: SitePaths.read(self.con))
+        return SitePaths(lambda kind: self.once(f"site_paths:{kind}", lambda: segments_of(self.con, kind)))
 
     @property
     def url(self) -> Callable[[str], str]:
