@@ -77,7 +77,9 @@ TAG_DATE = "2026"
 
 def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str) -> str:
     """The site path of a build-to-build comparison page, relative to the site root
-    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it)."""
+    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it) when no
+    other device or build name collides with these; the site's pages and feed link through its
+    :class:`fmbench.urls.SitePaths`."""
     return urls.comparison(hardware_model, baseline_build, candidate_build)
 
 

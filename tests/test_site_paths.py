@@ -252,3 +252,27 @@ def test_a_route_or_strict_it_takes_still_answers(hostile_site: tuple[Path, Path
         "/api/runs?route=onDevice&suite=quick",
     ):
         assert client.get(query, headers={"Host": HOST}).status_code == 200, query
+
+
+def test_a_rebuild_after_a_collision_moves_a_segment_leaves_no_page_linking_the_old_path(tmp_path: Path) -> None:
+    """``26a5378F`` owns ``builds/26a5378F/`` until ``26A5378f`` (first in code-point order) arrives on another
+    device; the rebuild must move it, and every page that links it, though the first device's runs did not change."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "base.json").write_bytes(BASE.read_bytes())
+    _variant(runs, "build-lower", build="26a5378F")
+    db, out, fresh = tmp_path / "odd.duckdb", tmp_path / "_site", tmp_path / "_fresh"
+    assert ingest_paths([runs], db, registry=fixtures_registry()).ok
+    build_site(db, out, registry=fixtures_registry())
+    assert (out / "builds" / "26a5378F" / "index.html").is_file()
+    _variant(runs, "build-upper-elsewhere", device="iPhone18,1", build="26A5378f")
+    assert ingest_paths([runs], db, registry=fixtures_registry()).ok
+    build_site(db, out, registry=fixtures_registry())
+    build_site(db, fresh, registry=fixtures_registry())
+    moved = urls.Segments(["26a5378F", "26A5378f"]).of("26a5378F")
+    assert moved != "26a5378F" and (out / "builds" / moved / "index.html").is_file()
+    assert broken_links(out) == []
+    assert sorted(_site_paths(out)) == sorted(_site_paths(fresh))
+    device = "devices/Mac17,2/index.html"
+    assert f"..{moved}/" in (out / device).read_text(encoding="utf-8")  # its comparison with the moved build
+    assert (out / device).read_bytes() == (fresh / device).read_bytes()
