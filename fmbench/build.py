@@ -310,11 +310,12 @@ def build_site(
     store = resample_store.store_for(db)
     with resample_store.using(store), open_database(db) as con, ExitStack() as stack:
         site = bw.make_site(con, made)
-        index = RunIndex.read(con)
+        index = RunIndex.read(con, site.paths)
         settings = settings_fingerprint(
             base_url, site.registry, site.renderer.identity.fingerprint() + "\x00" + methodology
             + ("" if tolerance == DEFAULT_TOLERANCE else f"\x00{tolerance}")
             + ("" if originals == "gzip" else f"\x00originals={originals}")
+            + ("" if not site.paths.fingerprint() else f"\x00paths={site.paths.fingerprint()}")
         )
         if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
             settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
