@@ -181,6 +181,7 @@ GITIGNORE = """\
 /{database}.wal
 /{database}.writer
 /{database}.resamples/
+/{database}.builds/
 /{output}/
 /.{output}.staging-*/
 /.{output}.previous-*/
@@ -230,6 +231,7 @@ jobs:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
           key: fmbench-{version}-${{{{ hashFiles('{runs}/**') }}}}
           restore-keys: |
@@ -243,6 +245,7 @@ jobs:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
           key: ${{{{ steps.restore.outputs.cache-primary-key }}}}
       - uses: actions/upload-pages-artifact@v3

@@ -475,6 +475,10 @@ def create_app(
             return _error(414, "Query too long", f"Query strings are limited to {MAX_QUERY_BYTES} bytes.")
         if request.method not in ("GET", "HEAD"):
             return _error(405, "Method not allowed", "This server only reads.")
+        if any(part.startswith(".") for part in request.path.split("/")):
+            # No page, data file or asset of the site has a dot-name: such a path is never served (as a static
+            # host should not serve a site's dot-files), whatever a route would make of it.
+            return _error(404, "Not found", "No page at this address.")
         return None
 
     @app.after_request

@@ -195,7 +195,7 @@ def test_the_generated_workflow_is_valid_and_builds_and_deploys_with_the_pinned_
     restore = next(s for s in steps if s.get("uses", "").startswith("actions/cache/restore"))
     assert restore["with"]["key"] == f"fmbench-{__version__}-${{{{ hashFiles('runs/**') }}}}"
     assert restore["with"]["restore-keys"].strip() == f"fmbench-{__version__}-"
-    assert restore["with"]["path"].split() == ["fmbench.duckdb", "fmbench.duckdb.resamples", "_site"]
+    assert restore["with"]["path"].split() == ["fmbench.duckdb", "fmbench.duckdb.resamples", "fmbench.duckdb.builds", "_site"]
     assert doc["jobs"]["deploy"]["environment"]["name"] == "github-pages"
 
 
