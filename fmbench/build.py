@@ -330,7 +330,7 @@ def build_site(
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
         recover_killed_builds(out_dir)
-    state, output = build_state.state_folder(db, out_dir), build_state.output_key(db, out_dir)
+    state, output = build_state.records_folder(db, out_dir), build_state.output_key(db, out_dir)
     recorded = _read_manifest(state, output)
     ours = recorded is not None or build_state.holds_legacy_manifest(out_dir) or _looks_built(out_dir)
     previous = recorded if recorded is not None and out_dir.is_dir() else Manifest(output=output)

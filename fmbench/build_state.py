@@ -9,8 +9,10 @@ live in ``<database file name>.builds/`` beside the database (as the resample
 store lives in ``<database file name>.resamples/``, :mod:`fmbench.resample_store`),
 or ``<dataset folder name>.builds/`` beside a local Parquet dataset, with one
 folder for each output folder the database was built into. A remote dataset has
-no folder of its own here: its builds keep their records beside the output
-folder instead (``.<output name>.fmbench-build/``, as the staging folders are).
+no folder of its own here, and a database in a folder that cannot be written
+(a read-only file system) none that can be written: their builds keep their
+records beside the output folder instead (``.<output name>.fmbench-build/``, as
+the staging folders are; :func:`records_folder`).
 
 **One folder per output.** The folder is named for the output's path relative to
 the database's folder (its last part and a digest of the whole), and its
@@ -65,12 +67,28 @@ def state_folder(db: str | os.PathLike[str] | None, out: str | os.PathLike[str])
     """The folder that holds the build records of ``out`` built from ``db`` (see the module's text)."""
     key = output_key(db, out)
     if db is not None and is_remote(db):
-        target = Path(os.path.abspath(out))
-        return target.with_name(f".{target.name}{REMOTE_SUFFIX}")
+        return beside_output(out)
     source = Path(os.path.abspath(default_db_path(db)))
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(key).name).strip(".-") or "site"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     return source.with_name(source.name + SUFFIX) / f"{name}-{digest}"
+
+
+def beside_output(out: str | os.PathLike[str]) -> Path:
+    """The records folder of a build whose database has no place for it: a sibling of the output folder."""
+    target = Path(os.path.abspath(out))
+    return target.with_name(f".{target.name}{REMOTE_SUFFIX}")
+
+
+def records_folder(db: str | os.PathLike[str] | None, out: str | os.PathLike[str]) -> Path:
+    """The folder a build of ``out`` from ``db`` keeps its records in, made if need be: :func:`state_folder`, or
+    :func:`beside_output` when that cannot be made or written (a database on a read-only file system)."""
+    folder = state_folder(db, out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return beside_output(out)
+    return folder if os.access(folder, os.W_OK) else beside_output(out)
 
 
 def remove_legacy(out: Path) -> list[str]:
