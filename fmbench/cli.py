@@ -6,6 +6,7 @@ Domain errors become one-line messages here and nowhere else.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -330,8 +331,6 @@ def build(
     methodology notes that still hold fmbench init's template. Under GitHub Actions each finding is
     also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
-    import os
-
     from fmbench.build import build_site
     from fmbench.build_summary import report_to_github, summarize_build
 
@@ -350,7 +349,9 @@ def build(
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
             )
-            summary = summarize_build(source, strict=strict)
+            from fmbench.revisions import load_registry
+
+            summary = summarize_build(source, registry=load_registry(), strict=strict)
     click.echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "

@@ -98,7 +98,7 @@ def test_strict_fails_the_build_after_building_the_site(project: Path) -> None:
 
     settings = project / "fmbench.toml"
     settings.write_text(
-        settings.read_text(encoding="utf-8").replace('originals = "gzip"\n', 'originals = "gzip"\nstrict = true\n'),
+        settings.read_text(encoding="utf-8").replace("strict = false\n", "strict = true\n"),
         encoding="utf-8",
     )
     assert build(project).exit_code == 1
@@ -111,7 +111,7 @@ def test_strict_fails_the_build_after_building_the_site(project: Path) -> None:
 def test_a_strict_setting_that_is_not_true_or_false_is_refused(project: Path) -> None:
     settings = project / "fmbench.toml"
     settings.write_text(
-        settings.read_text(encoding="utf-8").replace('originals = "gzip"\n', 'originals = "gzip"\nstrict = "yes"\n'),
+        settings.read_text(encoding="utf-8").replace("strict = false\n", 'strict = "yes"\n'),
         encoding="utf-8",
     )
     done = build(project)
@@ -208,7 +208,9 @@ def test_a_build_from_a_database_alone_ends_with_the_summary(tmp_path: Path, mon
     assert "summary: 2 runs on the site: 0 publishable, 2 exploratory, 0 invalid" in done.output
     assert (
         f"unknown revision: benchmark commit {UNKNOWN_COMMIT} (purpose-current.json) is in no revision of fmbench's "
-        f'own registry: in a project (fmbench init), add "{UNKNOWN_COMMIT}" to the benchmark_commits list'
+        f'own registry: in a project (fmbench init), add "{UNKNOWN_COMMIT}" to the benchmark_commits list of the '
+        "revision it was measured on (the current one, id 2026.07, if the benchmark's task set has not changed "
+        "since) in its revisions.yaml, or add a revision for it"
     ) in done.output
     summary = summarize_build(db)
     assert (summary.publishable, summary.exploratory, summary.invalid) == (0, 2, 0)
