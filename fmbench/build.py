@@ -77,6 +77,8 @@ PATCH_JOURNAL = ".fmbench-patch.json"
 manifest to write once they are in place and where. Its presence says the staged files are to be moved into the
 output, by this build or, if it was killed, the next. (The staging folder is never the site: it is only patched in.)"""
 MANIFEST_FORMAT = 3
+RECORDS = "the build's records (its manifest and caches)"
+"""What a refused write of the records folder says it was writing."""
 ORIGINALS = ("gzip", "link", "copy")
 """How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
 PUBLISHING_LIMIT = 10**9
@@ -401,7 +403,7 @@ def build_site(
             if out_dir.is_dir() and not report.changed and not report.removed:
                 # Same bytes everywhere: keep the site as it is and remember the new inputs.
                 shutil.rmtree(staging)
-                with writing(state, "the build's records beside the database"):
+                with writing(state, RECORDS):
                     state.mkdir(parents=True, exist_ok=True)
                     _save_records(state, kept[0], comparisons)
                     _write_atomically(state / MANIFEST, manifest.to_json())
@@ -411,7 +413,7 @@ def build_site(
                     raise BuildError(
                         f"{out_dir}: exists and was not written by fmbench build; choose another --out or remove it"
                     )
-                with writing(state, "the build's records beside the database"):
+                with writing(state, RECORDS):
                     state.mkdir(parents=True, exist_ok=True)
                     # Until the output is the new site, no manifest describes it: a kill from here on leaves a
                     # manifest that claims the folder and lists nothing, so the next build renders it all again.
@@ -419,13 +421,14 @@ def build_site(
                     _save_records(state, kept[0], comparisons)
                 if patch:
                     pending = state / f"{MANIFEST}.pending"
-                    _write_atomically(pending, manifest.to_json())
+                    with writing(state, RECORDS):
+                        _write_atomically(pending, manifest.to_json())
                     journal = {"removed": report.removed, "manifest": os.fspath(pending.absolute())}
                     _write_atomically(staging / PATCH_JOURNAL, json.dumps(journal))
                     _apply_patch(staging, out_dir)
                 else:
                     _swap(staging, out_dir)
-                    with writing(state, "the build's records beside the database"):
+                    with writing(state, RECORDS):
                         _write_atomically(state / MANIFEST, manifest.to_json())
             build_state.remove_legacy(out_dir)
             if store is not None and not stage.carried:
