@@ -6,6 +6,7 @@ Domain errors become one-line messages here and nowhere else.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -312,19 +313,29 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes that render at once (default: the machine's cores; 1: one process). A build with "
               "little to render uses one whatever this says.")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 when a run file cannot be read (the site of the others is built all the same); "
+              "the project's [publishing] strict = true does the same.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, max_bytes: int,
+    jobs: int | None, strict: bool, max_bytes: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
     In a project, the database is first made to hold exactly the runs folder's files
     (each file ingested, replaced or dropped is named), then the site is built with
     the project's title, registry and methodology notes; --max-bytes limits the run files it ingests.
+    A run file that cannot be read is left out and named in full; the build still exits 0 unless --strict.
+
+    It ends with a summary: the runs publishable, exploratory and invalid, the files refused or left
+    out, the benchmark commits no revision of the registry holds (and where to add them), and
+    methodology notes that still hold fmbench init's template. Under GitHub Actions each finding is
+    also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
     from fmbench.build import build_site
+    from fmbench.build_summary import report_to_github, summarize_build
 
     source = _source(db, parquet)
     project = _project()
@@ -332,15 +343,18 @@ def build(
         if project is not None:
             from fmbench.project import build_project
 
-            mirrored, report = build_project(
+            built = build_project(
                 project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo, max_bytes=max_bytes,
-                originals=originals, jobs=jobs,
+                originals=originals, jobs=jobs, strict=strict,
             )
+            report, summary = built.report, built.summary
         else:
-            mirrored = None
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
             )
+            from fmbench.revisions import load_registry
+
+            summary = summarize_build(source, registry=load_registry(), strict=strict)
     echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
@@ -351,7 +365,11 @@ def build(
         echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
     for warning in report.warnings:
         echo(f"warning: {warning}", err=True)
-    if mirrored is not None and not mirrored.ok:
+    for line in summary.lines():
+        echo(line)
+    with user_errors():
+        report_to_github(summary, echo, os.environ)
+    if summary.failed:
         sys.exit(1)
 
 

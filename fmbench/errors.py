@@ -15,6 +15,9 @@ class Problem:
 
     where: str
     message: str
+    line: int | None = None
+    """Where it is in the file's text, when the place is a line and column (broken JSON); else ``None``."""
+    column: int | None = None
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message
@@ -27,6 +30,12 @@ class RunFileError(FmbenchError):
         self.file = file
         self.problems = problems
         super().__init__(self.describe())
+
+    @property
+    def position(self) -> tuple[int | None, int | None]:
+        """The line and column of the first problem, where it has them (broken JSON)."""
+        first = self.problems[0] if self.problems else None
+        return (first.line, first.column) if first is not None else (None, None)
 
     def describe(self, limit: int = 3) -> str:
         shown = "; ".join(str(p) for p in self.problems[:limit])

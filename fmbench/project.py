@@ -15,7 +15,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -23,6 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from fmbench import DISTRIBUTION, __version__
 from fmbench.db import ENV_DB
 from fmbench.errors import FmbenchError
+from fmbench.methodology import PublisherNotes, publisher_notes
+
+if TYPE_CHECKING:
+    from fmbench.build import BuildReport
+    from fmbench.build_summary import BuildSummary
+    from fmbench.mirror import MirrorReport
 
 PROJECT_FILE = "fmbench.toml"
 PROJECT_FORMAT = 1
@@ -134,6 +140,9 @@ class PublishingSettings(_Strict):
     """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
     repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
     practical_change: PracticalChange = PracticalChange()
+    strict: bool = False
+    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read (after building the site
+    of the others); ``fmbench build --strict`` turns it on for one build."""
 
     @field_validator("install")
     @classmethod
@@ -267,11 +276,16 @@ class Project:
         return cached[1]
 
     def methodology(self) -> str:
-        """The publisher's methodology notes (empty when the file is absent)."""
+        """The publisher's methodology notes as the site shows them (empty when the file is absent): without the
+        placeholder text ``fmbench init`` wrote (see :func:`fmbench.methodology.publisher_notes`)."""
+        return self.methodology_notes().text
+
+    def methodology_notes(self) -> PublisherNotes:
+        """The publisher's methodology notes, and which of ``fmbench init``'s placeholder sections they still hold."""
         try:
-            return self.methodology_file.read_text(encoding="utf-8")
+            return publisher_notes(self.methodology_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return ""
+            return publisher_notes("")
 
     def identity(self) -> Any:
         from fmbench.render import SiteIdentity
@@ -376,16 +390,21 @@ def build_project(
     max_bytes: int | None = None,
     originals: str | None = None,
     jobs: int | None = None,
-) -> tuple[Any, Any]:
+    strict: bool = False,
+) -> ProjectBuild:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
+    A run file that cannot be read is left out and named in the summary; the site holds every other run.
     ``max_bytes``: the largest run file the mirroring ingests (the reader's default when not given).
     ``originals``: overrides the project's ``[publishing] originals``.
     ``jobs``: processes that render at once (see :func:`fmbench.build.build_site`).
+    ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
 
-    Returns the mirror report (``None`` for a dataset) and the build report.
+    ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
+    read are in the summary.
     """
     from fmbench.build import build_site
+    from fmbench.build_summary import summarize_build
     from fmbench.mirror import mirror_runs
     from fmbench.tolerance import Tolerance
 
@@ -398,7 +417,10 @@ def build_project(
     else:
         source = project.database_for(db)
         limit = {} if max_bytes is None else {"max_bytes": max_bytes}
-        mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo, **limit)
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, **limit)
+        if echo is not None:
+            for line in mirrored.describe_lines(errors=False):
+                echo(line)
     report = build_site(
         source,
         out if out is not None else project.output,
@@ -411,4 +433,17 @@ def build_project(
         originals=originals if originals is not None else project.config.publishing.originals,
         jobs=jobs,
     )
-    return mirrored, report
+    summary = summarize_build(
+        source, registry=registry, mirrored=mirrored, project=project,
+        strict=strict or project.config.publishing.strict,
+    )
+    return ProjectBuild(mirrored, report, summary)
+
+
+@dataclass(frozen=True)
+class ProjectBuild:
+    """What building a project did: mirroring its runs folder (``None`` for a dataset), the build, its summary."""
+
+    mirrored: MirrorReport | None
+    report: BuildReport
+    summary: BuildSummary

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import FmbenchError
+from fmbench.methodology import PUBLISHER_TEMPLATE
 from fmbench.project import (
     DEFAULT_INSTALL,
     PROJECT_FILE,
@@ -128,6 +129,9 @@ originals = "gzip"
 # ("wheels/{DISTRIBUTION.replace("-", "_")}-{__version__}-py3-none-any.whl") or a git URL
 # ("{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@v{__version__}").
 install = {_toml_string(DEFAULT_INSTALL)}
+# A run file that cannot be read is left out of the site and named; with strict = true the build
+# then exits 1 (after building the site of the others), so CI fails. `fmbench build --strict` too.
+strict = false
 
 # The smallest change called better or worse, beside the statistical test: a change whose interval
 # excludes zero but whose size is under it reads "within tolerance". The site's comparisons,
@@ -144,25 +148,8 @@ REVISIONS_YAML = public_registry_text()
 """The benchmark's public revision history, as shipped in ``fmbench/data/revisions.yaml``."""
 
 
-METHODOLOGY_MD = """\
-# Notes of this site's publisher
-
-<!--
-These notes are shown on the site's Methodology page together with fmbench's
-own methodology. Each `## Heading` section here is added to the page; a section
-whose heading is the same as one of fmbench's replaces it (match the heading
-text, or its {#id}). The sections "Publishable, exploratory, invalid" and "How
-comparisons are labelled" can only be added to: what you write under those
-headings follows fmbench's text. The Markdown is sanitized: no scripts, no
-raw HTML beyond simple formatting.
--->
-
-## How these runs were made {#our-runs}
-
-Describe your devices, how you ran the benchmark (the command and its
-options), where the devices were and what else ran on them, and anything a
-reader should know before comparing these runs with others.
-"""
+METHODOLOGY_MD = PUBLISHER_TEMPLATE
+"""What ``fmbench init`` writes into ``methodology.md`` (:data:`fmbench.methodology.PUBLISHER_TEMPLATE`)."""
 
 
 RUNS_README = """\
@@ -193,6 +180,7 @@ GITIGNORE = """\
 /{database}.wal
 /{database}.writer
 /{database}.resamples/
+/{database}.builds/
 /{output}/
 /.{output}.staging-*/
 /.{output}.previous-*/
@@ -274,6 +262,7 @@ jobs:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
           key: fmbench-${{{{ steps.fmbench.outputs.version }}}}-${{{{ hashFiles({inputs}) }}}}
           restore-keys: |
@@ -287,6 +276,7 @@ jobs:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
           key: ${{{{ steps.restore.outputs.cache-primary-key }}}}
       - uses: {_uses("actions/upload-pages-artifact")}

@@ -501,6 +501,10 @@ def create_app(
             given = len(request.args.getlist(name))
             if given > 1:
                 return _error(400, "Bad request", f"parameter {name[:40]!r} is given {given} times; give it once")
+        if any(part.startswith(".") for part in request.path.split("/")):
+            # No page, data file or asset of the site has a dot-name: such a path is never served (as a static
+            # host should not serve a site's dot-files), whatever a route would make of it.
+            return _error(404, "Not found", "No page at this address.")
         return None
 
     @app.after_request
