@@ -251,8 +251,8 @@ jobs:
           install="$(python -c 'import tomllib; print(tomllib.load(open("{PROJECT_FILE}", "rb")).get("publishing", {{}}).get("install", "{fallback}"))')"
           python -m pip install "$install"
           echo "version=$(python -c 'import fmbench; print(fmbench.__version__)')" >> "$GITHUB_OUTPUT"
-      # The database, the resampled intervals kept beside it, and the previous site (with its build
-      # manifest), so the build is incremental: an exact hit when no input of the site changed (the
+      # The database, the resampled intervals and the build's records kept beside it, and the previous
+      # site, so the build is incremental: an exact hit when no input of the site changed (the
       # runs, the settings, the registry, the methodology and the fmbench version), else the newest
       # cache of this fmbench version.
       - name: Restore the database, its resample store and the previous site
