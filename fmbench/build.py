@@ -19,7 +19,7 @@ How the staged files then reach the output depends on what changed:
   next build, which moves in what is left. So a site of a few thousand
   folders is not copied (as links) and deleted for every run added.
 
-A manifest beside the pages records, per output file, its content hash and
+A manifest records, per output file, its content hash and
 the fingerprint of its inputs: the runs it reads (see
 :mod:`fmbench.views.inputs`) and the site's code, templates, assets and
 settings. A rebuild renders only the files whose inputs changed; the others
@@ -27,6 +27,15 @@ are carried over as they are (left in place by a patching build, hard-linked
 into a whole new site otherwise), so their bytes and times do not change. A rebuild whose inputs did not change at all renders and writes
 nothing. A page's footer time is when its data last changed (the newest
 ingest of the runs it reads), so the same data always gives the same bytes.
+
+The manifest and the caches are the build's own records, not pages: they are
+kept beside the database, one folder per output folder
+(:mod:`fmbench.build_state`), never in the site. The manifest is replaced by a
+stub that claims the output but lists no file before the output changes, and
+written whole once it has: a build killed in between leaves no manifest that
+describes another site, so the next build renders everything. A rebuild whose
+output folder no longer holds the files its manifest lists (emptied, or a file
+removed by hand) renders again what is missing.
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fmbench import __version__, comparison_cache, processes, resample_store, stats
+from fmbench import __version__, build_state, comparison_cache, processes, resample_store, stats
 from fmbench import build_workers as bw
 from fmbench.dataset import open_database
 from fmbench.db import schema_version
@@ -61,11 +70,15 @@ from fmbench.views import inputs as I
 from fmbench.views.inputs import RunIndex
 from fmbench.write_errors import as_write_error, writing
 
-MANIFEST = ".fmbench-manifest.json"
+MANIFEST = build_state.MANIFEST_FILE
+"""The manifest's name in the build's records folder (:func:`fmbench.build_state.state_folder`)."""
 PATCH_JOURNAL = ".fmbench-patch.json"
-"""Written into the staging folder of a patching build once every file is staged: the files it removes.
-Its presence says the staged files are to be moved into the output, by this build or, if it was killed, the next."""
-MANIFEST_FORMAT = 2
+"""Written into the staging folder of a patching build once every file is staged: the files it removes, the
+manifest to write once they are in place and where. Its presence says the staged files are to be moved into the
+output, by this build or, if it was killed, the next. (The staging folder is never the site: it is only patched in.)"""
+MANIFEST_FORMAT = 3
+RECORDS = "the build's records (its manifest and caches)"
+"""What a refused write of the records folder says it was writing."""
 ORIGINALS = ("gzip", "link", "copy")
 """How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
 PUBLISHING_LIMIT = 10**9
@@ -137,6 +150,8 @@ class Manifest:
 
     settings: str = ""
     runs: str = ""
+    output: str = ""
+    """The output folder it describes (:func:`fmbench.build_state.output_key`)."""
     files: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
@@ -144,23 +159,39 @@ class Manifest:
 
     def to_json(self) -> str:
         doc = {
-            "format": MANIFEST_FORMAT, "settings": self.settings, "runs": self.runs, "counts": self.counts,
-            "files": self.files, "sizes": self.sizes, "inputs": self.inputs,
+            "format": MANIFEST_FORMAT, "settings": self.settings, "runs": self.runs, "output": self.output,
+            "counts": self.counts, "files": self.files, "sizes": self.sizes, "inputs": self.inputs,
         }
         return json.dumps(doc, indent=0, sort_keys=True)
 
 
-def _read_manifest(out: Path) -> Manifest:
+def _read_manifest(state: Path, output: str) -> Manifest | None:
+    """The manifest of the build of ``output`` whose records are in ``state``; ``None`` when there is none (an empty
+    one when it cannot be read, or describes another folder: everything is rendered again)."""
     try:
-        doc = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        doc = json.loads((state / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError):
-        return Manifest()
-    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
-        return Manifest()
+        return Manifest(output=output)
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT or doc.get("output") != output:
+        return Manifest(output=output)
     parts = {k: doc.get(k) for k in ("files", "sizes", "inputs", "counts")}
     if not all(isinstance(v, dict) for v in parts.values()):
-        return Manifest()
-    return Manifest(str(doc.get("settings", "")), str(doc.get("runs", "")), **parts)  # type: ignore[arg-type]
+        return Manifest(output=output)
+    return Manifest(str(doc.get("settings", "")), str(doc.get("runs", "")), output, **parts)  # type: ignore[arg-type]
+
+
+def _intact(out_dir: Path, manifest: Manifest) -> bool:
+    """Whether ``out_dir`` still holds every file ``manifest`` lists, at its size (a plain stat of each)."""
+    out = os.fspath(out_dir)
+    for file, size in manifest.sizes.items():
+        try:
+            if os.stat(os.path.join(out, file)).st_size != size:
+                return False
+        except OSError:
+            return False
+    return len(manifest.sizes) == len(manifest.files) > 0
 
 
 def _code_files() -> Iterator[Path]:
@@ -301,7 +332,10 @@ def build_site(
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
         recover_killed_builds(out_dir)
-    previous = _read_manifest(out_dir) if out_dir.is_dir() else Manifest()
+    state, output = build_state.records_folder(db, out_dir), build_state.output_key(db, out_dir)
+    recorded = _read_manifest(state, output)
+    ours = recorded is not None or build_state.holds_legacy_manifest(out_dir) or _looks_built(out_dir)
+    previous = recorded if recorded is not None and out_dir.is_dir() else Manifest(output=output)
     report = BuildReport(out=out_dir)
     made = bw.SiteSettings(
         None if db is None else os.fspath(db), base_url, datetime.now(UTC), identity, registry, methodology,
@@ -310,11 +344,12 @@ def build_site(
     store = resample_store.store_for(db)
     with resample_store.using(store), open_database(db) as con, ExitStack() as stack:
         site = bw.make_site(con, made)
-        index = RunIndex.read(con)
+        index = RunIndex.read(con, site.paths)
         settings = settings_fingerprint(
             base_url, site.registry, site.renderer.identity.fingerprint() + "\x00" + methodology
             + ("" if tolerance == DEFAULT_TOLERANCE else f"\x00{tolerance}")
             + ("" if originals == "gzip" else f"\x00originals={originals}")
+            + ("" if not site.paths.fingerprint() else f"\x00paths={site.paths.fingerprint()}")
         )
         if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
             settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
@@ -322,8 +357,9 @@ def build_site(
             settings_links = ""
         if (
             out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint
-            and previous.counts.get("links", "") == settings_links
+            and previous.counts.get("links", "") == settings_links and _intact(out_dir, previous)
         ):
+            build_state.remove_legacy(out_dir)
             _count(report, previous)
             _warn_size(report)
             report.seconds = time.perf_counter() - started
@@ -332,24 +368,24 @@ def build_site(
         fingerprints = {run_id: facts.fingerprint for run_id, facts in index.runs.items()}
         # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
         # changes every key, so nothing of another fmbench's is read).
-        comparisons = comparison_cache.ComparisonCache.read(out_dir, settings, fingerprints)
+        comparisons = comparison_cache.ComparisonCache.read(state, settings, fingerprints)
         stack.enter_context(comparison_cache.using(comparisons))
 
         def parent_outputs() -> list[Output]:
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            regressions = build_regressions(con, index, out_dir, settings=settings, tolerance=tolerance)
+            regressions = build_regressions(con, index, state, settings=settings, tolerance=tolerance)
             site.memo["regressions"] = regressions.report
             report.regression_devices = regressions.recomputed
             kept.append(regressions)
             return plan(site, index, settings, _parent_kinds())
 
-        manifest = Manifest(settings=settings, runs=index.all_fingerprint)
+        manifest = Manifest(settings=settings, runs=index.all_fingerprint, output=output)
         staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
         if staging.exists():
             shutil.rmtree(staging)
         # Only data changed: the staging folder gets the files whose bytes change, and they patch the site.
-        patch = out_dir.is_dir() and previous.settings == settings and (out_dir / MANIFEST).is_file()
+        patch = out_dir.is_dir() and previous.settings == settings and bool(previous.files)
         stage = _Stage(site, index, previous, manifest, out_dir, staging, report, patch=patch)
         try:
             staging.mkdir(parents=True)
@@ -368,19 +404,34 @@ def build_site(
             if out_dir.is_dir() and not report.changed and not report.removed:
                 # Same bytes everywhere: keep the site as it is and remember the new inputs.
                 shutil.rmtree(staging)
-                kept[0].save(out_dir)
-                comparisons.save(out_dir)
-                _write_atomically(out_dir / MANIFEST, manifest.to_json())
+                with writing(state, RECORDS):
+                    state.mkdir(parents=True, exist_ok=True)
+                    _save_records(state, kept[0], comparisons)
+                    _write_atomically(state / MANIFEST, manifest.to_json())
             else:
                 _test_kill("staging")
-                kept[0].save(staging)
-                comparisons.save(staging)
-                (staging / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
+                if not patch and not ours and out_dir.is_dir() and any(out_dir.iterdir()):
+                    raise BuildError(
+                        f"{out_dir}: exists and was not written by fmbench build; choose another --out or remove it"
+                    )
+                with writing(state, RECORDS):
+                    state.mkdir(parents=True, exist_ok=True)
+                    # Until the output is the new site, no manifest describes it: a kill from here on leaves a
+                    # manifest that claims the folder and lists nothing, so the next build renders it all again.
+                    _write_atomically(state / MANIFEST, Manifest(output=output).to_json())
+                    _save_records(state, kept[0], comparisons)
                 if patch:
-                    _write_atomically(staging / PATCH_JOURNAL, json.dumps({"removed": report.removed}))
+                    pending = state / f"{MANIFEST}.pending"
+                    with writing(state, RECORDS):
+                        _write_atomically(pending, manifest.to_json())
+                    journal = {"removed": report.removed, "manifest": os.fspath(pending.absolute())}
+                    _write_atomically(staging / PATCH_JOURNAL, json.dumps(journal))
                     _apply_patch(staging, out_dir)
                 else:
                     _swap(staging, out_dir)
+                    with writing(state, RECORDS):
+                        _write_atomically(state / MANIFEST, manifest.to_json())
+            build_state.remove_legacy(out_dir)
             if store is not None and not stage.carried:
                 # Everything was rendered, so every entry the site needs was read or written since the start:
                 # the rest belong to sides no page has any more.
@@ -626,6 +677,23 @@ def _count(report: BuildReport, manifest: Manifest) -> None:
     report.largest_run_page = (str(largest[0]), int(largest[1])) if largest else None
 
 
+def _save_records(state: Path, regressions: BuildRegressions, comparisons: comparison_cache.ComparisonCache) -> None:
+    """The caches the next build reuses, into the build's records folder (made if need be)."""
+    regressions.save(state)
+    comparisons.save(state)
+
+
+def _looks_built(out_dir: Path) -> bool:
+    """Whether ``out_dir`` holds a site fmbench built (its home page names fmbench as its generator), for a site
+    whose records are gone (the database and the folder beside it deleted)."""
+    try:
+        with (out_dir / "index.html").open("rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return False
+    return b'<meta name="generator" content="fmbench ' in head
+
+
 def _write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
@@ -641,10 +709,6 @@ def _swap(staging: Path, out_dir: Path) -> None:
     if not out_dir.exists():
         staging.rename(out_dir)
         return
-    if out_dir.is_dir() and not (out_dir / MANIFEST).exists() and any(out_dir.iterdir()):
-        raise BuildError(
-            f"{out_dir}: exists and was not written by fmbench build; choose another --out or remove it"
-        )
     retired = out_dir.with_name(f".{out_dir.name}.previous-{os.getpid()}")
     out_dir.rename(retired)
     try:
@@ -658,13 +722,10 @@ def _swap(staging: Path, out_dir: Path) -> None:
 
 def _apply_patch(staging: Path, out_dir: Path) -> None:
     """Move a patching build's staged files into the output, remove what its journal lists, put the manifest in
-    last and remove the staging folder. Each step can be done again: a build killed part-way is finished by the
-    next one (see :func:`recover_killed_builds`)."""
+    place last (among the build's records, where the journal says) and remove the staging folder. Each step can be
+    done again: a build killed part-way is finished by the next one (see :func:`recover_killed_builds`)."""
     journal = json.loads((staging / PATCH_JOURNAL).read_text(encoding="utf-8"))
-    last = (PATCH_JOURNAL, MANIFEST)
-    staged = sorted(p for p in staging.rglob("*") if p.is_file() and p.name not in last)
-    # The pages and data first, the build's own records (the regression and comparison caches) after them.
-    staged.sort(key=lambda p: p.parent == staging and p.name.startswith(".fmbench-"))
+    staged = sorted(p for p in staging.rglob("*") if p.is_file() and p.relative_to(staging).as_posix() != PATCH_JOURNAL)
     for moved, source in enumerate(staged, 1):
         target = out_dir / source.relative_to(staging)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -678,6 +739,7 @@ def _apply_patch(staging: Path, out_dir: Path) -> None:
         while folder != out_dir and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
-    if (staging / MANIFEST).is_file():
-        os.replace(staging / MANIFEST, out_dir / MANIFEST)
+    pending = Path(journal.get("manifest") or "")
+    if pending.name and pending.is_file():
+        os.replace(pending, pending.with_name(MANIFEST))
     shutil.rmtree(staging)

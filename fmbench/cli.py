@@ -6,6 +6,7 @@ Domain errors become one-line messages here and nowhere else.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fmbench import __version__
+from fmbench.display import terminal_value
 from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.terminal import echo, user_error
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -91,11 +94,12 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except FmbenchError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise user_error(exc) from None
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
+    cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
@@ -122,7 +126,7 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a file's name is shown, never read as markup
         console=Console(stderr=True),
         transient=True,
     )
@@ -130,7 +134,7 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
     progress.start()
 
     def update(done: int, total: int, name: str) -> None:
-        progress.update(task, completed=done, total=total, description=name)
+        progress.update(task, completed=done, total=total, description=terminal_value(name))
 
     return update, progress.stop
 
@@ -158,8 +162,8 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
     with user_errors():
         report = init_project(folder, title=title, site_url=site_url)
     for path in report.files:
-        click.echo(f"wrote {path.relative_to(report.root)}")
-    click.echo(
+        echo(f"wrote {path.relative_to(report.root)}")
+    echo(
         f"project ready in {report.root}: copy run files into runs/, then `fmbench build` (and `fmbench serve` "
         "to preview); push to GitHub to publish"
         + ("" if report.site_url else "; set site.site_url in fmbench.toml to the address it will be published at")
@@ -196,17 +200,17 @@ def ingest(
     finally:
         stop()
     if as_json:
-        click.echo(json.dumps({"outcomes": [o.__dict__ for o in report.outcomes]}, indent=2))
+        echo(json.dumps({"outcomes": [o.__dict__ for o in report.outcomes]}, indent=2))
         sys.exit(0 if report.ok else 1)
     shown = [o for o in report.outcomes if not quiet or o.status == "error"]
     if shown:
-        click.echo(
+        echo(
             text_table(
                 ["status", "run", "verdict", "file", "detail"],
                 [(o.status, o.run_id or "-", o.verdict or "-", Path(o.path).name, o.message) for o in shown],
             )
         )
-    click.echo(
+    echo(
         f"{report.count('ingested')} ingested, {report.count('updated')} updated, "
         f"{report.count('duplicate')} skipped as duplicates, {report.count('error')} errored"
     )
@@ -228,10 +232,10 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
     with user_errors():
         results = validate_paths(list(paths), max_bytes=max_bytes, registry=registry, max_trials=max_trials)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
+        echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
     else:
         for r in results:
-            click.echo(r.describe())
+            echo(r.describe())
     if any(not r.readable for r in results):
         sys.exit(1)
 
@@ -252,11 +256,11 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
     with user_errors():
         analysis = analyze_file(file, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     if fmt == "json":
-        click.echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
+        echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(markdown_summary(analysis), nl=False)  # the runner's file ends without a newline
+        echo(markdown_summary(analysis), nl=False)  # the runner's file ends without a newline
     else:
-        click.echo(text_summary(analysis))
+        echo(text_summary(analysis))
 
 
 @main.command()
@@ -271,9 +275,9 @@ def runs(db: Path | None, as_json: bool) -> None:
     with user_errors():
         rows = list_runs(_db(db, project))
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
+        echo(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
         return
-    click.echo(
+    echo(
         text_table(
             ["run", "device", "hardware", "os build", "route", "suite", "started", "revision", "verdict"],
             [
@@ -292,7 +296,7 @@ def runs(db: Path | None, as_json: bool) -> None:
             ],
         )
     )
-    click.echo(f"{len(rows)} run(s)")
+    echo(f"{len(rows)} run(s)")
 
 
 PARQUET_OPTION = click.option(
@@ -326,12 +330,15 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes that render at once (default: the machine's cores; 1: one process). A build with "
               "little to render uses one whatever this says.")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 when a run file cannot be read (the site of the others is built all the same); "
+              "the project's [publishing] strict = true does the same.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, max_bytes: int, max_trials: int,
+    jobs: int | None, strict: bool, max_bytes: int, max_trials: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
@@ -339,8 +346,15 @@ def build(
     (each file ingested, replaced or dropped is named), then the site is built with
     the project's title, registry and methodology notes; --max-bytes and --max-trials limit the run files it
     ingests.
+    A run file that cannot be read is left out and named in full; the build still exits 0 unless --strict.
+
+    It ends with a summary: the runs publishable, exploratory and invalid, the files refused or left
+    out, the benchmark commits no revision of the registry holds (and where to add them), and
+    methodology notes that still hold fmbench init's template. Under GitHub Actions each finding is
+    also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
     from fmbench.build import build_site
+    from fmbench.build_summary import report_to_github, summarize_build
 
     source = _source(db, parquet)
     project = _project()
@@ -348,26 +362,33 @@ def build(
         if project is not None:
             from fmbench.project import build_project
 
-            mirrored, report = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=click.echo, max_bytes=max_bytes,
-                originals=originals, jobs=jobs, max_trials=max_trials,
+            built = build_project(
+                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo, max_bytes=max_bytes,
+                originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
             )
+            report, summary = built.report, built.summary
         else:
-            mirrored = None
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
             )
-    click.echo(
+            from fmbench.revisions import load_registry
+
+            summary = summarize_build(source, registry=load_registry(), strict=strict)
+    echo(
         f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
         f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
         f"{len(report.removed)} removed, {report.seconds:.1f} s)"
     )
     if report.largest_run_page:
         path, size = report.largest_run_page
-        click.echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+        echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    if mirrored is not None and not mirrored.ok:
+        echo(f"warning: {warning}", err=True)
+    for line in summary.lines():
+        echo(line)
+    with user_errors():
+        report_to_github(summary, echo, os.environ)
+    if summary.failed:
         sys.exit(1)
 
 
@@ -398,11 +419,11 @@ def serve(
             from fmbench.mirror import mirror_runs
 
             mirror_runs(
-                project.require_runs_dir(), project.database_for(db), project.registry(), echo=click.echo,
+                project.require_runs_dir(), project.database_for(db), project.registry(), echo=echo,
                 max_bytes=max_bytes, max_trials=max_trials,
             )
         run_server(
-            _db(db, project), host=host, port=port, watch=watch, echo=click.echo, parquet=parquet,
+            _db(db, project), host=host, port=port, watch=watch, echo=echo, parquet=parquet,
             project=project, max_bytes=max_bytes, max_trials=max_trials,
         )
 
@@ -423,7 +444,7 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
     from fmbench.demo import run_demo
 
     with user_errors():
-        run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=click.echo)
+        run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=echo)
 
 
 @main.command()
@@ -459,11 +480,11 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
                               rule=rule, strict_os=strict_os, registry=_registry(project) if in_memory else None,
                               tolerance=tolerance)
     if fmt == "json":
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(result.to_markdown(), nl=False)
+        echo(result.to_markdown(), nl=False)
     else:
-        click.echo(result.to_text())
+        echo(result.to_text())
 
 
 @main.command()
@@ -480,7 +501,7 @@ def verify(db: Path | None, as_json: bool) -> None:
     registry = _registry(project)
     with user_errors():
         report = verify_database(_db(db, project), registry=registry)
-    click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if as_json else report.describe())
+    echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if as_json else report.describe())
     if not report.ok:
         sys.exit(1)
 
@@ -499,19 +520,19 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     with user_errors():
         report = migration_status(db) if list_only else migrate_database(db)
     if as_json:
-        click.echo(json.dumps(
+        echo(json.dumps(
             {"applied": report.applied_now, "migrations": [e.to_json() for e in report.entries]},
             indent=2, ensure_ascii=False,
         ))
         return
     if list_only:
-        click.echo(report.describe())
+        echo(report.describe())
         pending = len(report.pending)
-        click.echo(f"{pending} pending: run `fmbench migrate` to apply them" if pending else "nothing pending")
+        echo(f"{pending} pending: run `fmbench migrate` to apply them" if pending else "nothing pending")
         return
     for line in report.applied_now:
-        click.echo(f"applied {line}")
-    click.echo("the database is up to date" if report.applied_now else "nothing to migrate: the database is up to date")
+        echo(f"applied {line}")
+    echo("the database is up to date" if report.applied_now else "nothing to migrate: the database is up to date")
 
 
 @main.command()
@@ -531,14 +552,14 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None) -> Non
 
         with user_errors():
             written = export_originals(db, originals)
-        click.echo(f"{len(written)} original file(s) written to {originals}")
+        echo(f"{len(written)} original file(s) written to {originals}")
     if parquet is not None:
         from fmbench.dataset import export_parquet
 
         with user_errors():
             meta = export_parquet(db, parquet)
         rows = sum(int(t["rows"]) for t in meta["tables"].values())
-        click.echo(
+        echo(
             f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {parquet} as Parquet "
             f"(schema version {meta['schema_version']})"
         )

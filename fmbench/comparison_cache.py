@@ -5,8 +5,9 @@ trials and works out every figure's interval: most of what an incremental build
 spends when it renders the comparison pages, device comparisons and regression
 steps of a run's device again. Most comparisons on those pages do not involve
 the run that was added (another configuration, another build), so the build
-keeps each comparison it makes in a file beside its manifest
-(:data:`CACHE_FILE`) and takes it from there next time.
+keeps each comparison it makes in a file beside its manifest, among the build's
+records beside the database (:data:`CACHE_FILE`, :mod:`fmbench.build_state`),
+and takes it from there next time.
 
 An entry's key is a digest of everything the comparison is made from: each
 side's selector, attempt rule, the runs it used and the runs it matched, each
@@ -53,7 +54,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-CACHE_FILE = ".fmbench-comparisons.pickle"
+CACHE_FILE = "comparisons.pickle"
+"""In the build's records folder (:func:`fmbench.build_state.state_folder`), never in the site."""
 CACHE_FORMAT = 1
 WHAT = "a comparison"
 

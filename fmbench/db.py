@@ -27,7 +27,7 @@ from typing import Any
 import duckdb
 
 from fmbench import DISTRIBUTION
-from fmbench.errors import DatabaseBusyError, DatabaseError
+from fmbench.errors import DamagedDatabaseError, DatabaseBusyError, DatabaseError
 from fmbench.write_errors import as_write_error, writing
 
 try:
@@ -190,18 +190,17 @@ def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
         except duckdb.Error as exc:
-            raise DatabaseError(
-                f"{path}: not a DuckDB database fmbench can open ({exc}); point --db at another file"
-            ) from None
+            raise DatabaseError(_unopenable(path, exc, opened=False)) from None
 
 
-def _unopenable(path: Path, exc: duckdb.Error) -> str:
-    """Why DuckDB could not open ``path``, and what to do about it."""
+def _unopenable(path: Path, exc: duckdb.Error, *, opened: bool = True) -> str:
+    """Why DuckDB could not open ``path``, and what to do about it (``opened``: the file was read, DuckDB's
+    input/output error; else another DuckDB error)."""
     text = str(exc)
     lowered = text.lower()
     if "not a valid duckdb database" in lowered:
         return f"{path}: not a DuckDB database file; point --db at an fmbench database (or another, new file name)"
-    if "replaying wal" in lowered:
+    if "replaying wal" in lowered or "corrupt wal" in lowered:
         log = path.with_name(path.name + ".wal")
         detail = text.rsplit(": ", 1)[-1].strip().rstrip(".")
         return (
@@ -209,7 +208,37 @@ def _unopenable(path: Path, exc: duckdb.Error) -> str:
             f"move {log.name} out of the folder (keep it: it may hold the last writes) and run `fmbench verify` "
             "to check what the database holds, then ingest again what is missing"
         )
+    if is_damage(exc):
+        return str(damaged(path, exc, "the database"))
+    if not opened:  # DuckDB could not read the file as a database at all
+        return f"{path}: not a DuckDB database fmbench can open ({text}); point --db at another file"
     return f"{path}: cannot open the database: {text}"
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for DuckDB's report of a block whose checksum fails (bytes of the file changed under it)."""
+    return isinstance(exc, duckdb.Error) and "corrupt database file" in str(exc).lower()
+
+
+def damaged(path: str | os.PathLike[str], exc: BaseException, what: str) -> DamagedDatabaseError:
+    """The one-line error for ``what`` (a source, a table, the database) held in a damaged block of ``path``."""
+    detail = str(exc).split(": ", 1)[-1].strip().rstrip(".")
+    return DamagedDatabaseError(
+        f"{path}: {what} cannot be read: a block of the database file is damaged ({detail}); restore the file "
+        "from a backup, or move it aside and ingest the run files again (`fmbench ingest runs/`, or "
+        "`fmbench build` in a project) to rebuild it"
+    )
+
+
+@contextmanager
+def reading(path: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Turn DuckDB's report of a damaged block met while reading ``what`` into :class:`DamagedDatabaseError`."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        if not is_damage(exc):
+            raise
+        raise damaged(path, exc, what) from None
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -309,7 +338,7 @@ def connect(
     db_path = default_db_path(path)
     if read_only and not db_path.exists():
         raise DatabaseError(f"{db_path}: no such database; run `fmbench ingest PATH...` first")
-    with contextlib.nullcontext() if read_only else _writer_intent(db_path, wait):
+    with contextlib.nullcontext() if read_only else _writer_intent(db_path, wait), reading(db_path, "part of the database"):
         con = _open(db_path, read_only, wait)
         try:
             if read_only:

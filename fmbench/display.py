@@ -6,6 +6,7 @@ absence looks (the site shows a "not recorded" marker, Markdown the words).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 NOT_RECORDED = "not recorded"
@@ -46,3 +47,31 @@ def yes_no(value: bool | None, yes: str = "yes", no: str = "no") -> str | None:
 
 def or_not_recorded(text: str | None) -> str:
     return NOT_RECORDED if text is None else text
+
+
+# What a terminal would act on rather than show: C0 controls, DEL, C1 controls (ESC, CSI, OSC and the
+# rest: an OSC 52 sequence writes the clipboard), the bidirectional embeddings, overrides and isolates
+# (text that reads in another order than it is stored) and the line and paragraph separators.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_LINE_CONTROLS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+                            "|\r(?!\n)")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return _SHORT.get(char) or f"\\u{ord(char):04x}"
+
+
+def terminal_value(value: object) -> str:
+    """One value (a name, a message) as a terminal shows it: on one line, every control character escaped.
+
+    The escapes (``\\n``, ``\\t``, ``\\u001b``...) are also JSON's, so escaped text stays valid inside JSON.
+    """
+    return _CONTROLS.sub(_escaped, str(value))
+
+
+def terminal_text(text: str) -> str:
+    """Composed output (lines of a table or report, or JSON) as the command line prints it: its line
+    breaks and tabs kept, every other control character escaped as :func:`terminal_value` does."""
+    return _LINE_CONTROLS.sub(_escaped, text)

@@ -15,6 +15,9 @@ class Problem:
 
     where: str
     message: str
+    line: int | None = None
+    """Where it is in the file's text, when the place is a line and column (broken JSON); else ``None``."""
+    column: int | None = None
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message
@@ -29,6 +32,12 @@ class RunFileError(FmbenchError):
         self.problems = problems
         self.more = more
         super().__init__(self.describe())
+
+    @property
+    def position(self) -> tuple[int | None, int | None]:
+        """The line and column of the first problem, where it has them (broken JSON)."""
+        first = self.problems[0] if self.problems else None
+        return (first.line, first.column) if first is not None else (None, None)
 
     def describe(self, limit: int = 3) -> str:
         shown = "; ".join(str(p) for p in self.problems[:limit])
@@ -47,6 +56,10 @@ class RegistryError(FmbenchError):
 
 class DatabaseError(FmbenchError):
     """The database cannot be used as it is (wrong version, not an fmbench database)."""
+
+
+class DamagedDatabaseError(DatabaseError):
+    """A block of the database file fails its checksum: what it holds cannot be read."""
 
 
 class DatabaseBusyError(DatabaseError):

@@ -8,7 +8,7 @@ parameters). Values are validated before they reach a query.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "revision": ("Revision", "coalesce(r.revision_id, 'unknown')"),
     "verdict": ("Verdict", "r.verdict"),
 }
-_CLOSED = {"verdict": {"publishable", "exploratory", "invalid"}}
+_CLOSED: dict[str, frozenset[str]] = {"verdict": frozenset({"publishable", "exploratory", "invalid"})}
 _VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ,._()+-]{0,79}$")
 
 
@@ -40,9 +40,16 @@ class Filters:
         return cls({})
 
     @classmethod
-    def parse(cls, params: Mapping[str, str], allowed: Iterable[str] = FIELDS) -> Filters:
-        """Validate query parameters: an unknown field or a malformed value is a :class:`FilterError`."""
+    def parse(
+        cls, params: Mapping[str, str], allowed: Iterable[str] = FIELDS,
+        closed: Mapping[str, Collection[str]] | None = None,
+    ) -> Filters:
+        """Validate query parameters: an unknown field or a malformed value is a :class:`FilterError`.
+
+        ``closed``: the values each field with a closed set takes (:func:`closed_values`; ``None``: the verdict's
+        only); a value outside its set is refused with the set named."""
         allowed = set(allowed)
+        closed = _CLOSED if closed is None else closed
         values: dict[str, str] = {}
         for key, raw in params.items():
             if key not in FIELDS or key not in allowed:
@@ -52,8 +59,8 @@ class Filters:
                 continue
             if not _VALUE.match(value):
                 raise FilterError(f"filter {key}: {value[:40]!r} is not a value fmbench stores")
-            if key in _CLOSED and value not in _CLOSED[key]:
-                raise FilterError(f"filter {key}: {value!r} is not one of {', '.join(sorted(_CLOSED[key]))}")
+            if key in closed and value not in closed[key]:
+                raise FilterError(f"filter {key}: {value!r} is not one of {', '.join(sorted(closed[key]))}")
             values[key] = value
         return cls(values)
 
@@ -73,6 +80,16 @@ class Filters:
 
     def __bool__(self) -> bool:
         return bool(self.values)
+
+
+def closed_values(con: duckdb.DuckDBPyConnection) -> dict[str, frozenset[str]]:
+    """The values the closed filters take: the verdicts, and each route and suite the run format names or a run
+    in the database holds (a value the format does not name yet is kept as data, so it can be filtered by)."""
+    found = dict(_CLOSED)
+    for name, known in (("route", vocab.ROUTES), ("suite", vocab.SUITES)):
+        held = {v for (v,) in con.execute(f"SELECT DISTINCT {FIELDS[name][1]} FROM runs r WHERE {FIELDS[name][1]} IS NOT NULL").fetchall()}
+        found[name] = frozenset(known) | held
+    return found
 
 
 def run_attrs(row: Mapping[str, Any]) -> dict[str, str | None]:

@@ -7,6 +7,11 @@ the first heading follows fmbench's introduction. The sections that state
 the verdict and comparison rules can only be added to: a publisher's section
 with one of their headings is appended to fmbench's, never put in its place,
 so a site cannot restate what publishable means or how a change is judged.
+
+The notes ``fmbench init`` writes (:data:`PUBLISHER_TEMPLATE`) are a
+placeholder, not the publisher's words: a section of theirs that still holds
+the template's text is left out of the page (:func:`publisher_notes`), and the
+build says so.
 """
 
 from __future__ import annotations
@@ -84,3 +89,59 @@ def merge_methodology(own: str, publisher: str) -> str:
     parts += [s.text() for s in ours[1:]]
     parts += [s.text() for s in added]
     return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+PUBLISHER_TEMPLATE = """\
+# Notes of this site's publisher
+
+<!--
+These notes are shown on the site's Methodology page together with fmbench's
+own methodology. Each `## Heading` section here is added to the page; a section
+whose heading is the same as one of fmbench's replaces it (match the heading
+text, or its {#id}). The sections "Publishable, exploratory, invalid" and "How
+comparisons are labelled" can only be added to: what you write under those
+headings follows fmbench's text. The Markdown is sanitized: no scripts, no
+raw HTML beyond simple formatting.
+-->
+
+## How these runs were made {#our-runs}
+
+Describe your devices, how you ran the benchmark (the command and its
+options), where the devices were and what else ran on them, and anything a
+reader should know before comparing these runs with others.
+"""
+"""What ``fmbench init`` writes into a project's ``methodology.md``: a title, a comment saying how the notes are
+merged, and one placeholder section for the publisher to replace."""
+
+
+@dataclass(frozen=True)
+class PublisherNotes:
+    """A project's methodology notes as the site shows them."""
+
+    text: str
+    """The notes less every section still holding :data:`PUBLISHER_TEMPLATE`'s text (all of it when none does)."""
+    template_sections: tuple[str, ...]
+    """The headings of the placeholder sections left out (empty when the publisher replaced them)."""
+
+
+_ANCHOR = re.compile(r"\s*\{#[A-Za-z0-9_-]+\}\s*$")
+
+
+def _words(section: Section) -> str:
+    return " ".join(section.text().split())
+
+
+def publisher_notes(source: str) -> PublisherNotes:
+    """``source`` (a project's ``methodology.md``) without the text ``fmbench init`` wrote into it, and which of
+    that template's sections it still held: the site never presents the template as the publisher's words."""
+    template = {_words(s) for s in split_sections(PUBLISHER_TEMPLATE) if s.text().strip()}
+    sections = split_sections(source)
+    placeholder = [_words(s) in template for s in sections]
+    if not any(placeholder):
+        return PublisherNotes(source, ())
+    left_out = tuple(
+        _ANCHOR.sub("", s.heading.removeprefix("##")).strip()
+        for s, left in zip(sections, placeholder, strict=True) if left and s.heading
+    )
+    text = "\n\n".join(s.text() for s, left in zip(sections, placeholder, strict=True) if not left and s.text().strip())
+    return PublisherNotes(text + "\n" if text else "", left_out)

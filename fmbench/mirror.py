@@ -34,6 +34,9 @@ class MirrorLine:
     file: str
     run_id: str | None
     message: str = ""
+    line: int | None = None
+    """Where an error is in the file's text (broken JSON), else ``None``."""
+    column: int | None = None
 
     def describe(self) -> str:
         what = {
@@ -51,6 +54,17 @@ class MirrorReport:
     lines: list[MirrorLine] = field(default_factory=list)
     revisions_reassigned: int = 0
     unchanged: int = 0
+    files: dict[str, str] = field(default_factory=dict)
+    """Each run file of the runs folder by its SHA-256, as the lines name it (relative to the runs folder)."""
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    """Files left out because another file of the runs folder holds the same bytes: (left out, the one used)."""
+
+    def describe_lines(self, *, errors: bool = True) -> list[str]:
+        """One line per change (and the errors, unless ``errors`` is false), then how many runs changed revision."""
+        lines = [line.describe() for line in self.lines if errors or line.change != "error"]
+        if self.revisions_reassigned:
+            lines.append(f"{self.revisions_reassigned} run(s) assigned another suite revision from the registry")
+        return lines
 
     @property
     def ok(self) -> bool:
@@ -136,8 +150,11 @@ def mirror_runs(
     stored, sidecars = _stored(db_path)
     report = MirrorReport()
     wanted: dict[str, Path] = {}
+    left_out: list[tuple[Path, str]] = []
     for path in files:
-        wanted.setdefault(_sha(path), path)
+        sha = _sha(path)
+        if wanted.setdefault(sha, path) is not path:
+            left_out.append((path, sha))
     gone = {sha: stored[sha] for sha in stored.keys() - wanted.keys()}
     gone_by_name: dict[str, list[str]] = {}
     for sha, (_, name) in gone.items():
@@ -156,6 +173,9 @@ def mirror_runs(
 
     def shown(path: Path) -> str:
         return path.relative_to(runs_dir).as_posix() if path.is_relative_to(runs_dir) else str(path)
+
+    report.files = {sha: shown(path) for sha, path in wanted.items()}
+    report.duplicates = [(shown(path), shown(wanted[sha])) for path, sha in left_out]
 
     replaced: dict[Path, tuple[str, str]] = {}
     for path in fresh:
@@ -180,7 +200,7 @@ def mirror_runs(
             if o is None:
                 continue
             if o.status == "error":
-                report.lines.append(MirrorLine("error", shown(path), None, o.message))
+                report.lines.append(MirrorLine("error", shown(path), None, o.message, o.line, o.column))
             elif path in replaced:
                 report.lines.append(MirrorLine("replaced", shown(path), o.run_id))
             elif path in fresh:
@@ -194,8 +214,6 @@ def mirror_runs(
 
             relink(con)  # Evaluations rows that pointed at a dropped run's trials
     if echo is not None:
-        for line in report.lines:
-            echo(line.describe())
-        if report.revisions_reassigned:
-            echo(f"{report.revisions_reassigned} run(s) assigned another suite revision from the registry")
+        for text in report.describe_lines():
+            echo(text)
     return report

@@ -11,19 +11,29 @@ or the environment, the order is: the flag, then the environment
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from fmbench import DISTRIBUTION, __version__
 from fmbench.db import ENV_DB
 from fmbench.errors import FmbenchError
+from fmbench.methodology import PublisherNotes, publisher_notes
+
+if TYPE_CHECKING:
+    from fmbench.build import BuildReport
+    from fmbench.build_summary import BuildSummary
+    from fmbench.mirror import MirrorReport
 
 PROJECT_FILE = "fmbench.toml"
 PROJECT_FORMAT = 1
+DEFAULT_INSTALL = f"{DISTRIBUTION}=={__version__}"
+"""``[publishing] install`` when the file has none: this fmbench release, from PyPI."""
 
 
 class ProjectError(FmbenchError):
@@ -34,6 +44,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+_URL_TABS_AND_NEWLINES = re.compile("[\t\n\r]")
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_CONTROLS = re.compile("[\x00-\x1f\x7f]")
+
+
 class FooterLink(_Strict):
     label: Annotated[str, Field(min_length=1)]
     url: Annotated[str, Field(min_length=1)]
@@ -41,10 +56,17 @@ class FooterLink(_Strict):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        scheme, sep, _ = value.partition(":")
-        if sep and scheme.isalpha() and scheme.lower() not in ("http", "https", "mailto"):
+        # The scheme is judged as a browser reads the link: leading and trailing C0 controls and spaces
+        # stripped, tabs and line breaks inside removed (" javascript:" and "java\tscript:" run script).
+        url = _URL_TABS_AND_NEWLINES.sub("", value.strip("".join(map(chr, range(0x21)))))
+        if _CONTROLS.search(url):
+            raise ValueError("a link holds no control characters")
+        scheme = _URL_SCHEME.match(url)
+        if scheme and scheme.group(1).lower() not in ("http", "https", "mailto"):
             raise ValueError("expected an http(s) or mailto: link, or a path on the site")
-        return value
+        if not url:
+            raise ValueError("expected an http(s) or mailto: link, or a path on the site, not blank")
+        return url
 
 
 def _absolute_http(value: str, what: str) -> str:
@@ -114,7 +136,22 @@ class PublishingSettings(_Strict):
     originals: Literal["gzip", "link", "copy"] = "gzip"
     """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed, its
     SHA-256 shown), ``link`` (to the file in the repository, from ``[repository]``; no copy) or ``copy`` (as ingested)."""
+    install: Annotated[str, Field(min_length=1)] = DEFAULT_INSTALL
+    """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
+    repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
     practical_change: PracticalChange = PracticalChange()
+    strict: bool = False
+    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read (after building the site
+    of the others); ``fmbench build --strict`` turns it on for one build."""
+
+    @field_validator("install")
+    @classmethod
+    def _install(cls, value: str) -> str:
+        if value != value.strip() or "\n" in value or "\r" in value:
+            raise ValueError(f"expected one requirement, wheel file or git URL for pip on one line, such as {DEFAULT_INSTALL!r}")
+        if value.startswith("-"):
+            raise ValueError(f"expected a requirement, wheel file or git URL for pip, not a pip option, such as {DEFAULT_INSTALL!r}")
+        return value
 
 
 class ProjectConfig(_Strict):
@@ -239,11 +276,16 @@ class Project:
         return cached[1]
 
     def methodology(self) -> str:
-        """The publisher's methodology notes (empty when the file is absent)."""
+        """The publisher's methodology notes as the site shows them (empty when the file is absent): without the
+        placeholder text ``fmbench init`` wrote (see :func:`fmbench.methodology.publisher_notes`)."""
+        return self.methodology_notes().text
+
+    def methodology_notes(self) -> PublisherNotes:
+        """The publisher's methodology notes, and which of ``fmbench init``'s placeholder sections they still hold."""
         try:
-            return self.methodology_file.read_text(encoding="utf-8")
+            return publisher_notes(self.methodology_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return ""
+            return publisher_notes("")
 
     def identity(self) -> Any:
         from fmbench.render import SiteIdentity
@@ -251,7 +293,12 @@ class Project:
         site = self.config.site
         favicon = None
         if site.favicon:
-            favicon = self.path(site.favicon)
+            favicon = self.path(site.favicon).resolve()  # a symbolic link is judged by where it leads
+            if not favicon.is_relative_to(self.root.resolve()):
+                raise ProjectError(
+                    f"{self.file}: site.favicon: {site.favicon!r} is outside the project folder; "
+                    "put the icon in the project and name it relative to it"
+                )
             if not favicon.is_file():
                 raise ProjectError(f"{self.file}: site.favicon: {favicon} does not exist; add the file or set favicon = \"\"")
         return SiteIdentity(
@@ -343,18 +390,23 @@ def build_project(
     max_bytes: int | None = None,
     originals: str | None = None,
     jobs: int | None = None,
+    strict: bool = False,
     max_trials: int | None = None,
-) -> tuple[Any, Any]:
+) -> ProjectBuild:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
+    A run file that cannot be read is left out and named in the summary; the site holds every other run.
     ``max_bytes``, ``max_trials``: the largest run file, and most trials, the mirroring ingests (the reader's
     defaults when not given).
     ``originals``: overrides the project's ``[publishing] originals``.
     ``jobs``: processes that render at once (see :func:`fmbench.build.build_site`).
+    ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
 
-    Returns the mirror report (``None`` for a dataset) and the build report.
+    ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
+    read are in the summary.
     """
     from fmbench.build import build_site
+    from fmbench.build_summary import summarize_build
     from fmbench.mirror import mirror_runs
     from fmbench.tolerance import Tolerance
 
@@ -369,7 +421,10 @@ def build_project(
         limit = {} if max_bytes is None else {"max_bytes": max_bytes}
         if max_trials is not None:
             limit["max_trials"] = max_trials
-        mirrored = mirror_runs(project.require_runs_dir(), source, registry, echo=echo, **limit)
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, **limit)
+        if echo is not None:
+            for line in mirrored.describe_lines(errors=False):
+                echo(line)
     report = build_site(
         source,
         out if out is not None else project.output,
@@ -382,4 +437,17 @@ def build_project(
         originals=originals if originals is not None else project.config.publishing.originals,
         jobs=jobs,
     )
-    return mirrored, report
+    summary = summarize_build(
+        source, registry=registry, mirrored=mirrored, project=project,
+        strict=strict or project.config.publishing.strict,
+    )
+    return ProjectBuild(mirrored, report, summary)
+
+
+@dataclass(frozen=True)
+class ProjectBuild:
+    """What building a project did: mirroring its runs folder (``None`` for a dataset), the build, its summary."""
+
+    mirrored: MirrorReport | None
+    report: BuildReport
+    summary: BuildSummary

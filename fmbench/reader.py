@@ -153,14 +153,20 @@ def _json_problem(data: bytes, parser_says: str = "") -> Problem:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        return Problem(f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}")
+        # The whole of both parsers' words: Python's message names where the broken part starts (its own ``msg``
+        # ends in "starting at" without the place), the validator's where it gave up (the end of a truncated file).
+        said = f"invalid JSON: {exc}"
+        if parser_says and parser_says not in said:
+            said += f"; {parser_says}"
+        return Problem(f"line {exc.lineno}, column {exc.colno}", said, exc.lineno, exc.colno)
     except RecursionError:
         return Problem("(top level)", "invalid JSON: nested too deeply")
     except ValueError:  # a number too long for Python to convert; the validator's own words say where
         pass
     found = re.search(r"^(.*) at line (\d+) column (\d+)$", parser_says)
     if found:
-        return Problem(f"line {found.group(2)}, column {found.group(3)}", f"invalid JSON: {found.group(1)}")
+        line, column = int(found.group(2)), int(found.group(3))
+        return Problem(f"line {line}, column {column}", f"invalid JSON: {found.group(1)}", line, column)
     return Problem("(top level)", "invalid JSON")
 
 

@@ -6,8 +6,9 @@ need all of it. A device's steps read that device's runs only, so a rebuild
 after one run was added recomputes that run's device and takes every other
 device's steps from the previous build.
 
-The previous build's steps are kept in a file beside the build manifest
-(:data:`CACHE_FILE`), one part per device, each under a key: a digest of the
+The previous build's steps are kept in a file beside the build manifest, among
+the build's records beside the database (:data:`CACHE_FILE`,
+:mod:`fmbench.build_state`), one part per device, each under a key: a digest of the
 fingerprints of the device's runs (:mod:`fmbench.views.inputs`: bytes, ingest
 time, verdict, revision, sidecar), of the site's settings (fmbench's code,
 templates, registry and the rest, see :func:`fmbench.build.settings_fingerprint`),
@@ -15,8 +16,8 @@ of the practical threshold, the attempt rule and the confidence. A part whose
 key differs, or a file that cannot be read, is recomputed, so the report is
 always the one a build from scratch makes. The file holds pickled report
 objects; it is read with an unpickler that makes nothing but fmbench's own
-dataclasses and plain data (:mod:`fmbench.safe_pickle`), since a site folder can come from elsewhere (a
-repository's published site).
+dataclasses and plain data (:mod:`fmbench.safe_pickle`), since a records folder can come from elsewhere (a
+restored CI cache, a copied project).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from fmbench.selection import AttemptRule
 from fmbench.tolerance import Tolerance
 from fmbench.views.inputs import RunIndex
 
-CACHE_FILE = ".fmbench-regressions.pickle"
+CACHE_FILE = "regressions.pickle"
+"""In the build's records folder (:func:`fmbench.build_state.state_folder`), never in the site."""
 CACHE_FORMAT = 1
 WHAT = "a regression report"
 
@@ -107,8 +109,8 @@ def build_regressions(
     rule: AttemptRule = "latest",
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
 ) -> BuildRegressions:
-    """The regression report of every device, reusing each device's steps from the build in ``previous``
-    (the output folder) where the device's key is unchanged."""
+    """The regression report of every device, reusing each device's steps from the build whose records are in
+    ``previous`` (:func:`fmbench.build_state.state_folder`) where the device's key is unchanged."""
     kept = _read(previous) if previous.is_dir() else {}
     fingerprints: dict[str, list[str]] = {}
     for facts in index.runs.values():

@@ -77,7 +77,9 @@ TAG_DATE = "2026"
 
 def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str) -> str:
     """The site path of a build-to-build comparison page, relative to the site root
-    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it)."""
+    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it) when no
+    other device or build name collides with these; the site's pages and feed link through its
+    :class:`fmbench.urls.SitePaths`."""
     return urls.comparison(hardware_model, baseline_build, candidate_build)
 
 
@@ -493,6 +495,7 @@ def atom_feed(
     title: str = "fmbench: OS-build regressions",
     feed_path: str | None = None,
     page_path: str | None = None,
+    paths: urls.SitePaths | None = None,
 ) -> str:
     """An Atom 1.0 feed with one entry per change given (pass ``report.regressions``).
 
@@ -501,6 +504,8 @@ def atom_feed(
     site's host, the device, the two builds, the configuration, the scenario
     and the figure, so the same change keeps the same id in every build of
     the feed. Entries are newest first (by the candidate build's first run).
+    ``paths``: the site's path segments (:class:`fmbench.urls.SitePaths`), so an entry links where the site put the
+    page (``None``: as if no name collided with another).
     """
     host = _authority(site_url)
     ET.register_namespace("", ATOM_NS)
@@ -530,7 +535,10 @@ def atom_feed(
         _sub(entry, "id", entry_id)
         _sub(entry, "title", change.headline())
         _sub(entry, "updated", _rfc3339(change.step.candidate_first_seen))
-        _sub(entry, "link", rel="alternate", type="text/html", href=_join(site_url, change.path))
+        path = change.path if paths is None else paths.comparison(
+            change.hardware_model, change.step.baseline_build, change.step.candidate_build
+        )
+        _sub(entry, "link", rel="alternate", type="text/html", href=_join(site_url, path))
         _sub(entry, "category", term=change.hardware_model)
         _sub(entry, "category", term=change.scenario.scenario_id)
         _sub(entry, "summary", change.describe(), type="text")

@@ -342,28 +342,33 @@ def _scenario_json(f: ScenarioFigures, trials: Any) -> dict[str, Any]:
 def _no_measured_trial(f: ScenarioFigures) -> tuple[str, ...]:
     """A scenario whose every request failed: its attempt figures, and no trial figure (never 0)."""
     none = "no measured trial"
-    return (f.scenario_id, _v(d.percent(f.task_success)), none, _v(d.percent(f.failure_rate)), none, none, none, none, none)
+    return (d.terminal_value(f.scenario_id), _v(d.percent(f.task_success)), none, _v(d.percent(f.failure_rate)), none, none, none, none, none)
 
 
 def text_summary(a: RunAnalysis) -> str:
-    """A terminal-friendly summary: conditions, verdict with reasons, and the scenario table."""
+    """A terminal-friendly summary: conditions, verdict with reasons, and the scenario table.
+
+    Every value from the run is escaped for the terminal on its own line (:func:`fmbench.display.terminal_value`):
+    a newline in a device name cannot start a line of its own.
+    """
+    t = d.terminal_value
     r = a.record
     env = r.environment
     lines = [
-        f"{r.file_name}  (run {r.run_id}, {r.generation} generation)",
-        f"  {env.deviceName} · {_v(env.hardwareModel)} · {env.systemName} {env.systemVersion} "
-        f"build {_v(r.os_build)} · {vocab.label('route', r.route)} · {vocab.label('suite', r.suite)}",
-        f"  revision {a.revision.revision_id or 'unknown'} ({a.revision.status}, by {a.revision.basis})",
+        f"{t(r.file_name)}  (run {r.run_id}, {r.generation} generation)",
+        f"  {t(env.deviceName)} · {t(_v(env.hardwareModel))} · {t(env.systemName)} {t(env.systemVersion)} "
+        f"build {t(_v(r.os_build))} · {t(vocab.label('route', r.route))} · {t(vocab.label('suite', r.suite))}",
+        f"  revision {t(a.revision.revision_id or 'unknown')} ({a.revision.status}, by {a.revision.basis})",
         f"  verdict: {a.verdict.label}",
     ]
     if a.scoring and a.scoring.statement:
-        lines.insert(3, f"  summaries {a.scoring.statement}")
-    lines += [f"    - {x.message}" for x in a.verdict.reasons]
-    lines += [f"    ! stored summary differs: {m}" for m in a.mismatches]
+        lines.insert(3, f"  summaries {t(a.scoring.statement)}")
+    lines += [f"    - {t(x.message)}" for x in a.verdict.reasons]
+    lines += [f"    ! stored summary differs: {t(m)}" for m in a.mismatches]
     lines.append("")
     header = ("scenario", "task", "prompt", "fail", "constraint", "ttft p50", "ttft p90", "tok/s p50", "tok/s p90")
     rows = [_no_measured_trial(f) if not f.trial_count else (
-            f.scenario_id,
+            t(f.scenario_id),
             _v(d.percent(f.task_success)),
             _v(d.percent(f.prompt_pass_rate)),
             _v(d.percent(f.failure_rate)),

@@ -20,7 +20,14 @@ from pathlib import Path
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import FmbenchError
-from fmbench.project import PROJECT_FILE, ProjectError, find_project_root, parse_config
+from fmbench.methodology import PUBLISHER_TEMPLATE
+from fmbench.project import (
+    DEFAULT_INSTALL,
+    PROJECT_FILE,
+    ProjectError,
+    find_project_root,
+    parse_config,
+)
 from fmbench.revisions import public_registry_text
 from fmbench.write_errors import WriteError, writing
 
@@ -116,6 +123,15 @@ methodology = "methodology.md"
 # decompressed, each one's SHA-256 shown), "link" (links into the repository above, no copy) or
 # "copy" (the files as they are). `fmbench build --originals` overrides it.
 originals = "gzip"
+# What .github/workflows/publish.yml installs to build the site, as `pip install "<install>"`: the
+# fmbench release that wrote this project, from PyPI. To build with another fmbench (before a
+# release is on PyPI, say), name a wheel file of this repository
+# ("wheels/{DISTRIBUTION.replace("-", "_")}-{__version__}-py3-none-any.whl") or a git URL
+# ("{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@v{__version__}").
+install = {_toml_string(DEFAULT_INSTALL)}
+# A run file that cannot be read is left out of the site and named; with strict = true the build
+# then exits 1 (after building the site of the others), so CI fails. `fmbench build --strict` too.
+strict = false
 
 # The smallest change called better or worse, beside the statistical test: a change whose interval
 # excludes zero but whose size is under it reads "within tolerance". The site's comparisons,
@@ -132,25 +148,8 @@ REVISIONS_YAML = public_registry_text()
 """The benchmark's public revision history, as shipped in ``fmbench/data/revisions.yaml``."""
 
 
-METHODOLOGY_MD = """\
-# Notes of this site's publisher
-
-<!--
-These notes are shown on the site's Methodology page together with fmbench's
-own methodology. Each `## Heading` section here is added to the page; a section
-whose heading is the same as one of fmbench's replaces it (match the heading
-text, or its {#id}). The sections "Publishable, exploratory, invalid" and "How
-comparisons are labelled" can only be added to: what you write under those
-headings follows fmbench's text. The Markdown is sanitized: no scripts, no
-raw HTML beyond simple formatting.
--->
-
-## How these runs were made {#our-runs}
-
-Describe your devices, how you ran the benchmark (the command and its
-options), where the devices were and what else ran on them, and anything a
-reader should know before comparing these runs with others.
-"""
+METHODOLOGY_MD = PUBLISHER_TEMPLATE
+"""What ``fmbench init`` writes into ``methodology.md`` (:data:`fmbench.methodology.PUBLISHER_TEMPLATE`)."""
 
 
 RUNS_README = """\
@@ -181,14 +180,37 @@ GITIGNORE = """\
 /{database}.wal
 /{database}.writer
 /{database}.resamples/
+/{database}.builds/
 /{output}/
 /.{output}.staging-*/
 /.{output}.previous-*/
 """
 
 
-def workflow_yaml(database: str, output: str, runs: str) -> str:
-    version = __version__
+ACTIONS: dict[str, tuple[str, str]] = {
+    "actions/checkout": ("3d3c42e5aac5ba805825da76410c181273ba90b1", "v7.0.1"),
+    "actions/setup-python": ("5fda3b95a4ea91299a34e894583c3862153e4b97", "v7.0.0"),
+    "actions/cache/restore": ("27d5ce7f107fe9357f9df03efb73ab90386fccae", "v5.0.5"),
+    "actions/cache/save": ("27d5ce7f107fe9357f9df03efb73ab90386fccae", "v5.0.5"),
+    "actions/upload-pages-artifact": ("fc324d3547104276b827a68afc52ff2a11cc49c9", "v5.0.0"),
+    "actions/deploy-pages": ("cd2ce8fcbc39b97be8ca5fce6e763baed58fa128", "v5.0.0"),
+}
+"""Every action the generated workflow uses: the full commit of its newest release, and that release.
+
+Read from each action's own repository (the commit the release tag points at); a tag can be moved,
+a commit cannot, so the workflow names the commit and keeps the release in a comment."""
+
+
+def _uses(action: str) -> str:
+    commit, release = ACTIONS[action]
+    return f"{action}@{commit} # {release}"
+
+
+def workflow_yaml(database: str, output: str, runs: str, revisions: str = "revisions.yaml",
+                  methodology: str = "methodology.md") -> str:
+    """The Pages workflow of a new project; the paths are the project's ``[paths]``."""
+    fallback = DEFAULT_INSTALL
+    inputs = ", ".join(f"'{path}'" for path in (f"{runs}/**", PROJECT_FILE, revisions, methodology))
     return f"""\
 # Builds this project's results site with fmbench on every push to main and publishes it on
 # GitHub Pages. Turn Pages on once: Settings > Pages > Build and deployment > Source: GitHub Actions.
@@ -199,10 +221,8 @@ on:
     branches: [main]
   workflow_dispatch:
 
-permissions:
-  contents: read
-  pages: write
-  id-token: write
+# Nothing for the workflow as a whole: each job is granted what it needs, no more.
+permissions: {{}}
 
 # One deployment at a time; a push while one runs waits for it instead of cancelling it.
 concurrency:
@@ -211,53 +231,72 @@ concurrency:
 
 jobs:
   build:
+    name: Build the site
     runs-on: ubuntu-latest
+    # This job reads the run files: it can read the repository and nothing else.
+    permissions:
+      contents: read # to check out the run files and the project's settings
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
+      - uses: {_uses("actions/checkout")}
+        with:
+          persist-credentials: false
+      - uses: {_uses("actions/setup-python")}
         with:
           python-version: "3.12"
-      # The fmbench version that wrote this project; change it here to upgrade.
-      - name: Install fmbench {version}
-        run: python -m pip install "{DISTRIBUTION}=={version}"
-      # The database, the resampled intervals kept beside it, and the previous site (with its build
-      # manifest), so the build is incremental:
-      # an exact hit for the same runs folder, else the newest cache of this fmbench version.
+      # What [publishing] install in {PROJECT_FILE} names: a requirement ({fallback}), a wheel
+      # file of this repository or a git URL. Change it there to upgrade.
+      - name: Install fmbench
+        id: fmbench
+        run: |
+          install="$(python -c 'import tomllib; print(tomllib.load(open("{PROJECT_FILE}", "rb")).get("publishing", {{}}).get("install", "{fallback}"))')"
+          python -m pip install "$install"
+          echo "version=$(python -c 'import fmbench; print(fmbench.__version__)')" >> "$GITHUB_OUTPUT"
+      # The database, the resampled intervals and the build's records kept beside it, and the previous
+      # site, so the build is incremental: an exact hit when no input of the site changed (the
+      # runs, the settings, the registry, the methodology and the fmbench version), else the newest
+      # cache of this fmbench version.
       - name: Restore the database, its resample store and the previous site
         id: restore
-        uses: actions/cache/restore@v4
+        uses: {_uses("actions/cache/restore")}
         with:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
-          key: fmbench-{version}-${{{{ hashFiles('{runs}/**') }}}}
+          key: fmbench-${{{{ steps.fmbench.outputs.version }}}}-${{{{ hashFiles({inputs}) }}}}
           restore-keys: |
-            fmbench-{version}-
+            fmbench-${{{{ steps.fmbench.outputs.version }}}}-
       - name: Build the site
         run: fmbench build
       - name: Save the database, its resample store and the site
         if: steps.restore.outputs.cache-hit != 'true'
-        uses: actions/cache/save@v4
+        uses: {_uses("actions/cache/save")}
         with:
           path: |
             {database}
             {database}.resamples
+            {database}.builds
             {output}
           key: ${{{{ steps.restore.outputs.cache-primary-key }}}}
-      - uses: actions/upload-pages-artifact@v3
+      - uses: {_uses("actions/upload-pages-artifact")}
         with:
           path: {output}
 
   deploy:
+    name: Deploy to GitHub Pages
     needs: build
     runs-on: ubuntu-latest
+    # Only the deployment may write to Pages and ask for the token that proves it is this workflow.
+    permissions:
+      pages: write # to publish the uploaded site
+      id-token: write # to prove to Pages that the deployment comes from this workflow
     environment:
       name: github-pages
       url: ${{{{ steps.deployment.outputs.page_url }}}}
     steps:
       - id: deployment
-        uses: actions/deploy-pages@v4
+        uses: {_uses("actions/deploy-pages")}
 """
 
 
@@ -323,7 +362,8 @@ def init_project(folder: str | os.PathLike[str], *, title: str | None = None, si
         (root / paths.revisions, REVISIONS_YAML, "the suite-revision registry"),
         (root / paths.methodology, METHODOLOGY_MD, "the methodology notes"),
         (root / paths.runs / "README.md", RUNS_README, "the runs folder's README"),
-        (root / WORKFLOW, workflow_yaml(paths.database, paths.output, paths.runs), "the Pages workflow"),
+        (root / WORKFLOW, workflow_yaml(paths.database, paths.output, paths.runs, paths.revisions, paths.methodology),
+         "the Pages workflow"),
         (root / ".gitignore", GITIGNORE.format(database=paths.database, output=paths.output), "the .gitignore"),
     ]
     for path, _, _ in files:

@@ -35,7 +35,7 @@ from fmbench.errors import (
     FmbenchError,
     NotFoundError,
 )
-from fmbench.filters import Filters
+from fmbench.filters import FIELDS, Filters, closed_values
 from fmbench.render import Renderer
 from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
 
@@ -277,6 +277,22 @@ api = Blueprint("api", __name__, url_prefix="/api")
 assets = Blueprint("assets", __name__)
 
 
+STRICT_VALUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+"""What ``strict=`` takes (a comparison page's option and the API's)."""
+
+
+def _strict(value: str) -> bool:
+    if value not in STRICT_VALUES:
+        raise FilterError(f"strict: {value[:40]!r} is not one of {', '.join(STRICT_VALUES)}")
+    return STRICT_VALUES[value]
+
+
+def _parse_filters(args: dict[str, str], allowed: Iterable[str] = FIELDS) -> Filters:
+    """The filters of a query string; a route or suite is checked against the values the database can hold."""
+    closed = closed_values(_site().con) if {"route", "suite"} & set(args) else None
+    return Filters.parse(args, allowed=allowed, closed=closed)
+
+
 def _filters_for(kind: PageKind | DataKind) -> tuple[Filters, dict[str, Any]]:
     """The page's filters and its other options, from the query string (anything else is a 400)."""
     args = request.args.to_dict(flat=True)
@@ -285,9 +301,9 @@ def _filters_for(kind: PageKind | DataKind) -> tuple[Filters, dict[str, Any]]:
         for name in kind.options:
             if name in args:
                 value = args.pop(name)
-                options[name] = value in ("1", "true", "yes") if name == "strict" else value
+                options[name] = _strict(value) if name == "strict" else value
     allowed = kind.filters if isinstance(kind, PageKind) else ()
-    return Filters.parse(args, allowed=allowed), options
+    return _parse_filters(args, allowed), options
 
 
 @pages.route("/", defaults={"path": ""})
@@ -339,7 +355,7 @@ def asset(name: str) -> Response:
 def api_runs() -> Response:
     from fmbench.views.api import runs_json
 
-    filters = Filters.parse(request.args.to_dict(flat=True))
+    filters = _parse_filters(request.args.to_dict(flat=True))
     return jsonify(runs_json(_site(), filters))
 
 
@@ -378,6 +394,12 @@ def api_compare() -> Response:
     for name in ("device", "baseline", "candidate"):
         if not args.get(name):
             raise FilterError(f"missing parameter {name!r}: /api/compare?device=Mac17,2&baseline=BUILD&candidate=BUILD")
+    if "strict" in args:
+        args["strict"] = "true" if _strict(args["strict"]) else "false"
+    closed = closed_values(_site().con) if {"route", "suite"} & set(args) else {}
+    for name in ("route", "suite"):
+        if name in args and args[name] not in closed[name]:
+            raise FilterError(f"{name}: {args[name][:40]!r} is not one of {', '.join(sorted(closed[name]))}")
     return jsonify(compare_json(_site(), args))
 
 
@@ -475,6 +497,14 @@ def create_app(
             return _error(414, "Query too long", f"Query strings are limited to {MAX_QUERY_BYTES} bytes.")
         if request.method not in ("GET", "HEAD"):
             return _error(405, "Method not allowed", "This server only reads.")
+        for name in request.args:  # one value each: a second one would be dropped silently
+            given = len(request.args.getlist(name))
+            if given > 1:
+                return _error(400, "Bad request", f"parameter {name[:40]!r} is given {given} times; give it once")
+        if any(part.startswith(".") for part in request.path.split("/")):
+            # No page, data file or asset of the site has a dot-name: such a path is never served (as a static
+            # host should not serve a site's dot-files), whatever a route would make of it.
+            return _error(404, "Not found", "No page at this address.")
         return None
 
     @app.after_request
@@ -555,14 +585,16 @@ def run_server(
     registry: Any = None,
     max_trials: int | None = None,
 ) -> None:
-    """Serve until interrupted, with waitress (never Flask's development server or debugger).
+    """Serve until interrupted, with waitress (never Flask's development server or debugger), its socket
+    and settings from :mod:`fmbench.listener`; a bind that fails raises its ``ServeError`` (one line).
 
     ``parquet``: serve a Parquet dataset (``fmbench export --parquet``) instead of the database.
     ``project``: serve a publisher's project (see :func:`create_app`).
     ``max_bytes``, ``max_trials``: the largest run file, and most trials, the watcher ingests (the reader's
     defaults when not given).
     """
-    import waitress
+    # waitress is loaded only by the command that serves.
+    from fmbench.listener import listening_server
 
     if parquet is not None:
         app = create_app(host=host, port=port, watch=watch, parquet=parquet, project=project, registry=registry)
@@ -574,6 +606,7 @@ def run_server(
         with connect(db_path, read_only=db_path.exists() and not watch):
             pass
         app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
+    server = listening_server(app, host, port, threads=threads)  # bound before the watcher starts
     if watch:
         from fmbench.watch import start_watcher
 
@@ -590,5 +623,5 @@ def run_server(
     shown = f"[{host}]" if ":" in host else host
     app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
     echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="fmbench", _quiet=True)
+    server.run()
 

@@ -1,18 +1,222 @@
-"""Where every page lives, relative to the site root. The static build and ``serve`` share these."""
+"""Where every page lives, relative to the site root. The static build and ``serve`` share these.
+
+A device, OS build or scenario is named by data, so its name becomes a path
+segment in one place, :class:`Segments`, for the whole site: every segment is
+made of ``A-Za-z0-9,._-`` only, is at most :data:`SEGMENT_BYTES` long, is unique
+within its kind even when compared without case (macOS, Windows checkouts and
+some CDNs keep one of two paths that differ only by case), and maps back to
+exactly one name. :class:`SitePaths` holds the segments of every kind, read
+once per site from the database; the static build writes pages at its paths
+and ``serve`` resolves a request path back to the name through it.
+
+A name that is already a safe segment keeps itself as its segment (so existing
+paths stay as they were). Any other name (with a character a path cannot keep,
+longer than the bound, a name Windows reserves) is cut to its safe characters
+and given ``-`` and the first 8 hex digits of the SHA-256 of the raw name. When
+two safe names differ only by case, the first in code-point order keeps itself
+and the others get the digest too. The module-level functions below give the
+path a name has when no other name of its kind collides with it; views link
+through :attr:`fmbench.views.site.SiteContext.paths`.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from fmbench.errors import NotFoundError
+
+if TYPE_CHECKING:
+    import duckdb
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9,._-]+")
+_DOTS = re.compile(r"\.{2,}")
+"""``..`` separates the two builds of a comparison's segment, so a segment never holds it."""
+_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))]
+)
+"""Names Windows cannot give a file or folder (with any extension)."""
+
+SEGMENT_BYTES = 100
+"""The longest path segment a name becomes (a comparison's segment holds two, well within 255)."""
+DIGEST_HEX = 8
 
 TRIALS_PER_PAGE = 50
 
 
 def slug(key: str) -> str:
-    """A path segment for a device, build or scenario key (keys are data: never trusted as paths)."""
-    cleaned = _UNSAFE.sub("-", key).strip("-.")
+    """The safe characters of a name: each run of others becomes ``-`` (keys are data: never trusted as paths).
+
+    Not unique and not bounded: :func:`segment` (one name) and :class:`Segments` (a kind's names) are."""
+    cleaned = _DOTS.sub(".", _UNSAFE.sub("-", key)).strip("-.")
     return cleaned or "unnamed"
+
+
+def _digest(name: str, length: int = DIGEST_HEX) -> str:
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def is_plain(name: str) -> bool:
+    """True when a name is its own segment: safe characters only, within the bound, not a reserved name."""
+    return (
+        slug(name) == name and len(name) <= SEGMENT_BYTES and name.split(".", 1)[0].casefold() not in _RESERVED
+    )
+
+
+def _suffixed(name: str, length: int = DIGEST_HEX, *, keep: str = "", limit: int = SEGMENT_BYTES) -> str:
+    """The name's safe characters cut to the bound, ``-`` and a digest of the raw name (``keep``: an ending kept
+    after the digest, such as a file's extension)."""
+    digest = _digest(name, length)
+    room = limit - len(digest) - 1 - len(keep)
+    base = slug(name[: len(name) - len(keep)] if keep and name.endswith(keep) else name)[:room].rstrip("-.")
+    return f"{base or 'unnamed'}-{digest}{keep}"
+
+
+def segment(name: str) -> str:
+    """The segment of a name that no other name of its kind collides with."""
+    return name if is_plain(name) else _suffixed(name)
+
+
+class Segments:
+    """The segments of every name of one kind (devices, OS builds or scenarios): unique without case."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        unique = sorted(set(names))
+        claimed: dict[str, str] = {}
+        self.by_name: dict[str, str] = {}
+        rest = []
+        for name in unique:  # a safe name keeps itself unless a name before it (in code-point order) took it
+            if is_plain(name) and name.casefold() not in claimed:
+                claimed[name.casefold()] = name
+                self.by_name[name] = name
+            else:
+                rest.append(name)
+        for name in rest:
+            for length in (DIGEST_HEX, 16, 64):
+                candidate = _suffixed(name, length)
+                if candidate.casefold() not in claimed:
+                    break
+            else:  # 64 hex digits of two different names' digests agreeing: SHA-256 is broken
+                raise ValueError(f"no unique path segment for {name!r}")
+            claimed[candidate.casefold()] = name
+            self.by_name[name] = candidate
+        self.by_segment = {s: n for n, s in self.by_name.items()}
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+    def of(self, name: str) -> str:
+        """The name's segment (a name the site does not hold: its segment alone)."""
+        found = self.by_name.get(name)
+        return found if found is not None else segment(name)
+
+    def name(self, seg: str) -> str | None:
+        """The name a segment stands for, or ``None``."""
+        return self.by_segment.get(seg)
+
+    def named(self, seg: str, noun: str) -> str:
+        """The name a request path's segment stands for; :class:`~fmbench.errors.NotFoundError` naming the ``noun``
+        when none does."""
+        found = self.by_segment.get(seg)
+        if found is None:
+            raise NotFoundError(f"no {noun} {seg!r}")
+        return found
+
+    def displaced(self) -> dict[str, str]:
+        """The names whose segment is not the one they have alone (a collision moved them)."""
+        return {n: s for n, s in self.by_name.items() if s != segment(n)}
+
+
+_NAMES = {
+    "devices": "SELECT DISTINCT coalesce(hardware_model, device_name) FROM runs "
+               "WHERE coalesce(hardware_model, device_name) IS NOT NULL",
+    "builds": "SELECT DISTINCT os_build FROM runs WHERE os_build IS NOT NULL",
+    "scenarios": "SELECT DISTINCT scenario_id FROM scenario_figures",
+}
+"""Every name of each kind the database holds (a device key is the hardware model, else the device name)."""
+
+
+def names_of(con: duckdb.DuckDBPyConnection, kind: str) -> list[str]:
+    return [name for (name,) in con.execute(_NAMES[kind]).fetchall()]
+
+
+def segments_of(con: duckdb.DuckDBPyConnection, kind: str) -> Segments:
+    """The segments of every name of ``kind`` (``devices``, ``builds`` or ``scenarios``) the database holds."""
+    return Segments(names_of(con, kind))
+
+
+class SitePaths:
+    """The segments of the site's devices, OS builds and scenarios, and the paths made of them.
+
+    Each kind is read when a path first needs it (a page about runs reads no scenario), once.
+    """
+
+    def __init__(self, segments: Callable[[str], Segments]) -> None:
+        self._load = segments
+        self._held: dict[str, Segments] = {}
+
+    def _kind(self, kind: str) -> Segments:
+        if kind not in self._held:
+            self._held[kind] = self._load(kind)
+        return self._held[kind]
+
+    @property
+    def devices(self) -> Segments:
+        return self._kind("devices")
+
+    @property
+    def builds(self) -> Segments:
+        return self._kind("builds")
+
+    @property
+    def scenarios(self) -> Segments:
+        return self._kind("scenarios")
+
+    @classmethod
+    def of(cls, devices: Iterable[str] = (), builds: Iterable[str] = (), scenarios: Iterable[str] = ()) -> SitePaths:
+        given = {"devices": list(devices), "builds": list(builds), "scenarios": list(scenarios)}
+        return cls(lambda kind: Segments(given[kind]))
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> SitePaths:
+        """The database's names, each kind read from ``con`` when first needed (``con`` must stay open till then)."""
+        return cls(lambda kind: segments_of(con, kind))
+
+    def fingerprint(self) -> str:
+        """What of the mapping a page cannot see from its own runs: the names a collision moved ("" when none)."""
+        moved = [sorted(k.displaced().items()) for k in (self.devices, self.builds, self.scenarios)]
+        if not any(moved):
+            return ""
+        return hashlib.sha256(repr(moved).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def device(self, device: str) -> str:
+        return f"devices/{self.devices.of(device)}/"
+
+    def build(self, build: str) -> str:
+        return f"builds/{self.builds.of(build)}/"
+
+    def scenario(self, scenario: str) -> str:
+        return f"scenarios/{self.scenarios.of(scenario)}/"
+
+    def trials(self, run_id: str, scenario: str, page: int = 1) -> str:
+        base = f"runs/{run_id}/trials/{self.scenarios.of(scenario)}/"
+        return base if page <= 1 else f"{base}page-{page}/"
+
+    def data_trials_json(self, run_id: str, scenario: str) -> str:
+        """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
+        return f"data/runs/{run_id}/trials/{self.scenarios.of(scenario)}.json.gz"
+
+    def comparison(self, device: str, baseline: str, candidate: str) -> str:
+        return f"compare/{self.devices.of(device)}/{self.builds.of(baseline)}..{self.builds.of(candidate)}/"
+
+    def device_comparison(self, device_a: str, device_b: str, generation: int | str) -> str:
+        return f"compare/devices/{self.devices.of(device_a)}..{self.devices.of(device_b)}/{generation}/"
+
+
+_ALONE = SitePaths.of()
+"""The paths of names that nothing collides with (the module-level functions)."""
 
 
 def home() -> str:
@@ -28,8 +232,7 @@ def run(run_id: str) -> str:
 
 
 def trials(run_id: str, scenario: str, page: int = 1) -> str:
-    base = f"runs/{run_id}/trials/{slug(scenario)}/"
-    return base if page <= 1 else f"{base}page-{page}/"
+    return _ALONE.trials(run_id, scenario, page)
 
 
 def devices() -> str:
@@ -37,7 +240,7 @@ def devices() -> str:
 
 
 def device(device: str) -> str:
-    return f"devices/{slug(device)}/"
+    return _ALONE.device(device)
 
 
 def scenarios() -> str:
@@ -45,7 +248,7 @@ def scenarios() -> str:
 
 
 def scenario(scenario: str) -> str:
-    return f"scenarios/{slug(scenario)}/"
+    return _ALONE.scenario(scenario)
 
 
 def pcc() -> str:
@@ -57,7 +260,7 @@ def compare_index() -> str:
 
 
 def comparison(device: str, baseline: str, candidate: str) -> str:
-    return f"compare/{slug(device)}/{slug(baseline)}..{slug(candidate)}/"
+    return _ALONE.comparison(device, baseline, candidate)
 
 
 def regressions() -> str:
@@ -84,8 +287,23 @@ def data_runs_index() -> str:
     return "data/runs.json"
 
 
+_RUN_DATA = frozenset(["figures.json", "trials.csv.gz", "trials"])
+"""What a run's data folder holds besides its original file."""
+
+
+def source_segment(file_name: str) -> str:
+    """The original run file's name in its run's data folder: safe, bounded with room for ``.gz``, and never one of
+    the folder's other files (compared without case)."""
+    if is_plain(file_name) and len(file_name) <= SEGMENT_BYTES - 3 and not (
+        {file_name.casefold(), f"{file_name}.gz".casefold()} & _RUN_DATA
+    ):
+        return file_name
+    ext = re.search(r"\.[A-Za-z0-9]{1,10}$", file_name)
+    return _suffixed(file_name, keep=ext.group(0) if ext else "", limit=SEGMENT_BYTES - 3)
+
+
 def data_source(run_id: str, file_name: str) -> str:
-    return f"data/runs/{run_id}/{slug(file_name)}"
+    return f"data/runs/{run_id}/{source_segment(file_name)}"
 
 
 def data_source_gzip(run_id: str, file_name: str) -> str:
@@ -103,10 +321,7 @@ def data_figures(run_id: str) -> str:
 
 
 def data_trials_json(run_id: str, scenario: str) -> str:
-    """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
-    return f"data/runs/{run_id}/trials/{slug(scenario)}.json.gz"
-
-
+    return _ALONE.data_trials_json(run_id, scenario)
 
 
 def builds() -> str:
@@ -114,11 +329,11 @@ def builds() -> str:
 
 
 def build(build: str) -> str:
-    return f"builds/{slug(build)}/"
+    return _ALONE.build(build)
 
 
 def device_comparison(device_a: str, device_b: str, generation: int | str) -> str:
-    return f"compare/devices/{slug(device_a)}..{slug(device_b)}/{generation}/"
+    return _ALONE.device_comparison(device_a, device_b, generation)
 
 
 def search() -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.analysis import RunAnalysis, analyze_file
+from fmbench.display import terminal_value
 from fmbench.errors import AnnotationError, Problem, RunFileError
 from fmbench.ingest import collect_run_files
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
@@ -55,10 +56,11 @@ class FileValidation:
         }
 
     def describe(self) -> str:
-        name = Path(self.file).name
+        t = terminal_value  # a value from the file on the line it belongs to
+        name = t(Path(self.file).name)
         if not self.readable:
             lines = [f"{name}: unreadable"]
-            lines += [f"  error  {p}" for p in self.problems]
+            lines += [f"  error  {t(p)}" for p in self.problems]
             if self.more_problems:
                 lines.append(f"  … and {self.more_problems:,} more error{'s' if self.more_problems > 1 else ''}")
             return "\n".join(lines)
@@ -66,13 +68,13 @@ class FileValidation:
         assert a is not None
         lines = [
             f"{name}: {self.generation} generation, {a.verdict.label.lower()}, "
-            f"revision {a.revision.revision_id or 'unknown'} ({a.revision.status})"
+            f"revision {t(a.revision.revision_id or 'unknown')} ({a.revision.status})"
         ]
         if a.scoring and a.scoring.statement:
-            lines.append(f"  summaries   {a.scoring.statement}")
-        lines += [f"  {r.level:<11} {r.message}" for r in a.verdict.reasons]
-        lines += [f"  mismatch    {m}" for m in a.mismatches]
-        lines += [f"  note        {p}" for p in a.flags]
+            lines.append(f"  summaries   {t(a.scoring.statement)}")
+        lines += [f"  {r.level:<11} {t(r.message)}" for r in a.verdict.reasons]
+        lines += [f"  mismatch    {t(m)}" for m in a.mismatches]
+        lines += [f"  note        {t(p)}" for p in a.flags]
         return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import math
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,15 @@ import duckdb
 
 from fmbench.analysis import RunAnalysis, analyze_bytes
 from fmbench.annotations import parse_annotations
-from fmbench.db import connect
-from fmbench.errors import AnnotationError, DatabaseError, FmbenchError, RunFileError
+from fmbench.db import connect, default_db_path, reading
+from fmbench.display import terminal_value
+from fmbench.errors import (
+    AnnotationError,
+    DamagedDatabaseError,
+    DatabaseError,
+    FmbenchError,
+    RunFileError,
+)
 from fmbench.originals import original_bytes
 from fmbench.revisions import Registry, load_registry
 from fmbench.write_errors import writing
@@ -47,7 +55,7 @@ class Difference:
     def __str__(self) -> str:
         run = f" (run {self.run_id})" if self.run_id else ""
         values = f": stored {self.stored!r}, recomputed {self.recomputed!r}" if self.kind != "unreadable" else ""
-        return f"{self.file_name}{run}: {self.kind} {self.where}{values}"
+        return f"{terminal_value(self.file_name)}{run}: {self.kind} {terminal_value(self.where)}{values}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,7 +185,8 @@ def verify_database(db: str | os.PathLike[str] | None = None, *, registry: Regis
     """Every stored source against its SHA-256, and every run's stored figures and verdict against its source."""
     registry = registry or load_registry()
     report = VerifyReport()
-    with connect(db, read_only=True) as con:
+    path = default_db_path(db)
+    with connect(path, read_only=True) as con:
         sources = con.execute("SELECT sha256, file_name FROM sources ORDER BY file_name, sha256").fetchall()
         runs = {
             r["source_sha256"]: r
@@ -191,13 +200,16 @@ def verify_database(db: str | os.PathLike[str] | None = None, *, registry: Regis
         report.sources, report.runs = len(sources), len(runs)
         out = report.differences
         for sha, file_name in sources:
-            row = con.execute("SELECT content, size_bytes, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
-            assert row is not None
             run = runs.pop(sha, None)
             run_id = run["run_id"] if run else None
             try:
+                with reading(path, f"the stored source of {file_name}"):
+                    row = con.execute(
+                        "SELECT content, size_bytes, encoding FROM sources WHERE sha256 = ?", [sha]
+                    ).fetchone()
+                assert row is not None
                 data, size = original_bytes(row[0], row[2], "sources.content"), row[1]
-            except DatabaseError as exc:
+            except DatabaseError as exc:  # a damaged block or a stored gzip that does not decompress
                 out.append(Difference(file_name, run_id, "unreadable", str(exc)))
                 continue
             actual = hashlib.sha256(data).hexdigest()
@@ -208,7 +220,11 @@ def verify_database(db: str | os.PathLike[str] | None = None, *, registry: Regis
             if run is None:
                 out.append(Difference(file_name, None, "orphan", "a source without a run", "source", "no run"))
                 continue
-            _check_run(con, run, data, registry, out)
+            try:
+                with reading(path, f"what the database holds of run {run['run_id']}"):
+                    _check_run(con, run, data, registry, out)
+            except DamagedDatabaseError as exc:
+                out.append(Difference(file_name, run_id, "unreadable", str(exc)))
         for run in runs.values():
             out.append(Difference(run["file_name"], run["run_id"], "orphan", "a run without its source", "run", "no source"))
     return report
@@ -240,16 +256,49 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
 
     Files keep their names; when two runs share a name, each is written as
     ``<name>-<run id>.json``. A sidecar takes its run's name, so the folder
-    ingests again as it was.
+    ingests again as it was. Every file is first written into a hidden folder
+    beside ``out`` and moved into place only once all of them were read: a
+    stored file that cannot be read (a damaged block, a gzip that does not
+    decompress) leaves ``out`` as it was, and the error names it.
     """
     folder = Path(out)
+    path = default_db_path(db)
     try:
         with writing(folder, "the export folder"):
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ExportError(f"{folder}: cannot create the export folder: {exc.strerror}") from None
-    written: list[Path] = []
-    with connect(db, read_only=True) as con:
+    # Beside the folder, not in it: one left by a killed export is never ingested with the folder.
+    where = folder.resolve()
+    staging = where.with_name(f".{where.name}.export-{os.getpid()}")
+    try:
+        try:
+            with writing(folder, "the export folder"):
+                shutil.rmtree(staging, ignore_errors=True)
+                staging.mkdir()
+        except OSError as exc:
+            raise ExportError(f"{folder}: cannot write into the export folder: {exc.strerror}") from None
+        try:
+            names = _stage_originals(path, staging)
+        except DatabaseError as exc:
+            raise ExportError(f"{exc}; nothing was exported into {folder}") from None
+        written = []
+        for name in names:
+            try:
+                with writing(folder, "an exported original"):
+                    os.replace(staging / name, folder / name)
+            except OSError as exc:
+                raise ExportError(f"{folder / name}: cannot be written: {exc.strerror}") from None
+            written.append(folder / name)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _stage_originals(path: Path, staging: Path) -> list[str]:
+    """Every stored run file and sidecar written into ``staging``; their names, in order."""
+    names: list[str] = []
+    with connect(path, read_only=True) as con:
         rows = con.execute(
             "SELECT s.sha256, s.file_name, r.run_id FROM sources s LEFT JOIN runs r ON r.source_sha256 = s.sha256 "
             "ORDER BY s.file_name, r.run_id"
@@ -267,13 +316,17 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
             while name in used:
                 name = _with_run_id(name, sha[:12])
             used.add(name)
-            content = con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
-            assert content is not None
-            written.append(_write(folder / name, original_bytes(content[0], content[1], file_name)))
-            sidecar = con.execute("SELECT file_name, content FROM annotations WHERE run_id = ?", [run_id]).fetchone()
+            with reading(path, f"the stored original of {file_name}"):
+                content = con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
+                assert content is not None
+                _write(staging / name, original_bytes(content[0], content[1], file_name))
+                names.append(name)
+                sidecar = con.execute(
+                    "SELECT file_name, content FROM annotations WHERE run_id = ?", [run_id]
+                ).fetchone()
             if sidecar is not None:
-                written.append(_write(folder / _sidecar_name(name, sidecar[0]), bytes(sidecar[1])))
-    return written
+                names.append(_write(staging / _sidecar_name(name, sidecar[0]), bytes(sidecar[1])).name)
+    return names
 
 
 def _write(path: Path, data: bytes) -> Path:

@@ -60,6 +60,9 @@ class FileOutcome:
     run_id: str | None = None
     verdict: str | None = None
     message: str = ""
+    line: int | None = None
+    """Where an error is in the file's text (broken JSON), else ``None``."""
+    column: int | None = None
 
 
 @dataclass
@@ -370,7 +373,7 @@ def land(
     """Write a prepared file, deciding against the database as it is now (it may have changed since)."""
     name = str(path)
     if isinstance(prepared, Failed):
-        return FileOutcome(name, "error", message=prepared.message)
+        return FileOutcome(name, "error", message=prepared.message, line=prepared.line, column=prepared.column)
     run_id = run_id_for(prepared.sha256)
     exists, stored_sidecar = _stored(con, prepared.sha256)
     if exists and (prepared.annotation_sha is None or prepared.annotation_sha == stored_sidecar):
@@ -415,7 +418,8 @@ def ingest_file(
             )
         return land(con, writer, path, prepared, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     except (FmbenchError, AnnotationError) as exc:
-        return FileOutcome(str(path), "error", message=str(exc))
+        failed = Failed.of(exc)
+        return FileOutcome(str(path), "error", message=failed.message, line=failed.line, column=failed.column)
     except OSError as exc:
         return FileOutcome(str(path), "error", message=f"{path.name}: cannot be read: {exc.strerror}")
 

@@ -100,9 +100,16 @@ def to_arrow(columns: R.Columns, schema: pa.Schema) -> pa.Table:
 
 @dataclass(frozen=True)
 class Failed:
-    """The file cannot be ingested; ``message`` says why and where."""
+    """The file cannot be ingested; ``message`` says why and where (``line`` and ``column`` too, for broken JSON)."""
 
     message: str
+    line: int | None = None
+    column: int | None = None
+
+    @classmethod
+    def of(cls, exc: Exception) -> Failed:
+        line, column = exc.position if isinstance(exc, RunFileError) else (None, None)
+        return cls(str(exc), line, column)
 
 
 @dataclass(frozen=True)
@@ -262,7 +269,7 @@ def read_file(path: Path, max_bytes: int) -> _Read | Failed:
         annotations, sidecar = read_annotations_for(path)
         return _Read(data, hashlib.sha256(data).hexdigest(), annotations, sidecar)
     except (FmbenchError, AnnotationError) as exc:
-        return Failed(str(exc))
+        return Failed.of(exc)
     except OSError as exc:
         return Failed(f"{path.name}: cannot be read: {exc.strerror}")
 
@@ -333,7 +340,7 @@ def _prepare(
             sha256=read.sha256, max_trials=max_trials,
         )
     except (FmbenchError, AnnotationError) as exc:
-        return Failed(str(exc))
+        return Failed.of(exc)
     return prepared_from(analysis, read.data, read.sidecar, schemas)
 
 

@@ -15,6 +15,7 @@ import click
 
 from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.terminal import echo, user_error
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
@@ -28,7 +29,7 @@ def _as_click_errors() -> Iterator[None]:
     try:
         yield
     except FmbenchError as error:
-        raise click.ClickException(str(error)) from None
+        raise user_error(error) from None
 
 
 def _fail_on(errors: Sequence[ArtifactError]) -> None:
@@ -36,10 +37,10 @@ def _fail_on(errors: Sequence[ArtifactError]) -> None:
     if not errors:
         return
     if len(errors) == 1:
-        raise click.ClickException(str(errors[0]))
+        raise user_error(errors[0])
     for error in errors:
-        click.echo(f"Error: {error}", err=True)
-    raise click.ClickException(f"{len(errors)} artifacts could not be read")
+        echo(f"Error: {error}", err=True)
+    raise user_error(f"{len(errors)} artifacts could not be read")
 
 
 _EXISTING = click.Path(exists=True, path_type=Path)
@@ -74,7 +75,7 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     else:
         output = report.to_json() if as_json else report.to_text()
     if output:
-        click.echo(output)
+        echo(output)
     _fail_on(report.errors)
 
 
@@ -96,7 +97,7 @@ def samples_command(
     listing = list_samples(file, only_failures=only_failures, metric=metric, kind=kind)
     output = listing.to_jsonl() if jsonl else listing.to_text()
     if output:
-        click.echo(output)
+        echo(output)
     _fail_on(listing.errors)
 
 
@@ -113,7 +114,7 @@ def report_command(file: Path, as_json: bool) -> None:
     reports = report_path(file)
     output = reports.to_json() if as_json else reports.to_text()
     if output:
-        click.echo(output)
+        echo(output)
     _fail_on(reports.errors)
 
 
@@ -140,12 +141,12 @@ def compare_command(
         except GateRuleError as error:
             raise click.BadParameter(str(error), param_hint="--gate") from None
     if as_json:
-        click.echo(json.dumps(comparison.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
+        echo(json.dumps(comparison.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        click.echo(comparison_text(comparison))
+        echo(comparison_text(comparison))
     if not comparison.gates_passed:
         failed = sum(not outcome.passed for outcome in comparison.gates)
-        click.echo(f"Error: {failed} of {len(comparison.gates)} gates did not pass", err=True)
+        echo(f"Error: {failed} of {len(comparison.gates)} gates did not pass", err=True)
         ctx.exit(1)
 
 
@@ -178,7 +179,7 @@ def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int)
 
     with _as_click_errors(), user_errors():
         path = write_replay(run, output_dir, max_bytes=max_bytes, max_trials=max_trials)
-    click.echo(str(path))
+    echo(str(path))
 
 
 @native.command("ingest")
@@ -204,7 +205,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     with user_errors():
         report = ingest_artifacts(paths, db)
     if report.outcomes:
-        click.echo(
+        echo(
             text_table(
                 ["status", "document", "kind", "rows", "linked", "detail"],
                 [
@@ -222,7 +223,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
                 ],
             )
         )
-    click.echo(
+    echo(
         f"{report.count('ingested')} ingested, {report.count('duplicate')} skipped as duplicates, "
         f"{report.count('error')} errored"
     )
@@ -245,11 +246,11 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
 
     report = validate_paths(list(paths), strict=strict)
     if as_json:
-        click.echo(report.to_json())
+        echo(report.to_json())
     else:
         for finding in report.findings:
-            click.echo(str(finding), err=finding.severity == "error")
-        click.echo(
+            echo(str(finding), err=finding.severity == "error")
+        echo(
             f"{report.documents} documents checked, {len(report.errors)} errors, "
             f"{len(report.findings) - len(report.errors)} notes"
         )
@@ -268,9 +269,9 @@ def list_command(path: Path, as_json: bool) -> None:
 
     listing = list_results(path)
     if as_json:
-        click.echo(listing.to_json())
+        echo(listing.to_json())
     elif listing.results:
-        click.echo(
+        echo(
             text_table(
                 ["source", "evaluation", "result", "start", "end", "rows", "test"],
                 [
@@ -305,7 +306,7 @@ def convert_command(source: Path, target: Path) -> None:
     with _as_click_errors():
         written = convert(source, target)
     for path in written:
-        click.echo(str(path))
+        echo(str(path))
 
 
 @native.command("pipeline")
@@ -341,8 +342,8 @@ def pipeline_command(
             config, parse_settings(assignments), step_timeout=step_timeout, force=force
         )
     if as_json:
-        click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
+        echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        click.echo(outcome.to_text())
+        echo(outcome.to_text())
     if not outcome.passed:
         ctx.exit(1)

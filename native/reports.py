@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fmbench.display import terminal_value as _t
+
 from .compare import Comparison
 from .differences import EMPTY_EXPECTED_NOTE, RowIssues, evaluation_issues
 from .errors import ArtifactError
@@ -26,7 +28,7 @@ def _number(value: float | None) -> str:
 def profile_line(profile: MetricProfile) -> str:
     """One profile as text: counts, the labelled pass rate when judged, then the numeric statistics."""
     text = (
-        f"{profile.name}: n={profile.count} pass={profile.passed} fail={profile.failed}"
+        f"{_t(profile.name)}: n={profile.count} pass={profile.passed} fail={profile.failed}"
         f" ignore={profile.ignored} score={profile.scored}"
     )
     if profile.pass_rate is not None:
@@ -51,37 +53,37 @@ class Inspection:
 
     def to_text(self) -> str:
         ev = self.evaluation
-        lines = [ev.location]
+        lines = [_t(ev.location)]
         lines.append(
             f"  kind         {'model judge (secondary evidence)' if ev.is_judge else 'deterministic'}"
         )
         lines.append(f"  sha256       {ev.sha256}")
-        lines.append(f"  evaluation   {ev.evaluation_id or 'not recorded'}")
-        lines.append(f"  result       {ev.result_id or 'not recorded'}")
+        lines.append(f"  evaluation   {_t(ev.evaluation_id or 'not recorded')}")
+        lines.append(f"  result       {_t(ev.result_id or 'not recorded')}")
         duration = f" ({_number(ev.duration_ms)} ms)" if ev.duration_ms is not None else ""
         lines.append(
-            f"  time         {ev.start_time or 'not recorded'} to {ev.end_time or 'not recorded'}{duration}"
+            f"  time         {_t(ev.start_time or 'not recorded')} to {_t(ev.end_time or 'not recorded')}{duration}"
         )
         for key in sorted(ev.info):
-            lines.append(f"  info         {key}: {ev.info[key]}")
+            lines.append(f"  info         {_t(key)}: {_t(ev.info[key])}")
         if ev.manifest is not None:
-            lines.append(f"  test         {ev.manifest.test_identifier or 'not recorded'}")
-            lines.append(f"  attachment   {ev.manifest.attachment_name or 'not recorded'}")
+            lines.append(f"  test         {_t(ev.manifest.test_identifier or 'not recorded')}")
+            lines.append(f"  attachment   {_t(ev.manifest.attachment_name or 'not recorded')}")
         lines.append(f"  rows         {len(ev.rows)}")
         if ev.extra:
-            lines.append(f"  unknown keys {', '.join(sorted(ev.extra))}")
+            lines.append(f"  unknown keys {_t(', '.join(sorted(ev.extra)))}")
         lines.append("  summary")
         if not ev.summary:
             lines.append("    (none)")
         for entry in ev.summary:
-            lines.append(f"    {entry.label}: {_number(entry.value)}")
+            lines.append(f"    {_t(entry.label)}: {_number(entry.value)}")
         lines.append("  metrics")
         for profile in self.profiles:
             lines.append(
                 "    " + profile_line(profile)
             )
             for rationale in profile.rationales:
-                lines.append(f"      {rationale.count} x {rationale.rationale}")
+                lines.append(f"      {rationale.count} x {_t(rationale.rationale)}")
         return "\n".join(lines)
 
 
@@ -146,9 +148,9 @@ class SampleListing:
                     shown = "fail"
                 else:
                     shown = metric["kind"]
-                marks.append(f"{short}={shown}")
-            where = row["source"] + (f" line {row['line']}" if row["line"] is not None else "")
-            lines.append(f"{where} #{row['index']} {row['recordID'] or '-'}  " + "  ".join(marks))
+                marks.append(f"{_t(short)}={_t(shown)}")
+            where = _t(row["source"]) + (f" line {row['line']}" if row["line"] is not None else "")
+            lines.append(f"{where} #{row['index']} {_t(row['recordID'] or '-')}  " + "  ".join(marks))
         return "\n".join(lines)
 
 
@@ -205,8 +207,8 @@ def list_samples(
 def comparison_text(comparison: Comparison) -> str:
     """A readable comparison; verdicts appear only where a direction policy is stated."""
     lines = [
-        f"baseline   {comparison.baseline.location}",
-        f"candidate  {comparison.candidate.location}",
+        f"baseline   {_t(comparison.baseline.location)}",
+        f"candidate  {_t(comparison.candidate.location)}",
         "",
     ]
     for delta in comparison.paired:
@@ -214,16 +216,16 @@ def comparison_text(comparison: Comparison) -> str:
         change = f"{delta.delta:+.6g}" if delta.delta is not None else "n/a"
         verdict = f"  {delta.verdict} ({delta.direction} is better)" if delta.verdict else ""
         lines.append(
-            f"{delta.label}: {_number(delta.baseline)} -> {_number(delta.candidate)}  delta {change}{relative}{verdict}"
+            f"{_t(delta.label)}: {_number(delta.baseline)} -> {_number(delta.candidate)}  delta {change}{relative}{verdict}"
         )
     for title, entries in (
         ("only in baseline", comparison.baseline_only),
         ("only in candidate", comparison.candidate_only),
     ):
         for entry in entries:
-            lines.append(f"{title}: {entry.label} = {_number(entry.value)}")
+            lines.append(f"{title}: {_t(entry.label)} = {_number(entry.value)}")
     for outcome in comparison.gates:
-        lines.append(f"gate {outcome.status.upper()}: {outcome.rule.text}: {outcome.message}")
+        lines.append(f"gate {outcome.status.upper()}: {_t(outcome.rule.text)}: {_t(outcome.message)}")
     return "\n".join(lines)
 
 
@@ -251,16 +253,16 @@ class EvaluationReport:
 
     def to_text(self) -> str:
         ev = self.evaluation
-        lines = [ev.location, f"  rows {len(ev.rows)}", "  metrics (as xceval computes them)"]
+        lines = [_t(ev.location), f"  rows {len(ev.rows)}", "  metrics (as xceval computes them)"]
         lines.extend("    " + profile_line(profile) for profile in self.profiles)
         lines.append(f"  issues ({len(self.issues)} rows)")
         for issue in self.issues:
-            head = f"    #{issue.index} {issue.record_id or '-'}"
+            head = f"    #{issue.index} {_t(issue.record_id or '-')}"
             if issue.failed_metrics:
-                head += "  failed: " + ", ".join(issue.failed_metrics)
+                head += "  failed: " + _t(", ".join(issue.failed_metrics))
             lines.append(head)
             for difference in issue.differences:
-                lines.append(f"      {difference.to_text()}")
+                lines.append(f"      {_t(difference.to_text())}")
         lines.append(f"  note: {EMPTY_EXPECTED_NOTE}")
         return "\n".join(lines)
 

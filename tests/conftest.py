@@ -8,16 +8,13 @@ from typing import Any
 
 import pytest
 
-from testdata import EXAMPLE_NAME, SHARED_EXAMPLES
+from testdata import EXAMPLE_NAME, EXAMPLES
 
 
 @pytest.fixture
 def example_run() -> Path:
-    """The real published legacy run beside the project (shared/examples)."""
-    path = SHARED_EXAMPLES / f"{EXAMPLE_NAME}.json"
-    if not path.exists():
-        pytest.skip("shared/examples is not beside this checkout")
-    return path
+    """The real published legacy run (tests/data/examples)."""
+    return EXAMPLES / f"{EXAMPLE_NAME}.json"
 
 
 @pytest.fixture(autouse=True)

@@ -11,18 +11,15 @@ from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
 from fmbench.revisions import Registry, fixtures_registry
 
-from testdata import FIXTURES, RUNS, SHARED_EXAMPLES
+from testdata import EXAMPLES, FIXTURES, RUNS
 
 
 def purpose_db(path: Path, registry: Registry | None = None) -> Path:
-    """A database of the purpose-written runs, plus the published example when it is beside us.
+    """A database of the purpose-written runs and the benchmark's published example.
 
     ``registry``: the suite-revision registry to assign with (``None``: the benchmark's public history).
     """
-    sources = [RUNS]
-    if SHARED_EXAMPLES.is_dir():
-        sources.append(SHARED_EXAMPLES)
-    report = ingest_paths(sources, path, registry=registry)
+    report = ingest_paths([RUNS, EXAMPLES], path, registry=registry)
     assert report.ok, [o.message for o in report.outcomes if o.status == "error"]
     return path
 

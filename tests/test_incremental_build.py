@@ -11,10 +11,11 @@ import duckdb
 import pytest
 
 from fmbench import urls
-from fmbench.build import MANIFEST, BuildReport, build_site, output_file
+from fmbench.build import BuildReport, build_site, output_file
+from fmbench.build_state import state_folder
 from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
-from fmbench.regression_cache import CACHE_FILE
+from fmbench.regression_cache import CACHE_FILE as REGRESSIONS_FILE
 from fmbench.views.runs import trial_pages
 
 from testdata import FIXTURES, RUNS, iphone_runs_with_one_held_back
@@ -120,7 +121,7 @@ def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_fu
     assert set(report.rendered) == _expected(grown.db, grown.run_id, site)
     assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 4
     for f, mtime in grown.untouched.items():  # what the run does not touch is carried over as it was
-        if f not in report.rendered and f not in (MANIFEST, CACHE_FILE, COMPARISONS_FILE) and not f.startswith("assets/"):
+        if f not in report.rendered and not f.startswith("assets/"):
             assert (site / f).stat().st_mtime_ns == mtime, f
     assert _same_tree(site, grown.fresh)  # the incremental site is byte for byte the full build's
 
@@ -129,7 +130,10 @@ def test_an_incremental_build_takes_the_comparisons_its_run_leaves_alone_from_th
     assert grown.full.comparisons_made > 0
     # The pages it renders again compare configurations the run is not part of: nothing to work out again.
     assert grown.report.comparisons_reused > 0 and grown.report.comparisons_made < grown.full.comparisons_made
-    assert _same_tree(grown.site, grown.fresh)  # its pages and its record of comparisons are a full build's
+    assert _same_tree(grown.site, grown.fresh)  # its pages and its records are a full build's
+    ours, theirs = state_folder(grown.db, grown.site), state_folder(grown.db, grown.fresh)
+    for record in (COMPARISONS_FILE, REGRESSIONS_FILE):
+        assert (ours / record).read_bytes() == (theirs / record).read_bytes(), record
 
 
 def test_a_page_carries_the_time_its_data_last_changed_not_the_time_of_the_build(tmp_path: Path) -> None:
@@ -279,10 +283,11 @@ def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
     assert ingest_paths([base], db).ok
     site = tmp_path / "site"
     build_site(db, site)
-    doc = pickle.loads((site / COMPARISONS_FILE).read_bytes())
+    record = state_folder(db, site) / COMPARISONS_FILE
+    doc = pickle.loads(record.read_bytes())
     assert doc["format"] == CACHE_FORMAT and doc["entries"]
     doc["entries"] = {key: zlib.compress(pickle.dumps(Boom())) for key in doc["entries"]}
-    (site / COMPARISONS_FILE).write_bytes(pickle.dumps(doc))
+    record.write_bytes(pickle.dumps(doc))
 
     assert ingest_paths([later], db).ok
     report = build_site(db, site)
@@ -291,8 +296,7 @@ def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
     assert report.comparisons_made > 0  # the tampered entries were refused and worked out again
     fresh = tmp_path / "fresh"
     build_site(db, fresh)
-    ours, theirs = _files(site), _files(fresh)
     # The record keeps the tampered entries of the pages it carried over (never read unless a page needs them,
     # and then refused again); every page is the full build's.
-    assert ours.pop(COMPARISONS_FILE).read_bytes() != theirs.pop(COMPARISONS_FILE).read_bytes()
-    assert ours.keys() == theirs.keys() and all(filecmp.cmp(ours[k], theirs[k], shallow=False) for k in ours)
+    assert record.read_bytes() != (state_folder(db, fresh) / COMPARISONS_FILE).read_bytes()
+    assert _same_tree(site, fresh)

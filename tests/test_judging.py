@@ -17,7 +17,7 @@ from fmbench.models import Environment
 from fmbench.rulesets import rule_book
 from fmbench.simulator import hardware_models, judge_simulator
 
-from testdata import EXAMPLE_NAME, FIXTURES, JUDGING, RUNS, SHARED_EXAMPLES
+from testdata import EXAMPLE_NAME, EXAMPLES, FIXTURES, JUDGING, RUNS
 
 SIMULATOR = JUDGING / "purpose-simulator.json"
 DECLARED_DEVICE = JUDGING / "purpose-simulator-declared-device.json"
@@ -202,9 +202,7 @@ def test_a_hand_edit_that_no_rule_set_explains_is_still_invalid() -> None:
 
 
 def test_the_published_june_file_names_the_legacy_rules_of_its_commit() -> None:
-    path = SHARED_EXAMPLES / f"{EXAMPLE_NAME}.json"
-    if not path.exists():
-        pytest.skip("the shared examples folder is not beside the repository")
+    path = EXAMPLES / f"{EXAMPLE_NAME}.json"
     analysis = analyze_file(path)
     assert analysis.verdict.level != "invalid"
     assert analysis.scoring is not None

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 import fmbench.build
 from fmbench.build import MANIFEST, BuildError, build_site
+from fmbench.build_state import state_folder
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
 from fmbench.originals import original_bytes
@@ -205,4 +206,4 @@ def test_jobs_must_be_at_least_one(db: Path, tmp_path: Path) -> None:
 def test_the_build_command_takes_jobs(db: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(tmp_path / "site"), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "site" / MANIFEST).is_file()
+    assert (state_folder(db, tmp_path / "site") / MANIFEST).is_file()

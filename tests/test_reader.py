@@ -65,6 +65,16 @@ def test_bad_files_get_an_error_naming_the_file_and_the_place(name: str, where: 
     assert message in text
 
 
+def test_broken_json_is_described_with_each_parsers_whole_message_and_its_line_and_column() -> None:
+    with pytest.raises(RunFileError) as caught:
+        analyze_file(BAD / "truncated.json")
+    assert str(caught.value) == (
+        "truncated.json: line 424, column 27: invalid JSON: Unterminated string starting at: line 424 column 27 "
+        "(char 12140); EOF while parsing a string at line 424 column 27"
+    )
+    assert caught.value.position == (424, 27)
+
+
 @pytest.mark.parametrize(
     ("mutation", "where"),
     [

@@ -30,7 +30,7 @@ from fmbench.serve import create_app
 from fmbench.validate import validate_paths
 
 from sitebuild import trial_metrics
-from testdata import DATA, EXAMPLE_NAME, RUNS, SHARED_EXAMPLES
+from testdata import DATA, EXAMPLE_NAME, EXAMPLES, RUNS
 
 READING = DATA / "reading"
 JUNE_PCC = DATA / "june" / "macbook-pro-m5-macos27-26A5353q-pcc-quick-2026-06-12.json"
@@ -136,9 +136,7 @@ def test_an_all_failed_run_page_says_no_measured_trial_and_shows_attempt_figures
 
 
 def test_ingest_of_the_published_example_and_the_june_pcc_attempt_exits_zero(tmp_path: Path) -> None:
-    example = SHARED_EXAMPLES / f"{EXAMPLE_NAME}.json"
-    if not example.exists():
-        pytest.skip("shared/examples is not beside this checkout")
+    example = EXAMPLES / f"{EXAMPLE_NAME}.json"
     folder = tmp_path / "june"
     folder.mkdir()
     shutil.copy(example, folder)

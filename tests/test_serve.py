@@ -77,6 +77,24 @@ def test_path_traversal_on_assets_is_404(client, path: str) -> None:  # type: ig
     assert get(client, path).status_code == 404
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/.fmbench-manifest.json",
+        "/results/.fmbench-comparisons.pickle",
+        "/.fmbench-regressions.pickle",
+        "/runs/.hidden/",
+        "/.git/config",
+        "/assets/.style.css",
+        "/api/.runs",
+    ],
+)
+def test_a_dot_file_path_is_never_served(client, path: str) -> None:  # type: ignore[no-untyped-def]
+    response = get(client, path)
+    assert response.status_code == 404
+    assert b"No page at this address" in response.data  # the refusal, never a file's bytes
+
+
 def test_an_oversized_query_string_is_refused(client) -> None:  # type: ignore[no-untyped-def]
     assert get(client, "/runs/?os_build=" + "A" * 5000).status_code == 414
 

@@ -338,6 +338,11 @@ def test_a_database_on_a_read_only_file_system_can_still_be_read(read_only_disk:
     assert fmbench("runs", "--db", db).returncode == 0
     assert verify_database(db).ok
     assert fmbench("build", "--db", db, "--out", tmp_path / "site").returncode == 0
+    # The build's records could not go beside the database: they are beside the site, never in it.
+    assert (tmp_path / ".site.fmbench-build" / "manifest.json").is_file()
+    assert not [p for p in (tmp_path / "site").rglob("*") if p.name.startswith(".")]
+    again = fmbench("build", "--db", db, "--out", tmp_path / "site")
+    assert again.returncode == 0 and " 0 rendered, 0 changed, 0 removed" in again.stdout
 
 
 # --- fmbench init ----------------------------------------------------------------------------

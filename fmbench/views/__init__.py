@@ -40,6 +40,16 @@ from fmbench.views.site import SiteContext
 _SEGMENT = r"[A-Za-z0-9,._-]+"
 
 
+def _filled(route: str) -> Callable[..., str]:
+    """The path of a kind whose parameters are already path segments (from :class:`fmbench.urls.SitePaths`): its
+    route with each ``{parameter}`` filled in."""
+
+    def path(**params: Any) -> str:
+        return re.sub(r"\{([a-z_]+)(?::int)?\}", lambda m: str(params[m.group(1)]), route)
+
+    return path
+
+
 def _pattern(template: str) -> re.Pattern[str]:
     """``runs/{run_id}/`` -> a regex with a named group per parameter (``{page:int}`` for numbers)."""
     out = ""
@@ -54,7 +64,8 @@ def _pattern(template: str) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class PageKind:
     name: str
-    path: Callable[..., str]
+    path: Callable[..., str] | None
+    """The page's path from its parameters; ``None``: its route filled in (parameters that are path segments)."""
     view: Callable[..., Page]
     """``(site, filters, **params) -> Page``; the page context names its own template."""
     instances: Callable[[SiteContext], list[dict[str, Any]]]
@@ -67,6 +78,10 @@ class PageKind:
     inputs: Callable[[I.RunIndex, dict[str, Any]], I.Inputs] = I.every_run
     """The runs one page reads (``None``: every run), for incremental builds (see :mod:`fmbench.views.inputs`)."""
 
+    def __post_init__(self) -> None:
+        if self.path is None:
+            object.__setattr__(self, "path", _filled(self.route))
+
     @property
     def pattern(self) -> re.Pattern[str]:
         return _pattern(self.route)
@@ -75,13 +90,18 @@ class PageKind:
 @dataclass(frozen=True)
 class DataKind:
     name: str
-    path: Callable[..., str]
+    path: Callable[..., str] | None
+    """As :attr:`PageKind.path`."""
     produce: Callable[..., bytes]
     instances: Callable[[SiteContext], list[dict[str, Any]]]
     content_type: str
     route: str = ""
     inputs: Callable[[I.RunIndex, dict[str, Any]], I.Inputs] = I.every_run
     """The runs one file reads (``None``: every run), for incremental builds."""
+
+    def __post_init__(self) -> None:
+        if self.path is None:
+            object.__setattr__(self, "path", _filled(self.route))
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -97,7 +117,7 @@ def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
 
 
 def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in runs.every_trial_page(site.con)]
+    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in runs.every_trial_page(site.con, site.paths)]
 
 
 def _trial_pages_first(site: SiteContext) -> list[dict[str, Any]]:
@@ -110,7 +130,7 @@ def _trial_pages_rest(site: SiteContext) -> list[dict[str, Any]]:
 
 def _run_scenarios(site: SiteContext) -> list[dict[str, Any]]:
     return [
-        {"run_id": r, "scenario": urls.slug(s)}
+        {"run_id": r, "scenario": site.paths.scenarios.of(s)}
         for r, s in site.con.execute("SELECT run_id, scenario_id FROM scenario_figures ORDER BY run_id, ordinal").fetchall()
     ]
 
@@ -127,7 +147,7 @@ def _sources_gzip(site: SiteContext) -> list[dict[str, Any]]:
 
 def _originals(site: SiteContext) -> list[dict[str, Any]]:
     return [
-        {"run_id": r, "file_name": f}
+        {"run_id": r, "file_name": urls.source_segment(f)}
         for r, f in site.con.execute("SELECT run_id, file_name FROM runs ORDER BY run_id").fetchall()
     ]
 
@@ -147,12 +167,12 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
     PageKind("run", urls.run, runs.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", urls.trials, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
+        "trials", None, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
         inputs=I.the_run,
     ),
     PageKind(
         "trials_page",
-        urls.trials,
+        None,
         runs.trials_page,
         _trial_pages_rest,
         route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
@@ -164,7 +184,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "device",
-        urls.device,
+        None,
         catalog.device_page,
         catalog.device_instances,
         ("os_build", "route", "suite", "revision", "verdict"),
@@ -177,7 +197,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "scenario",
-        urls.scenario,
+        None,
         catalog.scenario_page,
         catalog.scenario_instances,
         ALL_FILTERS,
@@ -198,7 +218,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "device_comparison",
-        urls.device_comparison,
+        None,
         device_comparisons.device_comparison_page,
         device_comparisons.device_comparison_instances,
         route="compare/devices/{device_a}..{device_b}/{generation}/",
@@ -206,7 +226,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "comparison",
-        urls.comparison,
+        None,
         comparisons.comparison_page,
         comparisons.comparison_instances,
         route="compare/{device}/{baseline}..{candidate}/",
@@ -215,7 +235,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind("builds", urls.builds, builds.builds_page, _single, route="builds/"),
     PageKind(
-        "build", urls.build, builds.build_page, builds.build_instances, route="builds/{build}/",
+        "build", None, builds.build_page, builds.build_instances, route="builds/{build}/",
         inputs=I.build_runs,
     ),
     PageKind(
@@ -239,15 +259,15 @@ DATA: tuple[DataKind, ...] = (
         route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
     DataKind(
-        "trials_json", urls.data_trials_json, data.trials_json, _run_scenarios, "application/gzip",
+        "trials_json", None, data.trials_json, _run_scenarios, "application/gzip",
         route="data/runs/{run_id}/trials/{scenario}.json.gz", inputs=I.the_run,
     ),
     DataKind(
-        "source_gzip", urls.data_source_gzip, data.source_gzip_bytes, _sources_gzip, "application/gzip",
+        "source_gzip", None, data.source_gzip_bytes, _sources_gzip, "application/gzip",
         route="data/runs/{run_id}/{file_name}.gz", inputs=I.the_run,
     ),
     DataKind(
-        "source", urls.data_source, data.source_bytes, _sources, "application/json",
+        "source", None, data.source_bytes, _sources, "application/json",
         route="data/runs/{run_id}/{file_name}", inputs=I.the_run,
     ),
     DataKind("runs_json", urls.data_runs_index, data.runs_json, _single, "application/json", route="data/runs.json"),

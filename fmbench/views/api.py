@@ -26,7 +26,7 @@ from fmbench.views.runs import (
     failure_json,
     failure_rows,
     filtered_runs,
-    scenario_for_slug,
+    scenario_at,
     trial_details,
 )
 from fmbench.views.site import SiteContext
@@ -55,7 +55,7 @@ def run_json(site: SiteContext, run_id: str) -> dict[str, Any]:
 def trials_json(site: SiteContext, run_id: str, scenario: str, page: int, per_page: int) -> dict[str, Any]:
     if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
         raise NotFoundError(f"no run {run_id!r}")
-    scenario_id, _, total = scenario_for_slug(site.con, run_id, scenario)
+    scenario_id, _, total = scenario_at(site, run_id, scenario)
     pages = max(1, math.ceil(total / per_page))
     if page > pages:
         raise NotFoundError(f"no page {page}: {scenario_id} has {pages} page(s) of {per_page}")

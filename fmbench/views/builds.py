@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 from fmbench import display as d
 from fmbench import urls
 from fmbench.blocks import Cell, Column, Row, Table
-from fmbench.errors import NotFoundError
 from fmbench.filters import Filters, run_attrs
 from fmbench.views import build_queries as q
 from fmbench.views.catalog import config_label
@@ -65,7 +64,7 @@ def builds_page(site: SiteContext, filters: Filters) -> BuildsPage:
             table_rows.append(
                 Row(
                     [
-                        Cell(build, href=site.url(urls.build(build))),
+                        Cell(build, href=site.url(site.paths.build(build))),
                         f"{name} {first['system_version']}",
                         f"{min(m['first_seen'] for m in members):%Y-%m-%d}",
                         ", ".join(f"{m['device_name']} ({m['device']})" for m in members),
@@ -97,7 +96,7 @@ def builds_page(site: SiteContext, filters: Filters) -> BuildsPage:
 
 
 def build_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"build": urls.slug(b)} for b in q.os_builds(site.con)]
+    return [{"build": site.paths.builds.of(b)} for b in q.os_builds(site.con)]
 
 
 # --- one build -----------------------------------------------------------------------------------
@@ -123,17 +122,10 @@ class BuildPage(Page):
     first_builds: list[str]
 
 
-def _build_for_slug(site: SiteContext, build_slug: str) -> str:
-    for b in q.os_builds(site.con):
-        if urls.slug(b) == build_slug:
-            return b
-    raise NotFoundError(f"no OS build {build_slug!r}")
-
-
 def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
     from fmbench.views.comparisons import regression_report
 
-    os_build = _build_for_slug(site, build)
+    os_build = site.paths.builds.named(build, "OS build")
     found = q.build_runs(site.con, os_build)
     url = site.url
     newest: dict[tuple[str, str], dict[str, Any]] = {}
@@ -155,7 +147,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
         [
             Row(
                 [
-                    Cell(f"{r['device_name']} ({device_key(r)})", href=url(urls.device(device_key(r)))),
+                    Cell(f"{r['device_name']} ({device_key(r)})", href=url(site.paths.device(device_key(r)))),
                     f"{platform(r['hardware_model'], r['system_name'])} {r['system_version']}",
                     config_label(r),
                     run_link(r, url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
@@ -202,7 +194,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
             BuildChangeBlock(
                 f"{step.device_name} ({g.hardware_model}): {label}",
                 Cell(f"{step.baseline_build} → {step.candidate_build}",
-                     href=url(urls.comparison(g.hardware_model, step.baseline_build, step.candidate_build))),
+                     href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build))),
                 changes,
                 step.refused or (None if changes else "No change whose interval excludes zero."),
             )

@@ -10,7 +10,6 @@ from fmbench import charts, urls
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
-from fmbench.errors import NotFoundError
 from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios, scenario_order, token_sources
@@ -88,7 +87,7 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
         [
             Row(
                 [
-                    Cell(r["name"], href=site.url(urls.device(r["key"]))),
+                    Cell(r["name"], href=site.url(site.paths.device(r["key"]))),
                     r["key"],
                     r["systems"],
                     r["builds"],
@@ -105,14 +104,7 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
 
 
 def device_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"device": urls.slug(k)} for k in q.device_keys(site.con)]
-
-
-def _device_for_slug(site: SiteContext, device_slug: str) -> str:
-    for key in q.device_keys(site.con):
-        if urls.slug(key) == device_slug:
-            return key
-    raise NotFoundError(f"no device {device_slug!r}")
+    return [{"device": site.paths.devices.of(k)} for k in q.device_keys(site.con)]
 
 
 @dataclass(frozen=True)
@@ -263,7 +255,7 @@ def _section(
 
 
 def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
-    key = _device_for_slug(site, device)
+    key = site.paths.devices.named(device, "device")
     found = q.device_runs(site.con, key, filters)
     name = found[0]["device_name"] if found else key
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -291,7 +283,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         for a, b in itertools.combinations(real, 2):
             if (key, b, a) in published:
                 a, b = b, a
-            link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(urls.comparison(key, a, b)))
+            link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(site.paths.comparison(key, a, b)))
             if (key, a, b) in published and link not in compare_links:
                 compare_links.append(link)
     return DevicePage(
@@ -300,13 +292,13 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         hardware_model=key,
         filters=filter_form(
             site.con,
-            site.url(urls.device(key)),
+            site.url(site.paths.device(key)),
             filters,
             fields=["os_build", "route", "suite", "revision", "verdict"],
             scope=(q.DEVICE_SCOPE, [key]),
             noun="rows",
         ),
-        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}"),
+        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths),
         sections=sections,
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
@@ -350,7 +342,7 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
             [
                 Row(
                     [
-                        Cell(r["scenario_id"], href=site.url(urls.scenario(r["scenario_id"]))),
+                        Cell(r["scenario_id"], href=site.url(site.paths.scenario(r["scenario_id"]))),
                         r["title"],
                         vocab.label("category", r["category"]),
                         d.count(r["runs"]),
@@ -366,7 +358,7 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
 
 
 def scenario_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"scenario": urls.slug(s)} for s in q.scenario_ids(site.con)]
+    return [{"scenario": site.paths.scenarios.of(s)} for s in q.scenario_ids(site.con)]
 
 
 @dataclass(frozen=True)
@@ -402,7 +394,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
         [
             Row(
                 [
-                    Cell(r["device_name"], href=site.url(urls.device(device_key(r)))),
+                    Cell(r["device_name"], href=site.url(site.paths.device(device_key(r)))),
                     os_label(r),
                     config_label(r),
                     run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
@@ -418,9 +410,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
 
 
 def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> ScenarioPage:
-    scenario_id = next((s for s in q.scenario_ids(site.con) if urls.slug(s) == scenario), None)
-    if scenario_id is None:
-        raise NotFoundError(f"no scenario {scenario!r}")
+    scenario_id = site.paths.scenarios.named(scenario, "scenario")
     found = q.scenario_runs(site.con, scenario_id, filters)
     sources = token_sources(site.con, [r["run_id"] for r in found])
     found = [{**r, "token_count_source": sources.scenario(r["run_id"], scenario_id)} for r in found]
@@ -471,7 +461,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         category=vocab.label("category", found[0]["category"]) if found else None,
         filters=filter_form(
             site.con,
-            site.url(urls.scenario(scenario_id)),
+            site.url(site.paths.scenario(scenario_id)),
             filters,
             scope=("r.run_id IN (SELECT run_id FROM scenario_figures WHERE scenario_id = ?)", [scenario_id]),
             noun="runs",

@@ -87,7 +87,11 @@ def _shared_configs(runs: list[dict[str, Any]], a: str, b: str) -> list[tuple[An
 
 
 def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"device": urls.slug(dv), "baseline": a, "candidate": b} for dv, a, b in build_pairs(site)]
+    paths = site.paths
+    return [
+        {"device": paths.devices.of(dv), "baseline": paths.builds.of(a), "candidate": paths.builds.of(b)}
+        for dv, a, b in build_pairs(site)
+    ]
 
 
 # --- one comparison ------------------------------------------------------------------------------
@@ -163,18 +167,12 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     )
 
 
-def _device_for_slug(site: SiteContext, device_slug: str) -> str:
-    for key in site.once("hardware_models", lambda: q.hardware_models(site.con)):  # one query per build
-        if urls.slug(key) == device_slug:
-            return key
-    raise NotFoundError(f"no device {device_slug!r}")
-
-
 def comparison_page(
     site: SiteContext, filters: Filters, device: str, baseline: str, candidate: str,
     rule: str = "latest", strict: bool | None = None,
 ) -> ComparisonPage:
-    key = _device_for_slug(site, device)
+    key = site.paths.devices.named(device, "device")
+    baseline, candidate = site.paths.builds.named(baseline, "OS build"), site.paths.builds.named(candidate, "OS build")
     if rule not in ATTEMPT_RULES:
         raise FilterError(f"unknown attempt rule {rule!r}; use one of {', '.join(ATTEMPT_RULES)}")
     runs = _evidence(site, key)
@@ -192,7 +190,7 @@ def comparison_page(
         site, lambda con, job: _section(site, key, baseline, candidate, job[0], rule, strict, job[1], con), jobs
     )
     name = runs[0]["device_name"] if runs else key
-    here = site.url(urls.comparison(key, baseline, candidate))
+    here = site.url(site.paths.comparison(key, baseline, candidate))
     return ComparisonPage(
         title=f"{name} ({key}): OS build {baseline} → {candidate}",
         device=key,
@@ -280,14 +278,16 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
             builds = [b for b in order if b in c["builds"]]
             entries.append({
                 "label": c["label"],
-                "builds": [{"build": b, "slug": urls.slug(b), "generation": generation[b]} for b in builds],
+                "builds": [{"build": b, "slug": site.paths.builds.of(b), "generation": generation[b]} for b in builds],
             })
             if len(builds) == 1:
                 r = c["first"]
                 once.append(Row([f"{r['device_name']} ({device})", c["label"],
-                                 Cell(builds[0], href=site.url(urls.build(builds[0])))]))
-        published = [f"{urls.slug(a)}..{urls.slug(b)}" for dv, a, b in build_pairs(site) if dv == device]
-        devices.append({"key": device, "name": runs[0]["device_name"], "slug": urls.slug(device), "configs": entries,
+                                 Cell(builds[0], href=site.url(site.paths.build(builds[0])))]))
+        published = [
+            f"{site.paths.builds.of(a)}..{site.paths.builds.of(b)}" for dv, a, b in build_pairs(site) if dv == device
+        ]
+        devices.append({"key": device, "name": runs[0]["device_name"], "slug": site.paths.devices.of(device), "configs": entries,
                         "pairs": published})
     return (
         {"base": site.url(urls.compare_index()), "devices": devices},
@@ -317,7 +317,7 @@ def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
         table_rows.append(
             Row(
                 [
-                    Cell(f"{a} → {b}", href=site.url(urls.comparison(device, a, b))),
+                    Cell(f"{a} → {b}", href=site.url(site.paths.comparison(device, a, b))),
                     f"{names.get(device, device)} ({device})",
                     f"OS {gen[a]} → OS {gen[b]}" + (" (strict: shared workloads only)" if gen[a] != gen[b] else ""),
                     "; ".join(config_label(by_config[c]) for c in configs),
@@ -371,7 +371,8 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
         out.append(
             Row(
                 [
-                    Cell(f"{c.baseline_build} → {c.candidate_build}", href=site.url(c.path)),
+                    Cell(f"{c.baseline_build} → {c.candidate_build}",
+                         href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build))),
                     f"{c.step.device_name} ({c.hardware_model})",
                     c.step.group.describe(),
                     c.scenario.title,
@@ -422,7 +423,8 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
             [
                 Row(
                     [
-                        Cell(f"{s.baseline_build} → {s.candidate_build}", href=site.url(s.path)),
+                        Cell(f"{s.baseline_build} → {s.candidate_build}",
+                             href=site.url(site.paths.comparison(s.group.hardware_model, s.baseline_build, s.candidate_build))),
                         f"{s.device_name} ({s.group.hardware_model})",
                         s.group.describe(),
                         str(len(s.comparison.changes()) if s.comparison else 0),
@@ -451,4 +453,6 @@ def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
     newest = q.newest_ingest(site.con)
     generated = newest.replace(tzinfo=UTC) if newest else datetime(2026, 1, 1, tzinfo=UTC)
     title = f"{site.renderer.site.title}: OS-build regressions"
-    return atom_feed(report.regressions, site_url=site_url, generated_at=generated, title=title).encode("utf-8")
+    return atom_feed(
+        report.regressions, site_url=site_url, generated_at=generated, title=title, paths=site.paths
+    ).encode("utf-8")

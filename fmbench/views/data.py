@@ -21,7 +21,7 @@ from fmbench.views.runs import (
     failure_json,
     failure_rows,
     kept_run_figures,
-    scenario_for_slug,
+    scenario_at,
     trial_details,
 )
 from fmbench.views.site import SiteContext
@@ -46,7 +46,7 @@ def _stored_source(site: SiteContext, run_id: str, file_name: str | None) -> tup
         "WHERE r.run_id = ?",
         [run_id],
     ).fetchone()
-    if found is None or (file_name is not None and urls.slug(found[2]) != urls.slug(file_name)):
+    if found is None or (file_name is not None and urls.source_segment(found[2]) != file_name):
         raise NotFoundError(f"no source file for run {run_id!r}")
     return found[0], found[1], found[2]
 
@@ -158,9 +158,9 @@ def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str
     """A scenario's id, every trial's detail and its measured failures (from the bulk build's bundle when kept)."""
     bundle = site.run_trials(run_id)
     if bundle is not None:
-        scenario_id = bundle.scenario(scenario)[0]
+        scenario_id = bundle.scenario(site.paths.scenarios.named(scenario, "scenario"))[0]
         return scenario_id, bundle.details.get(scenario_id, []), bundle.failures.get(scenario_id, [])
-    scenario_id = scenario_for_slug(site.con, run_id, scenario)[0]
+    scenario_id = scenario_at(site, run_id, scenario)[0]
     return scenario_id, trial_details(site.con, run_id, scenario_id), failure_rows(site.con, run_id, scenario_id)
 
 

@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import urls
 from fmbench.blocks import Banner, Cell, Column, Row, Table
 from fmbench.compare import ComparisonRefused, compare_selected
 from fmbench.errors import NotFoundError
@@ -57,7 +56,8 @@ def device_pairs(site: SiteContext) -> list[tuple[str, str, int]]:
 
 
 def device_comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"device_a": urls.slug(a), "device_b": urls.slug(b), "generation": str(g)} for a, b, g in device_pairs(site)]
+    of = site.paths.devices.of
+    return [{"device_a": of(a), "device_b": of(b), "generation": str(g)} for a, b, g in device_pairs(site)]
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,7 @@ def _section(
 
 
 def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, device_b: str, generation: str) -> DeviceComparisonPage:
-    by_slug = {urls.slug(k): k for k in site.once("hardware_models", lambda: q.hardware_models(site.con))}
-    if device_a not in by_slug or device_b not in by_slug:
-        raise NotFoundError(f"no device {device_a if device_a not in by_slug else device_b!r}")
-    a, b = by_slug[device_a], by_slug[device_b]
+    a, b = site.paths.devices.named(device_a, "device"), site.paths.devices.named(device_b, "device")
     try:
         gen = int(generation)
     except ValueError:
@@ -153,7 +150,7 @@ def device_comparisons_table(site: SiteContext) -> Table:
     for a, b, g in device_pairs(site):
         configs = [config_label(devices[a][0]) for devices in _by_generation(site)[g].values() if a in devices and b in devices]
         rows.append(Row([
-            Cell(f"{names[a]} ({a}) and {names[b]} ({b})", href=site.url(urls.device_comparison(a, b, g))),
+            Cell(f"{names[a]} ({a}) and {names[b]} ({b})", href=site.url(site.paths.device_comparison(a, b, g))),
             f"OS {g}",
             "; ".join(sorted(configs)),
         ], {"device": a}))

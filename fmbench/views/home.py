@@ -77,7 +77,7 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
     out = [
         Row(
             [
-                Cell(r["device_name"], href=site.url(urls.device(device_key(r)))),
+                Cell(r["device_name"], href=site.url(site.paths.device(device_key(r)))),
                 os_label(r),
                 vocab.label("suite", r["suite"]),
                 vocab.label("sessionMode", r["session_mode"]),
@@ -107,8 +107,8 @@ def _overview(site: SiteContext) -> list[DeviceOverview]:
         key = device_key(r)
         if key not in devices:
             devices[key] = DeviceOverview(
-                Cell(f"{r['device_name']} ({key})", href=site.url(urls.device(key))),
-                Cell(os_label(r), href=site.url(urls.build(r["os_build"]))),
+                Cell(f"{r['device_name']} ({key})", href=site.url(site.paths.device(key))),
+                Cell(os_label(r), href=site.url(site.paths.build(r["os_build"]))),
                 [],
             )
         label = config_label(r)
@@ -144,7 +144,7 @@ def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
         regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
     )[:limit]
     return [
-        Cell(c.headline(), href=site.url(urls.comparison(c.hardware_model, c.baseline_build, c.candidate_build)),
+        Cell(c.headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build)),
              tone="worse" if c.is_regression else "better")
         for c in changes
     ]
@@ -228,14 +228,16 @@ def revisions_page(site: SiteContext, filters: Filters) -> RevisionsPage:
         RevisionEntry(
             revision=r,
             status=Cell("current" if r.current else "superseded", tone=r.status),
-            runs=runs_table(by_revision.get(r.id, []), site.url, f"revision-{r.id}", f"Runs measured on revision {r.id}"),
+            runs=runs_table(by_revision.get(r.id, []), site.url, f"revision-{r.id}", f"Runs measured on revision {r.id}",
+                            paths=site.paths),
         )
         for r in sorted(site.registry.revisions, key=lambda r: r.date, reverse=True)
     ]
     return RevisionsPage(
         "Suite revisions",
         entries,
-        runs_table(by_revision.get(None, []), site.url, "revision-unknown", "Runs whose revision cannot be determined"),
+        runs_table(by_revision.get(None, []), site.url, "revision-unknown", "Runs whose revision cannot be determined",
+                   paths=site.paths),
     )
 
 

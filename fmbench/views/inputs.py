@@ -39,21 +39,25 @@ class RunFacts:
     started_at: datetime
     ingested_at: datetime
     scenarios: frozenset[str]
-    """The slugs of the run's scenarios."""
+    """The path segments of the run's scenarios."""
 
 
 class RunIndex:
     """Every run's facts, read in a few queries, for deciding what a rebuild must render."""
 
-    def __init__(self, runs: Iterable[RunFacts]) -> None:
+    def __init__(self, runs: Iterable[RunFacts], paths: urls.SitePaths | None = None) -> None:
         self.runs = {r.run_id: r for r in runs}
+        self.paths = paths if paths is not None else urls.SitePaths.of()
+        """The site's path segments, by which a page's parameters name its device, builds and scenario."""
         self.all_fingerprint = _digest(sorted(f"{r.run_id}={r.fingerprint}" for r in self.runs.values()))
 
     @classmethod
-    def read(cls, con: duckdb.DuckDBPyConnection) -> RunIndex:
+    def read(cls, con: duckdb.DuckDBPyConnection, paths: urls.SitePaths | None = None) -> RunIndex:
+        """``paths``: the site's (read from ``con`` when not given)."""
+        paths = paths if paths is not None else urls.SitePaths.read(con)
         scenarios: dict[str, set[str]] = {}
         for run_id, scenario_id in con.execute("SELECT run_id, scenario_id FROM scenario_figures").fetchall():
-            scenarios.setdefault(run_id, set()).add(urls.slug(scenario_id))
+            scenarios.setdefault(run_id, set()).add(paths.scenarios.of(scenario_id))
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
@@ -76,7 +80,7 @@ class RunIndex:
                     frozenset(scenarios.get(run_id, ())),
                 )
             )
-        return cls(facts)
+        return cls(facts, paths)
 
     def fingerprint(self, run_ids: Collection[str] | None) -> str:
         """The fingerprint of a set of runs (``None``: every run)."""
@@ -133,7 +137,8 @@ def the_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 
 def device_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    return [r.run_id for r in index.runs.values() if urls.slug(r.device) == params["device"]]
+    device = index.paths.devices.name(params["device"])
+    return [r.run_id for r in index.runs.values() if r.device == device]
 
 
 def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
@@ -147,8 +152,9 @@ def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of the device on either build (each side is chosen from them, invalid ones are named as left
     out), and the device's first run that is evidence (the page is titled with its device name)."""
-    device = [r for r in index.runs.values() if r.hardware_model and urls.slug(r.hardware_model) == params["device"]]
-    builds = (params["baseline"], params["candidate"])
+    key = index.paths.devices.name(params["device"])
+    device = [r for r in index.runs.values() if r.hardware_model is not None and r.hardware_model == key]
+    builds = (index.paths.builds.name(params["baseline"]), index.paths.builds.name(params["candidate"]))
     chosen = {r.run_id for r in device if r.os_build in builds}
     evidence = [r for r in device if r.verdict != "invalid" and r.os_build is not None]
     if evidence:
@@ -158,16 +164,17 @@ def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 def build_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of each device measured on the build (its previous builds give what changed)."""
-    devices = {r.device for r in index.runs.values() if r.os_build is not None and urls.slug(r.os_build) == params["build"]}
+    build = index.paths.builds.name(params["build"])
+    devices = {r.device for r in index.runs.values() if r.os_build is not None and r.os_build == build}
     return [r.run_id for r in index.runs.values() if r.device in devices]
 
 
 def device_pair_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of the two devices on the page's OS generation (each side is its newest build of the generation with
     the configuration; runs of other generations are not on the page)."""
-    wanted = (params["device_a"], params["device_b"])
+    wanted = (index.paths.devices.name(params["device_a"]), index.paths.devices.name(params["device_b"]))
     generation = str(params["generation"])
     return [
         r.run_id for r in index.runs.values()
-        if r.hardware_model and urls.slug(r.hardware_model) in wanted and str(r.os_generation) == generation
+        if r.hardware_model is not None and r.hardware_model in wanted and str(r.os_generation) == generation
     ]

@@ -70,7 +70,9 @@ class RunsPage(Page):
     runs: Table
 
 
-def runs_table(run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs") -> Table:
+def runs_table(
+    run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs", *, paths: urls.SitePaths
+) -> Table:
     columns = [
         Column("run", "Run"),
         Column("device", "Device"),
@@ -88,7 +90,7 @@ def runs_table(run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs",
         Row(
             [
                 run_link(r, url),
-                Cell(r["device_name"], href=url(urls.device(device_key(r))), title=r.get("hardware_model")),
+                Cell(r["device_name"], href=url(paths.device(device_key(r))), title=r.get("hardware_model")),
                 os_label(r),
                 route_cell(r["route"]),
                 vocab.label("suite", r["suite"]),
@@ -118,7 +120,7 @@ def runs_page(site: SiteContext, filters: Filters) -> RunsPage:
     return RunsPage(
         title="Runs",
         filters=filter_form(con, url(urls.runs()), filters),
-        runs=runs_table(found, url, caption=f"{len(found)} run(s), newest first"),
+        runs=runs_table(found, url, caption=f"{len(found)} run(s), newest first", paths=site.paths),
     )
 
 
@@ -269,7 +271,9 @@ def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url
 _RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem", "tokens")
 
 
-def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios") -> Table:
+def scenario_table(
+    figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios", *, paths: urls.SitePaths
+) -> Table:
     columns = [
         Column("scenario", "Scenario"),
         Column("attempts", "Attempts", True, "Measured trials plus measured failures"),
@@ -280,7 +284,7 @@ def scenario_table(figures: list[dict[str, Any]], url: Url, run_id: str, table_i
         out.append(
             Row(
                 [
-                    Cell(f["title"], href=url(urls.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
+                    Cell(f["title"], href=url(paths.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
                     d.count(f["trial_count"] + f["failure_count"]),
                     *figure_cells(f, _RUN_FIGURES),
                 ]
@@ -623,7 +627,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         )
         if mismatches
         else None,
-        scenarios=scenario_table(figures, url, run_id),
+        scenarios=scenario_table(figures, url, run_id, paths=site.paths),
         executed_models=executed_model_table(con, run_id) if has("scenarios on several executed models") else None,
         safety=_safety_table(figures),
         quota=_quota(run),
@@ -640,8 +644,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                 f["title"],
                 f["trial_count"],
                 f["failure_count"],
-                url(urls.trials(run_id, f["scenario_id"])),
-                url(urls.data_trials_json(run_id, f["scenario_id"])),
+                url(site.paths.trials(run_id, f["scenario_id"])),
+                url(site.paths.data_trials_json(run_id, f["scenario_id"])),
             )
             for f in figures
         ],
@@ -1062,11 +1066,11 @@ class RunTrials:
         names = ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))
         return dist.trial_values(zip(*[self.columns[name] for name in names], strict=True))
 
-    def scenario(self, scenario_slug: str) -> tuple[str, str, int]:
+    def scenario(self, scenario_id: str) -> tuple[str, str, int]:
         for found in self.scenarios:
-            if urls.slug(found[0]) == scenario_slug:
+            if found[0] == scenario_id:
                 return found
-        raise NotFoundError(f"run {self.run_id} has no scenario {scenario_slug!r}")
+        raise NotFoundError(f"run {self.run_id} has no scenario {scenario_id!r}")
 
 
 def run_trials(con: duckdb.DuckDBPyConnection, run_id: str, every: q.EveryRun | None = None) -> RunTrials:
@@ -1100,14 +1104,14 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str, every: q.EveryRun | 
 
 def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
     """One page of a scenario's trials (read from the run's :func:`run_trials` when a bulk build keeps it)."""
-    con, url, scenario_slug = site.con, site.url, scenario
+    con, url, paths = site.con, site.url, site.paths
     bundle: RunTrials | None = site.run_trials(run_id)
     if bundle is not None:
         run = bundle.run
-        scenario_id, title, total = bundle.scenario(scenario_slug)
+        scenario_id, title, total = bundle.scenario(paths.scenarios.named(scenario, "scenario"))
     else:
         run = q.run(con, run_id)
-        scenario_id, title, total = scenario_for_slug(con, run_id, scenario_slug)
+        scenario_id, title, total = scenario_at(site, run_id, scenario)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
@@ -1131,8 +1135,8 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         pager=Pager(
             page,
             pages,
-            url(urls.trials(run_id, scenario_id, page - 1)) if page > 1 else None,
-            url(urls.trials(run_id, scenario_id, page + 1)) if page < pages else None,
+            url(paths.trials(run_id, scenario_id, page - 1)) if page > 1 else None,
+            url(paths.trials(run_id, scenario_id, page + 1)) if page < pages else None,
         ),
         total=total,
         first_ordinal=offset + 1,
@@ -1152,36 +1156,43 @@ def _metrics_table(scenario_id: str, title: str, details: list[TrialDetail]) -> 
     )
 
 
-def scenario_for_slug(con: duckdb.DuckDBPyConnection, run_id: str, scenario_slug: str) -> tuple[str, str, int]:
-    for sid, title, n in con.execute(
-        "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
-    ).fetchall():
-        if urls.slug(sid) == scenario_slug:
-            return sid, title, n
-    raise NotFoundError(f"run {run_id} has no scenario {scenario_slug!r}")
+def scenario_at(site: SiteContext, run_id: str, segment: str) -> tuple[str, str, int]:
+    """``(scenario id, title, trials)`` of the run's scenario at a path segment of the site."""
+    scenario_id = site.paths.scenarios.name(segment)
+    found = site.con.execute(
+        "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? AND scenario_id = ?",
+        [run_id, scenario_id],
+    ).fetchone() if scenario_id is not None else None
+    if found is None:
+        raise NotFoundError(f"run {run_id} has no scenario {segment!r}")
+    return found[0], found[1], found[2]
 
 
-def trial_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int]]:
-    """Every (scenario slug, page number) of a run's trial pages."""
+def trial_pages(
+    con: duckdb.DuckDBPyConnection, run_id: str, paths: urls.SitePaths | None = None
+) -> list[tuple[str, int]]:
+    """Every (scenario path segment, page number) of a run's trial pages (``paths``: the site's, else read)."""
+    paths = paths if paths is not None else urls.SitePaths.read(con)
     out = []
     for sid, n in con.execute(
         "SELECT scenario_id, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
     ).fetchall():
-        out += _scenario_pages(sid, n)
+        out += _scenario_pages(paths.scenarios.of(sid), n)
     return out
 
 
-def every_trial_page(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
-    """Every (run id, scenario slug, page number) of every run's trial pages, by run id: one query for the site."""
+def every_trial_page(con: duckdb.DuckDBPyConnection, paths: urls.SitePaths) -> list[tuple[str, str, int]]:
+    """Every (run id, scenario path segment, page number) of every run's trial pages, by run id: one query for the
+    site."""
     return [
-        (run_id, slug, page)
+        (run_id, segment, page)
         for run_id, sid, n in con.execute(
             "SELECT run_id, scenario_id, trial_count FROM scenario_figures ORDER BY run_id, ordinal"
         ).fetchall()
-        for slug, page in _scenario_pages(sid, n)
+        for segment, page in _scenario_pages(paths.scenarios.of(sid), n)
     ]
 
 
-def _scenario_pages(scenario_id: str, trials: int) -> list[tuple[str, int]]:
+def _scenario_pages(segment: str, trials: int) -> list[tuple[str, int]]:
     pages = max(1, math.ceil(trials / urls.TRIALS_PER_PAGE))
-    return [(urls.slug(scenario_id), p) for p in range(1, pages + 1)]
+    return [(segment, p) for p in range(1, pages + 1)]

@@ -95,7 +95,7 @@ def _device_entries(site: SiteContext, runs: list[dict[str, Any]]) -> list[dict[
                 "device",
                 f"{names[0]} ({key})" if key != names[0] else key,
                 f"{len(its)} run(s) · {', '.join(oses)}",
-                site.url(urls.device(key)),
+                site.url(site.paths.device(key)),
                 [key, *names, *oses],
             )
         )
@@ -116,7 +116,7 @@ def _build_entries(site: SiteContext, runs: list[dict[str, Any]]) -> list[dict[s
                 "build",
                 f"{' · '.join(oses)} ({build})",
                 f"{len(its)} run(s) on {', '.join(devices)}",
-                site.url(urls.build(build)),
+                site.url(site.paths.build(build)),
                 [build, *oses, *devices],
             )
         )
@@ -129,7 +129,7 @@ def _scenario_entries(site: SiteContext) -> list[dict[str, Any]]:
             "scenario",
             s["title"],
             f"{s['scenario_id']} · {s['category'] or 'no category'} · {s['run_count']} run(s)",
-            site.url(urls.scenario(s["scenario_id"])),
+            site.url(site.paths.scenario(s["scenario_id"])),
             [s["scenario_id"], s["category"] or ""],
         )
         for s in q.search_scenarios(site.con)

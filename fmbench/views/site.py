@@ -11,6 +11,7 @@ import duckdb
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
+from fmbench.urls import SitePaths, segments_of
 
 
 @dataclass
@@ -79,6 +80,12 @@ class SiteContext:
                 f"gzip; decompresses to the exact bytes ingested, SHA-256 {sha256}",
             )
         return file_name, self.url(urls.data_source(run_id, file_name)), f"byte-identical to what was ingested, SHA-256 {sha256}"
+
+    @property
+    def paths(self) -> SitePaths:
+        """The path segment of every device, OS build and scenario of the site, read once (per build, or per database
+        state in ``serve``): the one way a view turns a name into a path, and a request path back to a name."""
+        return SitePaths(lambda kind: self.once(f"site_paths:{kind}", lambda: segments_of(self.con, kind)))
 
     @property
     def url(self) -> Callable[[str], str]:

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 DATA = Path(__file__).resolve().parent / "data"
 """Artifacts written for these tests (see data/README.md)."""
 
-EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "examples"
-"""The real run files shared beside the repository, when present."""
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
+"""The benchmark's own published example run (tests/data/examples)."""
 
 
 def example_run_file() -> Path:
-    """The first real example run file, or skip the test when there is none."""
-    runs = sorted(EXAMPLES.glob("*.json")) if EXAMPLES.is_dir() else []
-    if not runs:
-        pytest.skip("no example run file beside the repository (../shared/examples)")
+    """The first real example run file."""
+    runs = sorted(EXAMPLES.glob("*.json"))
+    assert runs, f"no example run file in {EXAMPLES.name}/"
     return runs[0]
