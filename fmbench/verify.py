@@ -279,7 +279,7 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
         except OSError as exc:
             raise ExportError(f"{folder}: cannot write into the export folder: {exc.strerror}") from None
         try:
-            names = _stage_originals(path, staging)
+            names = _stage_originals(path, staging, folder)
         except DatabaseError as exc:
             raise ExportError(f"{exc}; nothing was exported into {folder}") from None
         written = []
@@ -295,8 +295,10 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _stage_originals(path: Path, staging: Path) -> list[str]:
-    """Every stored run file and sidecar written into ``staging``; their names, in order."""
+def _stage_originals(path: Path, staging: Path, folder: Path) -> list[str]:
+    """Every stored run file and sidecar written into ``staging``; their names, in order.
+
+    An error writing one names the file it is to become in ``folder`` (the staging folder is fmbench's own)."""
     names: list[str] = []
     with connect(path, read_only=True) as con:
         rows = con.execute(
@@ -319,25 +321,28 @@ def _stage_originals(path: Path, staging: Path) -> list[str]:
             with reading(path, f"the stored original of {file_name}"):
                 content = con.execute("SELECT content, encoding FROM sources WHERE sha256 = ?", [sha]).fetchone()
                 assert content is not None
-                _write(staging / name, original_bytes(content[0], content[1], file_name))
+                _write(staging / name, original_bytes(content[0], content[1], file_name), folder / name)
                 names.append(name)
                 sidecar = con.execute(
                     "SELECT file_name, content FROM annotations WHERE run_id = ?", [run_id]
                 ).fetchone()
             if sidecar is not None:
-                names.append(_write(staging / _sidecar_name(name, sidecar[0]), bytes(sidecar[1])).name)
+                side = _sidecar_name(name, sidecar[0])
+                names.append(_write(staging / side, bytes(sidecar[1]), folder / side).name)
     return names
 
 
-def _write(path: Path, data: bytes) -> Path:
-    """Write a whole file or nothing: through a temporary file beside it, renamed into place."""
+def _write(path: Path, data: bytes, shown: Path) -> Path:
+    """Write a whole file or nothing: through a temporary file beside it, renamed into place.
+
+    ``shown``: the path an error names (where the file is headed once every file is written)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with writing(path, "an exported original"):
+        with writing(shown, "an exported original"):
             temporary.write_bytes(data)
             os.replace(temporary, path)
     except OSError as exc:
-        raise ExportError(f"{path}: cannot be written: {exc.strerror}") from None
+        raise ExportError(f"{shown}: cannot be written: {exc.strerror}") from None
     finally:
         with contextlib.suppress(OSError):
             temporary.unlink()
