@@ -1,4 +1,4 @@
-"""Reading bounds its work by the file's size and shape (issue 27's reading rows).
+"""Reading bounds its work by the file's size and shape.
 
 Each test writes a real file, made in ``tmp_path`` from a fixture run file, and
 runs the real command or library function on it.
