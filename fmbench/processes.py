@@ -1,4 +1,4 @@
-"""Other processes: whether one that left a folder behind (a build's staging, an ingest's hand-over) still runs."""
+"""Other processes: whether one that left a folder behind (a build's staging) still runs."""
 
 from __future__ import annotations
 

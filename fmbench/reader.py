@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import FailFast, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from fmbench.errors import Problem, RunFileError
 from fmbench.models import (
@@ -221,23 +221,9 @@ def gc_paused() -> Iterator[None]:
 
 
 CHUNK_BYTES = 2 * 2**20
-"""About this much of the trials array is validated at a time (see :func:`_validate_in_chunks`)."""
+"""At most about this much of a refused file's array is validated at a time (see :func:`_validate_by_elements`)."""
 
-_TRIALS_KEY = re.compile(rb'\n( *)"trials"[ \t\r\n]*:[ \t\r\n]*\[')
-_ELEMENT_INDENT = re.compile(rb"[ \t\r]*\n( *)\{")
-_STRUCTURE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+([\[\]{}])')
-"""Text and whole strings up to the next bracket outside a string (never backtracks)."""
-_NO_STRUCTURE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+')
 _trial_lists: dict[Any, TypeAdapter[Any]] = {}
-
-
-def _depth_at(data: bytes, end: int) -> int | None:
-    """The nesting depth at ``end`` (``None`` if ``end`` is inside a string or the text before it is not JSON)."""
-    depth, pos, match = 0, 0, _STRUCTURE.match
-    while (found := match(data, pos, end)) is not None:
-        depth += 1 if data[found.start(1)] in b"[{" else -1
-        pos = found.end()
-    return depth if _NO_STRUCTURE.fullmatch(data, pos, end) else None
 
 
 def _bracketed(data: bytes, start: int, end: int) -> bytearray:
@@ -330,62 +316,6 @@ def _validate_by_elements(
     return document
 
 
-def _validate_in_chunks(model: type[CurrentRun] | type[LegacyRun], data: bytes) -> RunDocument | None:
-    """The document validated a slice of trials at a time, or ``None`` to validate it whole.
-
-    Validating the whole document holds pydantic's parsed JSON of the file and
-    the models built from it at once: about 5.6 times the file. Here the run
-    without its trials is validated first, then the trials array a couple of
-    MiB at a time, so only one slice's parsed JSON is held beside the models.
-    The slices are cut where the runner's indented layout puts a line break
-    between two trials (a line break is never inside a JSON string) and each
-    is validated as a whole JSON array, so the pieces are exactly the file's
-    trials; anything unexpected (another layout, a fault anywhere) returns
-    ``None`` and the whole document is validated as before, which is also
-    what finds and locates every error.
-    """
-    key = _TRIALS_KEY.search(data)
-    if key is None or len(data) < 2 * CHUNK_BYTES or _depth_at(data, key.start(1) + len(key.group(1))) != 1:
-        return None
-    first = _ELEMENT_INDENT.match(data, key.end())
-    if first is None:
-        return None
-    indent = first.group(1)
-    between = b"\n" + indent + b"},\n" + indent + b"{"
-    # The runner sorts its keys, so the trials are the last array of the run: their bracket is the last one
-    # at their key's indentation (found from the end, not by reading the whole array). Should another
-    # array follow them, the last slice holds its key and fails as JSON, and the whole document is validated.
-    close = data.rfind(b"\n" + key.group(1) + b"]", key.end())
-    if close < 0:
-        return None
-    close += len(key.group(1)) + 1
-    head, tail = key.start(1), close + 1
-    for other in (b'"trials"', b"\\u"):  # another trials key, or one spelled with an escape
-        if data.find(other, 0, head) >= 0 or data.find(other, tail) >= 0:
-            return None
-    trials = _trial_lists.get(model)
-    if trials is None:
-        trials = _trial_lists[model] = TypeAdapter(Annotated[model.model_fields["trials"].annotation, FailFast()])
-    start = key.end()
-    validated: list[Any] = []
-    try:  # a fault is found and located by the whole validation, in the file's own places
-        outside = model.model_validate_json(data[: key.end() - 1] + b"[]" + data[close + 1 :])
-        if outside.trials:
-            return None
-        while start < close:
-            cut = data.find(between, start + CHUNK_BYTES, close)
-            end = close if cut < 0 else cut + len(indent) + 2
-            piece = trials.validate_json(_bracketed(data, start, end))
-            if not piece:
-                return None
-            validated += piece
-            start = end + 1
-    except (ValidationError, RecursionError):
-        return None
-    outside.trials = validated
-    return outside
-
-
 def parse_run(
     data: bytes, file: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_trials: int | None = DEFAULT_MAX_TRIALS
 ) -> ParsedRun:
@@ -433,7 +363,7 @@ def parse_run(
     model = CurrentRun if generation == "current" else LegacyRun
     try:
         with gc_paused():
-            document = _validate_in_chunks(model, data) or model.model_validate_json(data)
+            document = model.model_validate_json(data)
     except ValidationError as exc:
         raise _refusal(exc, model, data, file, max_trials) from None
     except RecursionError:

@@ -460,64 +460,6 @@ def _index_type(largest: int) -> Any:
     return np.int16 if largest < np.iinfo(np.int16).max else np.int32
 
 
-SORTING_NETWORK = 512
-"""Rows up to this long are sorted by numpy's vectorized sorting network where the processor has one (x86
-AVX-512), several times quicker per value than a longer row; a row up to twice as long is sorted in two
-halves (see :func:`_halves`), a longer one by a radix sort."""
-
-
-def _kth_of_two(left: Any, right: Any, k: Any) -> Any:
-    """Per row, the ``k``-th smallest (``k`` from 1) of the values of two row-sorted arrays together.
-
-    A binary search, on each row at once, for ``i``, how many of the ``k`` smallest ``left`` holds: the
-    smallest ``i`` with ``left[i] >= right[k - i - 1]``; the ``k``-th smallest is then the larger of
-    ``left[i - 1]`` and ``right[k - i - 1]``.
-    """
-    import numpy as np
-
-    rows = np.arange(left.shape[0])
-    a, b = left.shape[1], right.shape[1]
-    lo, hi = np.maximum(k - b, 0), np.minimum(k, a)
-    for _ in range(a.bit_length() + 1):
-        active = lo < hi
-        if not active.any():
-            break
-        i = (lo + hi) >> 1
-        more = active & (left[rows, np.minimum(i, a - 1)] < right[rows, np.clip(k - i - 1, 0, b - 1)])
-        lo = np.where(more, i + 1, lo)
-        hi = np.where(active & ~more, i, hi)
-    from_left = np.where(lo >= 1, left[rows, np.maximum(lo - 1, 0)], -1)
-    from_right = np.where(k - lo >= 1, right[rows, np.clip(k - lo - 1, 0, b - 1)], -1)
-    return np.maximum(from_left, from_right)
-
-
-def _halves(width: int) -> int | None:
-    """Where a row of ``width`` slots is cut in two to be sorted, or ``None`` when it is sorted whole."""
-    return (width + 1) // 2 if SORTING_NETWORK < width <= 2 * SORTING_NETWORK else None
-
-
-def _sort_rows(ranks: Any) -> None:
-    """Sort each row of ``ranks`` (small non-negative integers) in place, or each half of it (see :func:`_halves`)."""
-    half = _halves(ranks.shape[1])
-    if half is not None:
-        ranks[:, :half].sort(axis=1)
-        ranks[:, half:].sort(axis=1)
-    else:  # up to the network's length, its sort; beyond twice that, a radix sort of the small integers
-        ranks.sort(axis=1, kind="quicksort" if ranks.shape[1] <= SORTING_NETWORK else "stable")
-
-
-def _order_statistics(ranks: Any, ks: list[Any]) -> list[Any]:
-    """Per row of ``ranks`` as :func:`_sort_rows` left it, its ``k``-th smallest for each ``k`` of ``ks`` (arrays of
-    one ``k`` a row, each from 1): the values sorting each whole row would put there."""
-    import numpy as np
-
-    half = _halves(ranks.shape[1])
-    if half is not None:
-        return [_kth_of_two(ranks[:, :half], ranks[:, half:], k) for k in ks]
-    rows = np.arange(ranks.shape[0])
-    return [ranks[rows, k - 1] for k in ks]
-
-
 def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
     with _BOOTSTRAP_LOCK:
         while len(_RESAMPLE_MEMO) >= _RESAMPLE_MEMO_SIZE:
@@ -598,9 +540,10 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
         if valid is not None:
             np.copyto(block, empty, where=~valid)
             counts[start:stop] = valid.sum(axis=1)
-        _sort_rows(block)  # while the block is in the cache
-    ks = [np.maximum(np.ceil(q * counts).astype(np.int64), 1) for q in qs]
-    picked = np.stack(_order_statistics(ranks, ks)).astype(ranks.dtype)
+        block.sort(axis=1)  # while the block is in the cache
+    # The nearest-rank k-th smallest of each row (k from 1; the empty slots sort after every value).
+    ks = np.stack([np.maximum(np.ceil(q * counts).astype(np.int64), 1) for q in qs], axis=1)
+    picked = np.ascontiguousarray(np.take_along_axis(ranks, ks - 1, axis=1).T)
     out = np.append(ordered, np.inf)[picked]
     if store is not None:
         store.save(digest, qs, len(values), RESAMPLES, [picked])

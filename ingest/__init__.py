@@ -250,14 +250,10 @@ def longest_value(tables: Iterable[pa.Table]) -> int:
     return longest
 
 
-def _buffer(data: bytes | pa.Buffer) -> pa.Buffer:
-    return data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
-
-
 def _source_table(schema: pa.Schema, run: PreparedRun, now: datetime) -> pa.Table:
     """The ``sources`` row, its ``content`` column over the stored file's bytes (not a copy of them)."""
     content = pa.Array.from_buffers(
-        pa.binary(), 1, [None, pa.array([0, len(run.stored)], pa.int32()).buffers()[1], _buffer(run.stored)]
+        pa.binary(), 1, [None, pa.array([0, len(run.stored)], pa.int32()).buffers()[1], pa.py_buffer(run.stored)]
     )
     values = {
         "sha256": pa.array([run.sha256], pa.string()),

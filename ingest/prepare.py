@@ -10,13 +10,9 @@ rows.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import multiprocessing
 import os
-import shutil
-import tempfile
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -27,7 +23,6 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from fmbench import processes
 from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.annotations import Annotations
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
@@ -124,16 +119,15 @@ class Known:
 class PreparedRun:
     """A judged run, ready to write: every table's rows (``ingested_at`` is set when it is written).
 
-    ``stored`` is the file as the database keeps it (gzipped, :func:`fmbench.originals.stored_form`), or
-    (handed over by a worker, see :class:`Shipped`) an Arrow buffer over those bytes; ``size`` is the file's
-    own size.
+    ``stored`` is the file as the database keeps it (gzipped, :func:`fmbench.originals.stored_form`);
+    ``size`` is the file's own size.
     """
 
     run_id: str
     sha256: str
     file_name: str
     verdict: str
-    stored: bytes | pa.Buffer
+    stored: bytes
     size: int
     sidecar: bytes | None
     annotation_sha: str | None
@@ -162,77 +156,6 @@ def _prepared_from_streams(
 ) -> PreparedRun:
     tables = {name: pa.ipc.open_stream(stream).read_all() for name, stream in streams.items()}
     return PreparedRun(run_id, sha256, file_name, verdict, stored, size, sidecar, annotation_sha, tables)
-
-
-_ALIGN = 64
-"""Where each part of a hand-over file starts: Arrow reads a buffer in place when it is aligned."""
-
-
-@dataclass(frozen=True)
-class Shipped:
-    """A prepared run a worker wrote to a file of the batch's hand-over folder: the stored file, then
-    each table as one Arrow IPC stream, each part at ``(offset, length)``.
-
-    Through the worker pool's pipe a prepared run was copied four times (into an IPC stream, into a
-    pickle, through the pipe, out of it), about half the CPU that writing the run to DuckDB takes.
-    Written once to a file in memory (``/dev/shm`` where there is one), the writer maps the file and
-    hands DuckDB the stored bytes and the tables in place.
-    """
-
-    run_id: str
-    sha256: str
-    file_name: str
-    verdict: str
-    sidecar: bytes | None
-    annotation_sha: str | None
-    path: str
-    stored: tuple[int, int]
-    size: int
-    tables: tuple[tuple[str, int, int], ...]
-
-
-def ship(run: PreparedRun, path: Path) -> Shipped | PreparedRun:
-    """Write ``run`` to ``path`` for the writer (or, when it cannot be written, ``run`` as it is)."""
-
-    def pad(sink: pa.NativeFile) -> int:
-        at = sink.tell()
-        if at % _ALIGN:
-            sink.write(bytes(_ALIGN - at % _ALIGN))
-        return int(sink.tell())
-
-    try:
-        with pa.OSFile(str(path), "wb") as sink:
-            sink.write(run.stored)
-            stored = (0, len(run.stored))
-            parts = []
-            for name, table in run.tables.items():
-                start = pad(sink)
-                with pa.ipc.new_stream(sink, table.schema) as stream:
-                    stream.write_table(table)
-                parts.append((name, start, int(sink.tell()) - start))
-    except OSError:  # a full or missing folder: the run goes through the pipe instead
-        path.unlink(missing_ok=True)
-        return run
-    return Shipped(
-        run.run_id, run.sha256, run.file_name, run.verdict, run.sidecar, run.annotation_sha, str(path), stored,
-        run.size, tuple(parts),
-    )
-
-
-def unship(shipped: Shipped) -> PreparedRun:
-    """The run a worker wrote, over the file's memory (the file is removed; its memory lives as long as the run)."""
-    mapped = pa.memory_map(shipped.path)
-    try:
-        whole = mapped.read_buffer()
-    finally:
-        os.unlink(shipped.path)
-        mapped.close()  # the buffers keep the mapping
-    tables = {name: pa.ipc.open_stream(whole.slice(at, size)).read_all() for name, at, size in shipped.tables}
-    at, length = shipped.stored
-    return PreparedRun(
-        shipped.run_id, shipped.sha256, shipped.file_name, shipped.verdict, whole.slice(at, length), shipped.size,
-        shipped.sidecar, shipped.annotation_sha, tables,
-    )
 
 
 Prepared = PreparedRun | Known | Failed
@@ -353,12 +276,10 @@ AHEAD = 3
 
 
 def _init_worker(
-    registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None], handover: str | None,
+    registry: Registry, max_bytes: int, schemas: Schemas, known: dict[str, str | None],
     max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> None:
-    _worker.update(
-        registry=registry, max_bytes=max_bytes, schemas=schemas, known=known, handover=handover, max_trials=max_trials
-    )
+    _worker.update(registry=registry, max_bytes=max_bytes, schemas=schemas, known=known, max_trials=max_trials)
     if hasattr(os, "nice"):
         # The writer is the batch's critical path; workers take the CPU it leaves.
         os.nice(WORKER_NICENESS)
@@ -369,55 +290,12 @@ def _known_in_snapshot(sha256: str) -> tuple[bool, str | None]:
     return (sha256 in known), known.get(sha256)
 
 
-def _prepare_in_worker(path: Path, slot: int) -> Prepared | Shipped:
-    prepared = prepare(
+def _prepare_in_worker(path: Path) -> Prepared:
+    """One file prepared in a worker; it comes back to the writer through the pool (see :meth:`PreparedRun.__reduce__`)."""
+    return prepare(
         path, _worker["registry"], _worker["max_bytes"], _worker["schemas"], _known_in_snapshot,
         max_trials=_worker["max_trials"],
     )
-    if isinstance(prepared, PreparedRun) and _worker["handover"] is not None:
-        return ship(prepared, Path(_worker["handover"]) / f"{slot}.arrows")
-    return prepared
-
-
-HANDOVER_PREFIX = "fmbench-ingest-"
-
-
-def _handover_root() -> Path:
-    """Where hand-over folders go: in memory (``/dev/shm``) where there is one, else the temporary folder."""
-    shared = Path("/dev/shm")
-    return shared if shared.is_dir() and os.access(shared, os.W_OK) else Path(tempfile.gettempdir())
-
-
-STALE_HANDOVER_SECONDS = 3600
-"""A live batch's folder changes with every run handed over; one left alone this long is not in use."""
-
-
-def remove_stale_handovers(root: Path, now: float | None = None) -> None:
-    """Remove the hand-over folders of batches whose process is gone (killed before it could clean up).
-
-    A folder counts as gone when no process has its id here and it has not changed for
-    :data:`STALE_HANDOVER_SECONDS` (another container sharing the folder has other process ids).
-    """
-    if os.name != "posix":  # os.kill(pid, 0) checks for a process only on POSIX
-        return
-    now = time.time() if now is None else now
-    for folder in root.glob(HANDOVER_PREFIX + "*"):
-        pid = folder.name[len(HANDOVER_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or processes.alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            if now - folder.stat().st_mtime > STALE_HANDOVER_SECONDS:
-                shutil.rmtree(folder, ignore_errors=True)
-
-
-def _handover_folder() -> str | None:
-    """A new folder for the batch's hand-over files, named for this process."""
-    root = _handover_root()
-    try:
-        remove_stale_handovers(root)
-        return tempfile.mkdtemp(prefix=f"{HANDOVER_PREFIX}{os.getpid()}-", dir=root)
-    except OSError:
-        return None  # prepared runs then come through the pipe
 
 
 def default_workers(files: Sequence[Path]) -> int:
@@ -469,16 +347,14 @@ class Preparer:
         self.schemas = schemas
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: deque[Future[Prepared | Shipped]] = deque()
+        self._pending: deque[Future[Prepared]] = deque()
         self._next = 0
-        self._handover: str | None = None
         if workers > 0 and self.files:
-            self._handover = _handover_folder()
             self._pool = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(registry, max_bytes, schemas, stored, self._handover, max_trials),
+                initargs=(registry, max_bytes, schemas, stored, max_trials),
             )
 
     def __enter__(self) -> Preparer:
@@ -493,14 +369,11 @@ class Preparer:
                 f.cancel()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-        if self._handover is not None:
-            shutil.rmtree(self._handover, ignore_errors=True)  # what was prepared and not taken
-            self._handover = None
 
     def _fill(self) -> None:
         assert self._pool is not None
         while self._next < len(self.files) and len(self._pending) < AHEAD * self.workers:
-            self._pending.append(self._pool.submit(_prepare_in_worker, self.files[self._next], self._next))
+            self._pending.append(self._pool.submit(_prepare_in_worker, self.files[self._next]))
             self._next += 1
 
     @property
@@ -515,4 +388,4 @@ class Preparer:
         future = self._pending.popleft()
         result = future.result()
         self._fill()
-        return unship(result) if isinstance(result, Shipped) else result
+        return result

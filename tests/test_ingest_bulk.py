@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import gzip
 import json
-import os
 import shutil
-import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -157,70 +154,15 @@ def test_a_prepared_run_handed_between_processes_keeps_every_table_column_type_a
         assert handed.tables[name].equals(table)
 
 
-def test_a_prepared_run_handed_over_in_a_file_keeps_every_table_and_byte_and_the_file_is_removed(tmp_path: Path) -> None:
-    from fmbench.ingest.prepare import Shipped, ship, unship
-
-    run = RUNS / "purpose-current.json"
-    prepared = _prepared(tmp_path)
-    shipped = ship(prepared, tmp_path / "0.arrows")
-    assert isinstance(shipped, Shipped)
-    handed = unship(shipped)
-    assert not (tmp_path / "0.arrows").exists()
-    assert gzip.decompress(bytes(handed.stored)) == run.read_bytes() and handed.size == run.stat().st_size
-    assert (handed.run_id, handed.sha256, handed.file_name, handed.verdict) == (
-        prepared.run_id, prepared.sha256, prepared.file_name, prepared.verdict
-    )
-    assert handed.tables.keys() == prepared.tables.keys()
-    for name, table in prepared.tables.items():
-        assert handed.tables[name].schema == table.schema
-        assert handed.tables[name].equals(table)
-
-
-def test_a_run_that_cannot_be_handed_over_in_a_file_goes_through_the_pipe(tmp_path: Path) -> None:
-    from fmbench.ingest.prepare import ship
-
-    prepared = _prepared(tmp_path)
-    assert ship(prepared, tmp_path / "no such folder" / "0.arrows") is prepared
-    assert isinstance(prepared, PreparedRun)
-
-
-def test_a_parallel_batch_leaves_no_hand_over_files_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib
+def test_a_parallel_batch_leaves_nothing_in_the_temporary_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
-    module = importlib.import_module("fmbench.ingest.prepare")
-    made: list[str] = []
-    real = tempfile.mkdtemp
-
-    def recorded(*args: object, **kwargs: object) -> str:
-        made.append(real(*args, **kwargs))  # type: ignore[arg-type]
-        return made[-1]
-
-    monkeypatch.setattr(module.tempfile, "mkdtemp", recorded)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     report = ingest_paths([FIXTURES], tmp_path / "db.duckdb", workers=2)
     assert report.ok
-    assert made and not any(Path(m).exists() for m in made)
-
-
-@pytest.mark.skipif(os.name != "posix", reason="a process is looked up by its id on POSIX only")
-def test_a_batch_removes_the_hand_over_folder_a_killed_batch_left_and_keeps_a_live_ones(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    from fmbench.ingest.prepare import HANDOVER_PREFIX, remove_stale_handovers
-
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
-    stale = tmp_path / f"{HANDOVER_PREFIX}{int(gone.stdout)}-abc"
-    live = tmp_path / f"{HANDOVER_PREFIX}{os.getppid()}-def"
-    other = tmp_path / "someone-else"
-    for folder in (stale, live, other):
-        folder.mkdir()
-        (folder / "0.arrows").write_bytes(b"x")
-    remove_stale_handovers(tmp_path)
-    assert stale.exists(), "a folder changed within the hour may belong to a batch this process cannot see"
-    remove_stale_handovers(tmp_path, now=time.time() + 2 * 3600)
-    assert not stale.exists()
-    assert live.exists() and other.exists()
+    assert list(temporary.iterdir()) == []
 
 
 def _fixture_runs() -> list[Path]:

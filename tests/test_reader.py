@@ -105,37 +105,55 @@ def test_a_file_over_the_size_limit_is_refused_with_a_message_that_says_so() -> 
         analyze_file(RUNS / "purpose-current.json", max_bytes=100)
 
 
-def _chunked(monkeypatch: pytest.MonkeyPatch, data: bytes) -> object:
-    """The document as the slice-by-slice validation reads it, with slices small enough that a test file has many."""
+def _reordered(value: object) -> object:
+    """``value`` with every object's keys in reverse order (JSON objects are unordered)."""
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def _layouts(data: bytes) -> dict[str, bytes]:
+    import json
+
+    document = json.loads(data)
+    return {
+        "minified": json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode(),
+        "indented by 4": json.dumps(document, indent=4, ensure_ascii=False).encode(),
+        "keys reordered": json.dumps(_reordered(document), indent=2, ensure_ascii=False).encode(),
+    }
+
+
+def test_a_run_minified_reindented_or_with_its_keys_reordered_reads_to_the_same_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from fmbench import reader
-    from fmbench.models import CurrentRun, LegacyRun
+    from fmbench.analysis import analyze_bytes
 
-    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
-    model = CurrentRun if detect_generation(data) == "current" else LegacyRun
-    return reader._validate_in_chunks(model, data)
-
-
-def test_a_run_validated_a_slice_of_trials_at_a_time_is_the_run_validated_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)  # were the file sliced anywhere, a test file has many slices
     files = [*sorted(FIXTURES.glob("*.json")), RUNS / "purpose-current.json", RUNS / "hostile-text.json"]
-    sliced = 0
     for path in files:
         data = path.read_bytes()
-        whole = parse_run(data, path.name).document
-        chunked = _chunked(monkeypatch, data)
-        if chunked is not None:
-            sliced += 1
-            assert chunked == whole, path.name
-            assert len(chunked.trials) == len(whole.trials) and chunked.model_extra == whole.model_extra
-    assert sliced >= 30, "the runner's layout should be read a slice at a time"
+        original = parse_run(data, path.name)
+        analysis = analyze_bytes(data, path.name)
+        for layout, text in _layouts(data).items():
+            read = parse_run(text, path.name)
+            assert (read.generation, read.document) == (original.generation, original.document), (path.name, layout)
+            assert read.document.model_extra == original.document.model_extra, (path.name, layout)
+            again = analyze_bytes(text, path.name)
+            assert again.record.trials == analysis.record.trials, (path.name, layout)
+            assert (again.figures, again.trial_figures, again.verdict) == (
+                analysis.figures, analysis.trial_figures, analysis.verdict
+            ), (path.name, layout)
 
 
-def test_a_bad_trial_in_a_sliced_run_is_still_located_by_its_place_in_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bad_last_trial_is_located_by_its_place_in_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
     from fmbench import reader
 
     data = (RUNS / "purpose-current.json").read_bytes()
     at = data.rindex(b'"duration" : ')
     bad = data[:at] + b'"duration" : "slow", "x" : ' + data[at + len(b'"duration" : '):]
-    assert _chunked(monkeypatch, bad) is None
     monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)
     with pytest.raises(RunFileError) as caught:
         parse_run(bad, "bad.json")
@@ -143,24 +161,23 @@ def test_a_bad_trial_in_a_sliced_run_is_still_located_by_its_place_in_the_whole_
     assert f"trials[{trials - 1}].metrics.duration: expected a number" in str(caught.value)
 
 
-def test_a_second_trials_key_makes_the_run_validated_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_of_two_trials_keys_the_last_one_counts() -> None:
     data = (RUNS / "purpose-current.json").read_bytes()
     doubled = data.replace(b'\n  "suite" : ', b'\n  "trials" : [],\n  "suite" : ', 1)
     assert doubled != data
-    assert _chunked(monkeypatch, doubled) is None
+    assert len(parse_run(doubled, "doubled.json").document.trials) == len(parse_run(data, "good.json").document.trials)
 
 
-def test_an_array_after_the_trials_makes_the_run_validated_whole_with_every_trial(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_array_after_the_trials_is_kept_beside_every_trial() -> None:
     data = (RUNS / "purpose-current.json").read_bytes()
     later = data.replace(b'\n  "warmupCount" : ', b'\n  "zLater" : [\n    {\n      "id" : "x"\n    }\n  ],\n  "warmupCount" : ', 1)
     assert later != data
-    assert _chunked(monkeypatch, later) is None
     document = parse_run(later, "later.json").document
     assert len(document.trials) == len(parse_run(data, "good.json").document.trials)
     assert (document.model_extra or {})["zLater"] == [{"id": "x"}]
 
 
-def test_a_fault_outside_the_trials_of_a_sliced_run_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fault_outside_the_trials_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     from fmbench import reader
 
     data = (RUNS / "purpose-current.json").read_bytes()
