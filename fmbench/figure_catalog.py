@@ -58,6 +58,17 @@ def format_change(unit: str, value: float) -> str:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A per-trial value whose distribution a run or scenario page shows in full (count, minimum, median, mean,
+    p90, maximum and standard deviation per scenario, :func:`fmbench.figures.distribution`)."""
+
+    key: str
+    """The ``trials`` column that holds the value; absent values are ``NULL``, never 0."""
+    label: str
+    unit: Literal["seconds", "tokens/s", "chars/s", "bytes"]
+
+
+@dataclass(frozen=True)
 class Chart:
     """How a figure's metric is charted, median with a bar to p90, per scenario (or per run, per build)."""
 
@@ -73,6 +84,17 @@ class Chart:
     """What a gap in the chart is not recorded for (``TTFT``)."""
     quantiles: tuple[str, str]
     """The keys of the median and the p90 figure the chart draws."""
+
+
+@dataclass(frozen=True)
+class DeltaChart:
+    """A comparison's chart of one figure's change per scenario, with its interval."""
+
+    figure: str
+    """The key of the figure charted."""
+    title: str
+    axis: str
+    """The value axis' title (a rate's change is in percentage points)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +201,21 @@ _FIGURES: tuple[Figure, ...] = (
            q=0.9, speed=True, compared="for tokens"),
 )
 
+_DELTA_CHARTS: tuple[DeltaChart, ...] = (
+    DeltaChart("ttft_median", "Change in median TTFT", "Seconds (negative is faster)"),
+    DeltaChart("tps_median", "Change in median output tokens/s", "Tokens per second (positive is faster)"),
+    DeltaChart("task_success", "Change in task success", "Percentage points"),
+)
+
+_METRICS: tuple[Metric, ...] = (
+    Metric("duration", "Duration", "seconds"),
+    Metric("time_to_first_token", "Time to first token", "seconds"),
+    Metric("output_tokens_per_second", "Output tokens per second", "tokens/s"),
+    Metric("output_chars_per_second", "Output characters per second", "chars/s"),
+    Metric("maximum_stream_update_gap", "Largest stream update gap", "seconds"),
+    Metric("peak_memory_bytes", "Peak observed memory", "bytes"),
+)
+
 _CHARTS: tuple[Chart, ...] = (
     Chart("ttft", "Time to first token", "Median time to first token", "Seconds (lower is faster)", "TTFT",
           ("ttft_median", "ttft_p90")),
@@ -193,6 +230,10 @@ class Catalog:
 
     figures: tuple[Figure, ...]
     charts: tuple[Chart, ...] = ()
+    metrics: tuple[Metric, ...] = ()
+    """The per-trial values whose distributions the pages show in full."""
+    delta_charts: tuple[DeltaChart, ...] = ()
+    """The changes a comparison page charts, in order."""
     _by_key: dict[str, Figure] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -235,6 +276,14 @@ class Catalog:
             f.q for f in self.compared(for_tokens=True) if f.source == source and f.q is not None
         )
 
+    def metric(self, key: str) -> Metric:
+        return next(m for m in self.metrics if m.key == key)
+
+    def charted_metrics(self) -> tuple[Metric, ...]:
+        """The metrics the charts draw (their trials, too, are charted), in metric order."""
+        sources = {self.charted(c)[0].source for c in self.charts}
+        return tuple(m for m in self.metrics if m.key in sources)
+
     def chart(self, chart_id: str) -> Chart:
         return next(c for c in self.charts if c.id == chart_id)
 
@@ -243,6 +292,6 @@ class Catalog:
         return self[chart.quantiles[0]], self[chart.quantiles[1]]
 
 
-CATALOG = Catalog(_FIGURES, _CHARTS)
+CATALOG = Catalog(_FIGURES, _CHARTS, _METRICS, _DELTA_CHARTS)
 """Every figure fmbench shows. Read it where it is used (``figure_catalog.CATALOG``), never copied at import:
 a test that adds a figure replaces it."""

@@ -11,7 +11,6 @@ from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
-from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
@@ -446,11 +445,11 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         for r in found
     }
     spread = dist.scenario_trial_values(site.con, scenario_id, [r["run_id"] for r in found])
-    ttft = next(f for f in DISTRIBUTION_FIGURES if f.key == "time_to_first_token")
+    charted = fc.CATALOG.metric(median.source)
     trial_charts = [
         c
         for route_rows, label, suffix in ((on_device, "on-device", ", on-device"), (pcc, "pcc", ", PCC (service)"))
-        if (c := dist.trials_chart(f"trials-ttft-{label}", ttft, run_label, spread, [r["run_id"] for r in route_rows],
+        if (c := dist.trials_chart(f"trials-{ttft.id}-{label}", charted, run_label, spread, [r["run_id"] for r in route_rows],
                                    per="run", suffix=suffix)) is not None
     ]
     return ScenarioPage(

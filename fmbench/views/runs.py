@@ -27,7 +27,7 @@ from fmbench.blocks import (
     Table,
 )
 from fmbench.errors import NotFoundError
-from fmbench.figures import DISTRIBUTION_FIGURES, token_count_source
+from fmbench.figures import token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import token_sources
 from fmbench.views import distributions as dist
@@ -647,9 +647,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         ),
         trial_charts=[
             c
-            for f in DISTRIBUTION_FIGURES
-            if f.key in ("time_to_first_token", "output_tokens_per_second")
-            and (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
+            for f in fc.CATALOG.charted_metrics()
+            if (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
         ],
     )
 
@@ -1053,7 +1052,7 @@ class RunTrials:
 
     def trial_values(self) -> dist.Values:
         """:func:`fmbench.views.distributions.run_trial_values` of the run."""
-        names = ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))
+        names = ("scenario_id", *(f.key for f in fc.CATALOG.metrics))
         return dist.trial_values(zip(*[self.columns[name] for name in names], strict=True))
 
     def scenario(self, scenario_id: str) -> tuple[str, str, int]:
