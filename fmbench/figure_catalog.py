@@ -14,12 +14,12 @@ quantiles) are those of :mod:`fmbench.figures`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from fmbench import display as d
+from fmbench.figures import nearest_rank
 
 Unit = Literal["rate", "score", "seconds", "tokens/s", "chars/s", "bytes"]
 Better = Literal["higher", "lower"]
@@ -99,6 +99,8 @@ class DeltaChart:
 
 @dataclass(frozen=True)
 class Figure:
+    """One per-scenario figure: what it is, how it is worked out and compared, where it is stored and shown."""
+
     key: str
     """The figure's name in ``compare``'s output (text, Markdown, ``--json``)."""
     label: str
@@ -155,8 +157,7 @@ class Figure:
             return sum(values) / len(values)
         if self.statistic == "maximum":
             return max(values)
-        ordered = sorted(values)
-        return ordered[max(math.ceil((self.q or 0.0) * len(ordered)) - 1, 0)]
+        return nearest_rank(sorted(values), self.q or 0.0)
 
     def format(self, value: float | None) -> str | None:
         return format_value(self.unit, value)
@@ -173,6 +174,7 @@ _FIGURES: tuple[Figure, ...] = (
            stored="prompt_pass_rate", column="prompt", heading="Completed prompt pass",
            help="Task-passed trials / completed trials", absent="no completed trial",
            tables=frozenset({"run", "scenario", "device"})),
+    # Failures are rows of their own (no trial column holds them): stored at ingest, shown, never compared.
     Figure("failure_rate", "Failure rate", "rate", "lower", "rate", "failed", over="attempts",
            stored="failure_rate", column="failure", heading="Failure rate", tables=frozenset({"run"}),
            compared="never"),
