@@ -40,13 +40,13 @@ Choices this module makes, stated once:
   generations that differ outside strict mode, variation inside a pooled side.
 - **Strict OS mode** keeps only the workloads both sides ran and never the
   OS 27-only visual workload, and lists what it dropped.
-- **Figures** are those of :mod:`fmbench.figures`, recomputed from the
-  trials' stored columns (so a pooled side is one set of trials): task
-  success = task-passed trials / (trials + measured failures); completed
-  prompt pass = task-passed trials / trials; mean constraint score over
-  graded trials; nearest-rank median and p90 via
-  :func:`fmbench.figures.distribution`; peak memory is the maximum of the
-  trials' peak resident memory.
+- **Figures** are the compared entries of :data:`fmbench.figure_catalog.CATALOG`
+  (the definitions of :mod:`fmbench.figures`), recomputed from the trials'
+  stored columns (so a pooled side is one set of trials): task success =
+  task-passed trials / (trials + measured failures); completed prompt pass =
+  task-passed trials / trials; mean constraint score over graded trials;
+  nearest-rank quantiles (median, p90) at each figure's own ``q``; peak memory
+  is the maximum of the trials' peak resident memory.
 - **Uncertainty** is in :mod:`fmbench.stats`. A verdict is ``better`` or
   ``worse`` only when the interval excludes zero, read with the figure's
   stated better direction; otherwise ``no detectable change``.
@@ -71,12 +71,13 @@ from typing import Any, Literal
 import duckdb
 
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench import resample_store, stats
 from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
 from fmbench.db import apply_migration, connect, migrations
 from fmbench.errors import FmbenchError
-from fmbench.figures import distribution, token_counting
+from fmbench.figures import token_counting
 from fmbench.queries import scenario_order
 from fmbench.revisions import Registry, load_registry
 from fmbench.selection import (
@@ -257,39 +258,13 @@ def _kind(differing: set[str], baseline: Side, candidate: Side) -> Kind:
 
 # --- figures ---------------------------------------------------------------------------
 
-Method = Literal["proportion", "mean", "quantile", "none"]
+FigureDef = fc.Figure
+"""A figure ``compare`` reports: an entry of :data:`fmbench.figure_catalog.CATALOG`."""
 
 
-@dataclass(frozen=True)
-class FigureDef:
-    key: str
-    label: str
-    unit: str
-    """``rate`` (0–1), ``score`` (0–1), ``seconds``, ``tokens/s`` or ``bytes``."""
-    better: Better
-    method: Method
-    speed: bool
-    """Latency, throughput or memory: never compared across routes."""
-    q: float = 0.5
-
-
-FIGURES: tuple[FigureDef, ...] = (
-    FigureDef("task_success", "Task success", "rate", "higher", "proportion", False),
-    FigureDef("prompt_pass", "Completed prompt pass", "rate", "higher", "proportion", False),
-    FigureDef("constraint_score", "Mean constraint score", "score", "higher", "mean", False),
-    FigureDef("ttft_median", "Median TTFT", "seconds", "lower", "quantile", True, 0.5),
-    FigureDef("ttft_p90", "p90 TTFT", "seconds", "lower", "quantile", True, 0.9),
-    FigureDef("tps_median", "Median output tokens/s", "tokens/s", "higher", "quantile", True, 0.5),
-    FigureDef("tps_p90", "p90 output tokens/s", "tokens/s", "higher", "quantile", True, 0.9),
-    FigureDef("peak_memory", "Peak memory (max of peak resident)", "bytes", "lower", "none", True),
-)
-CHARS_FIGURES: tuple[FigureDef, ...] = (
-    FigureDef("cps_median", "Median output characters/s", "chars/s", "higher", "quantile", True, 0.5),
-    FigureDef("cps_p90", "p90 output characters/s", "chars/s", "higher", "quantile", True, 0.9),
-)
-"""Compared in place of tokens/s when one side's token counts are estimated and the other's counted:
-characters per second does not depend on the tokenizer."""
-FIGURE = {f.key: f for f in (*FIGURES, *CHARS_FIGURES)}
+def figures(*, for_tokens: bool = False) -> tuple[FigureDef, ...]:
+    """The figures compared per scenario (:meth:`fmbench.figure_catalog.Catalog.compared`)."""
+    return fc.CATALOG.compared(for_tokens=for_tokens)
 
 
 @dataclass
@@ -298,27 +273,20 @@ class _Trials:
 
     trials: int = 0
     failures: int = 0
-    task_passed: int = 0
-    scores: list[float] = field(default_factory=list)
-    ttft: list[float] = field(default_factory=list)
-    tps: list[float] = field(default_factory=list)
-    memory: list[int] = field(default_factory=list)
-    cps: list[float] = field(default_factory=list)
+    values: dict[str, list[float]] = field(default_factory=dict)
+    """Each compared figure's recorded values by :attr:`~fmbench.figure_catalog.Figure.series`, in trial order
+    (a rate over attempts: a failed attempt a 0, after the trials; speed: the PCC-executed trials' on a PCC side)."""
     token_sources: list[str | None] = field(default_factory=list)
     fell_back: int = 0
     """PCC trials that ran on the device instead (their speed is left out on a PCC side)."""
     clusters: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
-    """Each figure's per-trial values by metric (``ttft``, ``tps``, ``cps``; ``task`` and ``prompt``, the
-    0/1 outcomes, a failed attempt a 0 in ``task``; ``score``), run and sample: the cluster bootstrap's input."""
+    """The same values by series, run and sample: the cluster bootstrap's input."""
 
-    def add_clustered(self, metric: str, run_id: str, sample_id: str, value: float) -> None:
-        self.clusters.setdefault(metric, {}).setdefault(run_id, {}).setdefault(sample_id, []).append(value)
+    def add_clustered(self, series: str, run_id: str, sample_id: str, value: float) -> None:
+        self.clusters.setdefault(series, {}).setdefault(run_id, {}).setdefault(sample_id, []).append(value)
 
     def clustered(self, f: FigureDef) -> list[list[list[float]]]:
-        metric = {"task_success": "task", "prompt_pass": "prompt", "constraint_score": "score"}.get(
-            f.key, f.key.split("_", 1)[0]
-        )
-        runs = self.clusters.get(metric, {})
+        runs = self.clusters.get(f.series, {})
         return [list(samples.values()) for samples in runs.values()]
 
     @property
@@ -333,30 +301,16 @@ class _Trials:
     def present(self) -> bool:
         return self.attempts > 0
 
-    def value(self, f: FigureDef) -> float | None:
-        if f.key == "task_success":
-            return self.task_passed / self.attempts if self.attempts else None
-        if f.key == "prompt_pass":
-            return self.task_passed / self.trials if self.trials else None
-        if f.key == "constraint_score":
-            return sum(self.scores) / len(self.scores) if self.scores else None
-        if f.key == "peak_memory":
-            return distribution(self.memory).maximum
-        dist = distribution(self.samples(f))
-        return dist.median if f.q == 0.5 else dist.p90
-
     def samples(self, f: FigureDef) -> list[float]:
-        if f.key == "constraint_score":
-            return self.scores
-        if f.key.startswith("cps"):
-            return self.cps
-        return self.ttft if f.key.startswith("ttft") else self.tps
+        return self.values.get(f.series, [])
+
+    def value(self, f: FigureDef) -> float | None:
+        return f.of(self.samples(f))
 
     def counts(self, f: FigureDef) -> tuple[int, int]:
-        """(successes, n) of a proportion figure."""
-        if f.key == "task_success":
-            return self.task_passed, self.attempts
-        return self.task_passed, self.trials
+        """(successes, n) of a rate figure."""
+        found = self.samples(f)
+        return int(sum(found)), len(found)
 
 
 @dataclass(frozen=True)
@@ -752,9 +706,9 @@ def _load(
         titles.setdefault(sid, (title, category))
     data: dict[str, _Trials] = {sid: _Trials() for sid in titles}
     pcc = bool(side.runs) and all(r.route == "privateCloudCompute" for r in side.runs)
+    sources = ", ".join(dict.fromkeys(f.source for f in figures(for_tokens=True)))
     table: pa.Table = con.sql(
-        "SELECT ordinal, scenario_id, run_id, sample_id, task_passed, constraint_score, output_chars_per_second, "
-        "time_to_first_token, output_tokens_per_second, peak_memory_bytes, token_count_source, "
+        f"SELECT ordinal, scenario_id, run_id, sample_id, {sources}, token_count_source, "
         # A PCC side's speed and memory are the PCC-executed trials' only; the fallbacks are counted.
         "? AND executed_model <> 'privateCloudCompute' AS fell_back "
         f"FROM trials WHERE run_id IN ({marks})",
@@ -762,6 +716,7 @@ def _load(
     ).to_arrow_table()
     if table.num_rows:
         _group_trials(table, data)
+    over_attempts = list(dict.fromkeys(f.series for f in figures(for_tokens=True) if f.attempts))
     failed: dict[tuple[str, str, str | None], int] = {}
     for failure in con.execute(
         f"SELECT scenario_id, run_id, sample_id FROM failures WHERE run_id IN ({marks}) AND NOT is_warmup", ids
@@ -771,8 +726,10 @@ def _load(
     for (sid, run_id, sample_id), n in sorted(failed.items(), key=lambda f: (*f[0][:2], f[0][2] is None, f[0][2])):
         t = data.setdefault(sid, _Trials())
         t.failures += n
-        for _ in range(n):
-            t.add_clustered("task", run_id, sample_id or "", 0.0)  # a failed attempt counts against task success
+        for series in over_attempts:  # a failed attempt counts against a rate over attempts (task success)
+            t.values.setdefault(series, []).extend([0.0] * n)
+            for _ in range(n):
+                t.add_clustered(series, run_id, sample_id or "", 0.0)
     for sid in data:
         titles.setdefault(sid, (sid, None))
     return data, titles, [(run_id, ordinal, sid) for run_id, sid, _, _, ordinal in rows]
@@ -841,20 +798,11 @@ def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
         """A column's values (0 where null) and where it is not null, scenario by scenario in trial order."""
         read = column(name)
         return (
-            read.fill_null(0).to_numpy(zero_copy_only=False)[trial_order],
+            read.fill_null(False if str(read.type) == "bool" else 0).to_numpy(zero_copy_only=False)[trial_order],
             read.is_valid().to_numpy(zero_copy_only=False)[trial_order],
         )
 
     key = (scenario * len(runs) + run) * len(samples) + sample
-    passed = column("task_passed").to_numpy(zero_copy_only=False)[trial_order]
-    outcome = passed.astype(np.float64)
-    score, scored = values("constraint_score")
-    speed = {
-        "cps": values("output_chars_per_second"),
-        "ttft": values("time_to_first_token"),
-        "tps": values("output_tokens_per_second"),
-    }
-    memory, measured = values("peak_memory_bytes")
     sources = column("token_count_source").to_numpy(zero_copy_only=False)[trial_order]
     fell_back = column("fell_back").to_numpy(zero_copy_only=False)[trial_order]
     everything = np.ones(scenario.size, dtype=bool)
@@ -868,22 +816,24 @@ def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
         flat = read[at].tolist()
         return [flat[a:b] for a, b in pairwise(cuts)]
 
+    # Each figure's series: its source's values (a 0/1 outcome as a float) and which trials give one. A rate
+    # counts every trial; a speed figure's values are the kept (PCC-executed, on a PCC side) trials' only.
+    selections: list[tuple[str, Any, Any]] = []
+    for f in figures(for_tokens=True):
+        if f.series in (name for name, _v, _s in selections):
+            continue
+        read, valid = values(f.source)
+        selected = everything if f.statistic == "rate" else valid
+        selections.append((f.series, read.astype(np.float64) if f.statistic == "rate" else read,
+                           kept & selected if f.speed else selected))
     trials = np.diff(bounds).tolist()
-    task_passed = np.bincount(scenario[passed], minlength=len(scenarios)).tolist()
     fallbacks = np.bincount(scenario[fell_back], minlength=len(scenarios)).tolist()
-    flat = {
-        "scores": per_scenario(score, scored),
-        "ttft": per_scenario(speed["ttft"][0], kept & speed["ttft"][1]),
-        "tps": per_scenario(speed["tps"][0], kept & speed["tps"][1]),
-        "cps": per_scenario(speed["cps"][0], kept & speed["cps"][1]),
-        "memory": per_scenario(memory, kept & measured),
-        "token_sources": per_scenario(sources, kept),
-    }
+    flat = {series: per_scenario(read, selected) for series, read, selected in selections}
+    kept_sources = per_scenario(sources, kept)
     ours = [data.setdefault(sid, _Trials()) for sid in scenarios]
     for code, t in enumerate(ours):
-        t.trials, t.task_passed, t.fell_back = trials[code], task_passed[code], fallbacks[code]
-        t.scores, t.ttft, t.tps = flat["scores"][code], flat["ttft"][code], flat["tps"][code]
-        t.cps, t.memory, t.token_sources = flat["cps"][code], flat["memory"][code], flat["token_sources"][code]
+        t.trials, t.fell_back, t.token_sources = trials[code], fallbacks[code], kept_sources[code]
+        t.values = {series: by_scenario[code] for series, by_scenario in flat.items()}
 
     Clusters = tuple[Any, list[tuple[int, int]], list[str], list[tuple[int, int, list[tuple[str, int, int]]]]]
 
@@ -917,14 +867,9 @@ def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
 
     metrics_of: list[list[tuple[int, int, str, dict[str, dict[str, list[float]]]]]] = [[] for _ in scenarios]
     grouped: list[tuple[Any, Clusters]] = []
-    selections = (
-        ("task", outcome, everything),
-        ("prompt", outcome, everything),
-        ("score", score, scored),
-        *((metric, speed[metric][0], kept & speed[metric][1]) for metric in ("cps", "ttft", "tps")),
-    )
+    bootstrapped = {f.series for f in figures(for_tokens=True) if f.statistic != "maximum"}
     for rank, (metric, metric_values, selected) in enumerate(selections):
-        if not selected.any():
+        if metric not in bootstrapped or not selected.any():
             continue
         clusters = next((c for s, c in grouped if np.array_equal(s, selected)), None)
         if clusters is None:
@@ -936,8 +881,8 @@ def _group_trials(table: Any, data: dict[str, _Trials]) -> None:
         for code, first_trial, run_ranges in segments:
             by_run = {run_id: dict(zip(names[lo:hi], pieces[lo:hi], strict=True)) for run_id, lo, hi in run_ranges}
             metrics_of[code].append((first_trial, rank, metric, by_run))
-    # A scenario's metrics in the order its trials first gave each a value (task, prompt, score, cps, ttft, tps
-    # within one trial), as adding the values trial by trial orders them.
+    # A scenario's series in the order its trials first gave each a value (in catalog order within one trial),
+    # as adding the values trial by trial orders them.
     for t, metrics in zip(ours, metrics_of, strict=True):
         t.clusters = {metric: by_run for _first, _rank, metric, by_run in sorted(metrics, key=lambda m: m[:2])}
 
@@ -949,7 +894,10 @@ _LIKE_TOKENS = {("counted", "counted"), ("estimated", "estimated"), (None, None)
 def _tokens_unlike(b: _Trials, c: _Trials) -> bool:
     """One side's token counts estimated (or mixed, or of an unrecorded source) and the other's counted:
     tokens/s is not like for like."""
-    if not (b.token_sources or b.tps) or not (c.token_sources or c.tps):
+    def counted(t: _Trials) -> bool:
+        return bool(t.token_sources) or any(t.samples(f) for f in figures() if f.tokens)
+
+    if not counted(b) or not counted(c):
         return False  # a side without trials: nothing to compare either way
     return (token_counting(b.token_sources), token_counting(c.token_sources)) not in _LIKE_TOKENS
 
@@ -970,20 +918,16 @@ def _estimated_sides(b: _Trials, c: _Trials) -> str:
 def _scenario_figures(b: _Trials, c: _Trials, speed_comparable: bool) -> tuple[FigureDef, ...]:
     """The figures a scenario compares: characters per second follow tokens/s where the token counts
     are not like for like."""
-    if speed_comparable and _tokens_unlike(b, c):
-        return (*FIGURES, *CHARS_FIGURES)
-    return FIGURES
+    return figures(for_tokens=speed_comparable and _tokens_unlike(b, c))
 
 
 def _testable(f: FigureDef, b: _Trials, c: _Trials, speed_comparable: bool) -> bool:
-    if f.method == "none" or (f.speed and not speed_comparable):
+    if f.statistic == "maximum" or (f.speed and not speed_comparable):
         return False
-    if f.key.startswith("tps") and _tokens_unlike(b, c):
+    if f.tokens and _tokens_unlike(b, c):
         return False
     if b.value(f) is None or c.value(f) is None:
         return False
-    if f.method == "proportion":
-        return min(b.counts(f)[1], c.counts(f)[1]) >= stats.MIN_BOOTSTRAP_VALUES
     return min(len(b.samples(f)), len(c.samples(f))) >= stats.MIN_BOOTSTRAP_VALUES
 
 
@@ -1012,7 +956,7 @@ def _figure(
         side = "either side" if unmeasured_b and unmeasured_c else ("the baseline" if unmeasured_b else "the candidate")
         return FigureComparison(**common, delta=None, relative_delta=None, interval=None,
                                 verdict="no measured trial", note=f"{NO_MEASURED_TRIAL} on {side}")
-    if f.key.startswith("tps") and _tokens_unlike(b, c) and vb is not None and vc is not None:
+    if f.tokens and _tokens_unlike(b, c) and vb is not None and vc is not None:
         delta = vc - vb
         return FigureComparison(**common, delta=delta, relative_delta=delta / abs(vb) if vb else None,
                                 interval=None, verdict="not comparable",
@@ -1024,16 +968,17 @@ def _figure(
     delta = vc - vb
     relative = delta / abs(vb) if vb else None
     interval: stats.Interval | None = None
-    if f.method in ("proportion", "mean"):
+    if f.statistic in ("rate", "mean"):
         interval = stats.cluster_bootstrap_mean_difference(
             b.clustered(f), c.clustered(f), confidence=confidence,
-            method=stats.CLUSTER_RATE_METHOD if f.method == "proportion" else stats.CLUSTER_MEAN_METHOD,
+            method=stats.CLUSTER_RATE_METHOD if f.statistic == "rate" else stats.CLUSTER_MEAN_METHOD,
         )
-    elif f.method == "quantile":
+    elif f.q is not None:
+        # The source's other compared quantiles are resampled with it (one draw gives the median and the p90).
         interval = stats.cluster_bootstrap_quantile_difference(
-            b.clustered(f), c.clustered(f), f.q, confidence=confidence
+            b.clustered(f), c.clustered(f), f.q, confidence=confidence, together=fc.CATALOG.quantiles(f.source)
         )
-    if f.method == "none":
+    if f.statistic == "maximum":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
                                 verdict="not tested", note="a maximum has no interval: the change is shown, not tested")
     if interval is None:
@@ -1277,23 +1222,10 @@ def compare_files(
 def _value(unit: str, value: float | None) -> str:
     if value is None:
         return d.NOT_RECORDED
-    if unit in ("rate", "score"):
-        return d.percent(value) or ""
-    if unit == "seconds":
-        return d.seconds(value) or ""
-    if unit == "bytes":
-        return d.mebibytes(value) or ""
-    return d.rate(value) or ""
+    return fc.format_value(unit, value) or ""
 
 
-def _signed(unit: str, value: float) -> str:
-    if unit in ("rate", "score"):
-        return f"{value * 100:+.1f} pp"
-    if unit == "seconds":
-        return f"{value:+.3f} s"
-    if unit == "bytes":
-        return f"{value / 2**20:+,.0f} MiB"
-    return f"{value:+.2f}"
+_signed = fc.format_change
 
 
 def delta_text(f: FigureComparison) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 from fmbench import vocabulary as vocab
 from fmbench.record import FailureRecord, RunRecord, TrialRecord
@@ -398,30 +398,6 @@ def compare_with_stored(run: RunRecord, figures: list[ScenarioFigures]) -> list[
         if fig.scenario_id not in stored_ids and run.summaries:
             mismatches.append(SummaryMismatch(fig.scenario_id, "(scenario)", "absent", "present in trials"))
     return mismatches
-
-
-# --- distributions shown per scenario ----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DistributionFigure:
-    """A per-trial value whose distribution a run or scenario page shows in full."""
-
-    key: str
-    """The trial column (``trials`` table) that holds the value; absent values are ``NULL``, never 0."""
-    label: str
-    unit: Literal["seconds", "tokens/s", "chars/s", "bytes"]
-
-
-DISTRIBUTION_FIGURES: tuple[DistributionFigure, ...] = (
-    DistributionFigure("duration", "Duration", "seconds"),
-    DistributionFigure("time_to_first_token", "Time to first token", "seconds"),
-    DistributionFigure("output_tokens_per_second", "Output tokens per second", "tokens/s"),
-    DistributionFigure("output_chars_per_second", "Output characters per second", "chars/s"),
-    DistributionFigure("maximum_stream_update_gap", "Largest stream update gap", "seconds"),
-    DistributionFigure("peak_memory_bytes", "Peak observed memory", "bytes"),
-)
-"""Count, minimum, median, mean, p90, maximum and standard deviation of each, per scenario (:func:`distribution`)."""
 
 
 # --- agentic checks: the final state and the tool trajectory, apart ------------------------

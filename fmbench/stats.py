@@ -669,16 +669,19 @@ def cluster_bootstrap_quantile_difference(
     q: float,
     *,
     confidence: float = DEFAULT_CONFIDENCE,
+    together: tuple[float, ...] = (),
 ) -> Interval | None:
     """Percentile interval on quantile_q(candidate) − quantile_q(baseline) from the cluster bootstrap.
 
     ``None`` when either side has fewer than :data:`MIN_BOOTSTRAP_VALUES` values. The two sides'
     resamples are independent; resample ``i`` of one is paired with resample ``i`` of the other.
+    ``together``: the quantiles (``q`` among them) the caller takes of the same values, worked out from
+    one set of resamples and memoized together (a figure catalog's median and p90); else ``q`` alone.
     """
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    qs = (0.5, 0.9) if q in (0.5, 0.9) else (q,)
+    qs = together if q in together else (q,)
     row = qs.index(q)
     differences = resampled_quantiles(candidate, qs)[row] - resampled_quantiles(baseline, qs)[row]
     return _percentile_interval(differences, confidence, CLUSTER_METHOD)

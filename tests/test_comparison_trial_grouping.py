@@ -32,7 +32,8 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyCon
 
 def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
     """The reference: the scenarios with figures in the side's run order, then every trial in (run, ordinal)
-    order added one value at a time, then each non-warmup failure a 0 in ``task`` by (scenario, run, sample)."""
+    order added one value at a time, then each non-warmup failure a 0 in task success's outcomes by (scenario, run,
+    sample)."""
     ids = list(side.run_ids)
     marks = ", ".join("?" for _ in ids)
     pcc = all(r.route == "privateCloudCompute" for r in side.runs)
@@ -41,6 +42,10 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
         [*ids, ids],
     ).fetchall()
     data: dict[str, _Trials] = {sid: _Trials() for (sid,) in figures}
+    # The series of the compared figures, in catalog order: task success's outcomes over attempts, prompt pass's
+    # over trials, the constraint scores, then the speed values (PCC-executed trials only on a PCC side).
+    quality = ("task_passed/attempts", "task_passed", "constraint_score")
+    speed = ("time_to_first_token", "output_tokens_per_second", "peak_memory_bytes", "output_chars_per_second")
     for sid, run, sample, passed, score, ttft, tps, cps, memory, source, executed in con.execute(
         "SELECT scenario_id, run_id, sample_id, task_passed, constraint_score, time_to_first_token, "
         "output_tokens_per_second, output_chars_per_second, peak_memory_bytes, token_count_source, "
@@ -48,23 +53,24 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
         ids,
     ).fetchall():
         t = data.setdefault(sid, _Trials())
+        for series in (*quality, *speed):
+            t.values.setdefault(series, [])
         t.trials += 1
-        t.task_passed += int(passed)
-        for metric in ("task", "prompt"):
-            t.add_clustered(metric, run, sample, float(passed))
+        for series in ("task_passed/attempts", "task_passed"):
+            t.values[series].append(float(passed))
+            t.add_clustered(series, run, sample, float(passed))
         if score is not None:
-            t.scores.append(score)
-            t.add_clustered("score", run, sample, score)
+            t.values["constraint_score"].append(score)
+            t.add_clustered("constraint_score", run, sample, score)
         if pcc and executed != "privateCloudCompute":
             t.fell_back += 1
             continue
         t.token_sources.append(source)
-        for metric, value, flat in (("cps", cps, t.cps), ("ttft", ttft, t.ttft), ("tps", tps, t.tps)):
+        for series, value in zip(speed, (ttft, tps, memory, cps), strict=True):
             if value is not None:
-                flat.append(value)
-                t.add_clustered(metric, run, sample, value)
-        if memory is not None:
-            t.memory.append(memory)
+                t.values[series].append(value)
+                if series != "peak_memory_bytes":  # a maximum: shown, never resampled
+                    t.add_clustered(series, run, sample, value)
     for sid, run, sample, n in con.execute(
         "SELECT scenario_id, run_id, coalesce(sample_id, ''), count(*) FROM failures "
         f"WHERE run_id IN ({marks}) AND NOT is_warmup GROUP BY scenario_id, run_id, sample_id "
@@ -73,8 +79,9 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
     ).fetchall():
         t = data.setdefault(sid, _Trials())
         t.failures += n
+        t.values.setdefault("task_passed/attempts", []).extend([0.0] * n)
         for _ in range(n):
-            t.add_clustered("task", run, sample, 0.0)
+            t.add_clustered("task_passed/attempts", run, sample, 0.0)
     return data
 
 

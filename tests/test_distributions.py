@@ -10,7 +10,8 @@ import pytest
 
 from fmbench.blocks import Cell
 from fmbench.db import connect
-from fmbench.figures import DISTRIBUTION_FIGURES, distribution
+from fmbench.figure_catalog import CATALOG
+from fmbench.figures import distribution
 from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
@@ -43,7 +44,7 @@ def test_the_run_page_shows_every_distribution_figure_of_every_scenario(site: Si
     assert labels == ["Scenario", "Figure", "Count", "Min", "Median", "Mean", "p90", "Max", "Std dev"]
     scenarios = site.con.execute("SELECT count(*) FROM scenario_figures WHERE run_id = ? AND trial_count > 0",
                                  [run_id]).fetchone()[0]
-    assert len(page.distributions.rows) == scenarios * len(DISTRIBUTION_FIGURES)
+    assert len(page.distributions.rows) == scenarios * len(CATALOG.metrics)
     figures = {_text(r.cells[1]) for r in page.distributions.rows}
     assert figures == {"Duration", "Time to first token", "Output tokens per second",
                        "Output characters per second", "Largest stream update gap", "Peak observed memory"}
@@ -154,7 +155,7 @@ def test_a_scenario_page_shows_each_runs_distributions_and_its_trials(tmp_path_f
         (kind,) = [k for k in PAGES if k.name == "scenario"]
         html = render_page(site, kind, Filters(), scenario="synthetic-throughput")
     assert page.distributions is not None
-    assert len(page.distributions.rows) == 3 * len(DISTRIBUTION_FIGURES)
+    assert len(page.distributions.rows) == 3 * len(CATALOG.metrics)
     assert [c.title for c in page.trial_charts] == [
         "Time to first token: every trial, by run, on-device", "Time to first token: every trial, by run, PCC (service)"]
     assert len(page.trial_charts[0].figure_json["data"]) == 2 and len(page.trial_charts[1].figure_json["data"]) == 1

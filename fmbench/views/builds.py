@@ -12,12 +12,18 @@ from fmbench.filters import Filters, run_attrs
 from fmbench.views import build_queries as q
 from fmbench.views.catalog import config_label
 from fmbench.views.catalog_queries import figures_by_run
-from fmbench.views.common import device_key, figure_cells, figure_columns, run_link, verdict_cell
+from fmbench.views.common import (
+    device_key,
+    figure_cells,
+    figure_columns,
+    figure_keys,
+    run_link,
+    verdict_cell,
+)
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 PLATFORMS = ("iOS", "iPadOS", "macOS", "visionOS", "watchOS", "tvOS")
-_HEADLINE = ("task", "ttft50", "tps50")
 
 
 def platform(hardware_model: str | None, system_name: str | None) -> str:
@@ -166,13 +172,13 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
     for (device, label), r in sorted(newest.items()):
         for f in figures.get(r["run_id"], []):
             figure_rows.append(
-                Row([f"{r['device_name']} ({device})", label, f["title"], *figure_cells(f, _HEADLINE)], run_attrs(r))
+                Row([f"{r['device_name']} ({device})", label, f["title"], *figure_cells(f, figure_keys("build"))], run_attrs(r))
             )
     headline = Table(
         "headline",
         "Headline figures per workload: the newest run that is evidence, per device and configuration",
         [Column("device", "Device"), Column("config", "Configuration"), Column("scenario", "Scenario"),
-         *figure_columns(_HEADLINE)],
+         *figure_columns(figure_keys("build"))],
         figure_rows,
         "No run on this build is evidence.",
     )

@@ -8,18 +8,18 @@ from typing import Any, ClassVar
 
 from fmbench import charts, urls
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
-from fmbench.figures import DISTRIBUTION_FIGURES
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
 from fmbench.views import distributions as dist
 from fmbench.views.common import (
-    QUALITY_AND_SPEED,
     device_key,
     figure_cells,
     figure_columns,
+    figure_keys,
     os_label,
     run_link,
     verdict_cell,
@@ -29,9 +29,6 @@ from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
-_BUILD_FIGURES = ("task", "prompt", "ttft50", "ttft90", "tps50", "tps90", "mem")
-_ONE_BUILD_FIGURES = ("task", "ttft50", "tps50", "mem")
-"""A configuration measured on one build has no trend to draw: a compact table of its headline figures."""
 CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
 ATTEMPT_RULE = (
     "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
@@ -187,7 +184,7 @@ def _section(
     started = {r["run_id"]: r["started_at"] for r in latest.values()}
     ordered = [(sid, titles[sid]) for sid in scenario_order(listed, started)]
     trend = len([b for b in builds if b in latest]) >= 2
-    keys = _BUILD_FIGURES if trend else _ONE_BUILD_FIGURES
+    keys = figure_keys("device" if trend else "device-one-build")
     table_rows = []
     for sid, title in ordered:
         for b in builds:
@@ -226,29 +223,27 @@ def _section(
     shown = ordered[:8]
     chart_list = []
     suffix = " (PCC service: network and server included)" if service else ""
-    for metric, name, fmt, axis in (
-        ("ttft", "Time to first token", d.seconds, "Seconds (lower is faster)"),
-        ("tps", "Output tokens per second", d.rate, "Output tokens per second"),
-    ):
+    for chart in fc.CATALOG.charts:
+        median, p90 = fc.CATALOG.charted(chart)
         series = [
             charts.Series(
                 title,
-                [by[(b, sid)][f"{metric}_median"] if (b, sid) in by else None for b in builds],
-                [by[(b, sid)][f"{metric}_p90"] if (b, sid) in by else None for b in builds],
+                [by[(b, sid)][median.stored] if (b, sid) in by else None for b in builds],
+                [by[(b, sid)][p90.stored] if (b, sid) in by else None for b in builds],
             )
             for sid, title in shown
         ]
         chart_list.append(
             charts.median_p90(
-                f"{metric}-{key}",
-                f"{name} across OS builds: {label}{suffix}",
+                f"{chart.id}-{key}",
+                f"{chart.name} across OS builds: {label}{suffix}",
                 builds,
                 series,
-                value_title=axis,
+                value_title=chart.axis,
                 label_title="OS build",
-                fmt=fmt,
+                fmt=median.format,
                 horizontal=False,
-                what=name,
+                what=chart.name,
             )
         )
     return ConfigSection(label, builds, table, chart_list, service, key)
@@ -389,7 +384,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
             Column("config", "Configuration"),
             Column("run", "Run"),
             Column("verdict", "Verdict"),
-            *figure_columns((*QUALITY_AND_SPEED, "tokens")),
+            *figure_columns((*figure_keys("scenario"), "tokens")),
         ],
         [
             Row(
@@ -399,7 +394,7 @@ def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: st
                     config_label(r),
                     run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
                     verdict_cell(r["verdict"], site.url),
-                    *figure_cells(r, (*QUALITY_AND_SPEED, "tokens")),
+                    *figure_cells(r, (*figure_keys("scenario"), "tokens")),
                 ],
                 run_attrs(r),
             )
@@ -421,6 +416,8 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
     fell_back = sum(r["pcc_fell_back"] for r in pcc)
     title = found[0]["title"] if found else scenario_id
     chart_list = []
+    ttft = fc.CATALOG.chart("ttft")  # a workload's runs are charted by time to first token
+    median, p90 = fc.CATALOG.charted(ttft)
     for route_rows, label, suffix in (
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
@@ -433,14 +430,14 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
             labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in config_rows]
             chart_list.append(
                 charts.median_p90(
-                    f"ttft-{label}" + (f"-{i + 1}" if i else ""),
-                    f"Time to first token, {config}{suffix}",
+                    f"{ttft.id}-{label}" + (f"-{i + 1}" if i else ""),
+                    f"{ttft.name}, {config}{suffix}",
                     labels,
-                    [charts.Series("", [r["ttft_median"] for r in config_rows], [r["ttft_p90"] for r in config_rows])],
-                    value_title="Seconds (lower is faster)",
+                    [charts.Series("", [r[median.stored] for r in config_rows], [r[p90.stored] for r in config_rows])],
+                    value_title=ttft.axis,
                     label_title="Run",
-                    fmt=d.seconds,
-                    what="TTFT",
+                    fmt=median.format,
+                    what=ttft.what,
                 )
             )
     run_label = {
@@ -448,11 +445,11 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         for r in found
     }
     spread = dist.scenario_trial_values(site.con, scenario_id, [r["run_id"] for r in found])
-    ttft = next(f for f in DISTRIBUTION_FIGURES if f.key == "time_to_first_token")
+    charted = fc.CATALOG.metric(median.source)
     trial_charts = [
         c
         for route_rows, label, suffix in ((on_device, "on-device", ", on-device"), (pcc, "pcc", ", PCC (service)"))
-        if (c := dist.trials_chart(f"trials-ttft-{label}", ttft, run_label, spread, [r["run_id"] for r in route_rows],
+        if (c := dist.trials_chart(f"trials-{ttft.id}-{label}", charted, run_label, spread, [r["run_id"] for r in route_rows],
                                    per="run", suffix=suffix)) is not None
     ]
     return ScenarioPage(

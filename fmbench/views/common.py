@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench import urls
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Banner, Cell, Column
@@ -121,31 +122,38 @@ def arguments_text(arguments_json: str) -> list[tuple[str, str]]:
     return [(k, typed_text(json.dumps(v))) for k, v in sorted(args.items())]
 
 
-# --- a scenario's figures as table columns (one definition for every table that shows them) ---
+# --- a scenario's figures as table columns (derived from the figure catalog for every table that shows them) ---
 
-_FIGURE_COLUMNS: dict[str, Column] = {
-    "task": Column("task", "Task success", True, "Task-passed trials / (trials + failures)"),
-    "prompt": Column("prompt", "Completed prompt pass", True, "Task-passed trials / completed trials"),
-    "failure": Column("failure", "Failure rate", True),
-    "constraint": Column("constraint", "Constraint score", True, "Mean over trials that have checks"),
-    "ttft50": Column("ttft50", "TTFT median", True),
-    "ttft90": Column("ttft90", "TTFT p90", True),
-    "tps50": Column("tps50", "Output tok/s median", True),
-    "tps90": Column("tps90", "Output tok/s p90", True),
-    "mem": Column("mem", "Peak memory", True, "Highest resident memory sampled across trials"),
-    "tokens": Column("tokens", "Token count source", False,
-                     "How tokens were counted: counted (session usage, system tokenizer) or estimated from characters"),
-}
-QUALITY_AND_SPEED = ("task", "prompt", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem")
+_TOKENS = Column("tokens", "Token count source", False,
+                 "How tokens were counted: counted (session usage, system tokenizer) or estimated from characters")
+"""Not a figure: how the scenario's trials counted tokens, shown beside the figures."""
+
+
+def figure_keys(table: fc.Table) -> tuple[str, ...]:
+    """The column keys of the figures ``table`` shows (:meth:`fmbench.figure_catalog.Catalog.columns`)."""
+    return fc.CATALOG.columns(table)
 
 
 def figure_columns(keys: Sequence[str]) -> list[Column]:
-    return [_FIGURE_COLUMNS[k] for k in keys]
+    """The columns of the figures (by column key) and of the token count source (``tokens``)."""
+    out = []
+    for k in keys:
+        if k == "tokens":
+            out.append(_TOKENS)
+            continue
+        f = fc.CATALOG.column(k)
+        out.append(Column(k, f.heading, True, f.help))
+    return out
 
 
 NO_MEASURED_TRIAL = "no measured trial"
-_ATTEMPT_FIGURES = frozenset({"task", "failure"})
-"""Figures over attempts (trials and failures): they exist when every request failed."""
+
+
+def figure_cell(f: fc.Figure, row: dict[str, Any]) -> Any:
+    """A figure's value of a ``scenario_figures`` row (its stored column), formatted; an unrecorded value stays
+    ``None``, with its reason where the figure has one."""
+    text = f.format(row[f.stored or f.key])
+    return Cell(text, reason=f.absent) if f.absent else text
 
 
 def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
@@ -155,22 +163,16 @@ def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:
     rate (they count attempts) and says "no measured trial" for every figure a
     trial gives, never 0 s or 0 tok/s.
     """
-    cells: dict[str, Any] = {
-        "task": d.percent(f["task_success"]),
-        "prompt": Cell(d.percent(f["prompt_pass_rate"]), reason="no completed trial"),
-        "failure": d.percent(f["failure_rate"]),
-        "constraint": Cell(d.percent(f["mean_constraint_score"]), reason="no trial in this scenario has checks"),
-        "ttft50": d.seconds(f["ttft_median"]),
-        "ttft90": d.seconds(f["ttft_p90"]),
-        "tps50": d.rate(f["tps_median"]),
-        "tps90": d.rate(f["tps_p90"]),
-        "mem": d.mebibytes(f["memory_max"]),
-        "tokens": token_source_cell(f.get("token_count_source")),
-    }
-    if not f["trial_count"]:
-        none = Cell(NO_MEASURED_TRIAL, title="every measured request of this scenario failed")
-        return [cells[k] if k in _ATTEMPT_FIGURES else none for k in keys]
-    return [cells[k] for k in keys]
+    measured = bool(f["trial_count"])
+    none = Cell(NO_MEASURED_TRIAL, title="every measured request of this scenario failed")
+    out: list[Any] = []
+    for k in keys:
+        if k == "tokens":
+            out.append(token_source_cell(f.get("token_count_source")) if measured else none)
+            continue
+        figure = fc.CATALOG.column(k)
+        out.append(figure_cell(figure, f) if measured or figure.attempts else none)
+    return out
 
 
 def token_source_cell(source: str | None) -> Cell:

@@ -13,6 +13,7 @@ import duckdb
 
 from fmbench import charts
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench.blocks import Cell, Chart, Column, Row, Table
 from fmbench.compare import Comparison
 from fmbench.selection import SideSpec
@@ -149,23 +150,20 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
     if not cmp.speed_comparable or not cmp.scenarios:
         return []
     out = []
-    for fig_key, title, axis in (
-        ("ttft_median", "Change in median TTFT", "Seconds (negative is faster)"),
-        ("tps_median", "Change in median output tokens/s", "Tokens per second (positive is faster)"),
-        ("task_success", "Change in task success", "Percentage points"),
-    ):
+    for chart in fc.CATALOG.delta_charts:
+        fig_key = chart.figure
         figs = [s.figure(fig_key) for s in cmp.scenarios]
-        scale = 100.0 if fig_key == "task_success" else 1.0
+        scale = 100.0 if fc.CATALOG[fig_key].unit in ("rate", "score") else 1.0  # percentage points
         out.append(
             charts.deltas_with_intervals(
                 f"{fig_key}-{key}",
-                title,
+                chart.title,
                 [s.title for s in cmp.scenarios],
                 # a change that is not compared (tokens counted on one side, estimated on the other) is not drawn
                 [None if f.delta is None or f.verdict == "not comparable" else f.delta * scale for f in figs],
                 [None if f.interval is None else f.interval.low * scale for f in figs],
                 [None if f.interval is None else f.interval.high * scale for f in figs],
-                value_title=axis,
+                value_title=chart.axis,
                 fmt=(lambda v: None if v is None else f"{v:+.3f}"),
                 verdicts=[f.verdict for f in figs],
             )

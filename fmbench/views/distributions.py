@@ -1,7 +1,7 @@
 """Distributions where readers look: per scenario, the full distribution of each per-trial figure, as a table,
 and the trials themselves as a box chart with every point.
 
-The figures are :data:`fmbench.figures.DISTRIBUTION_FIGURES`, summarized by
+The figures are the metrics of :data:`fmbench.figure_catalog.CATALOG`, summarized by
 :func:`fmbench.figures.distribution`; a value that was not recorded is not a
 value, so it is left out of the count, never entered as 0.
 """
@@ -14,14 +14,10 @@ from typing import Any
 import duckdb
 
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench.blocks import Cell, Chart, Column, Row, Table
-from fmbench.figures import (
-    DISTRIBUTION_FIGURES,
-    DistributionFigure,
-    SplitPassRates,
-    distribution,
-    split_pass_rates,
-)
+from fmbench.figure_catalog import Metric
+from fmbench.figures import SplitPassRates, distribution, split_pass_rates
 
 Values = dict[str, dict[str, list[float]]]
 """Scenario id -> figure key -> the recorded values of its trials, in trial order."""
@@ -29,7 +25,7 @@ Values = dict[str, dict[str, list[float]]]
 
 def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
     """Every distribution figure's recorded values per scenario of one run, in one query."""
-    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    keys = [f.key for f in fc.CATALOG.metrics]
     return trial_values(
         con.execute(f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
         .fetchall()
@@ -38,8 +34,8 @@ def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
 
 def trial_values(found: Iterable[Sequence[Any]]) -> Values:
     """Per scenario, the recorded values of each distribution figure: from trials in order, each its scenario id
-    and then its value of each of :data:`DISTRIBUTION_FIGURES`."""
-    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    and then its value of each of :attr:`fmbench.figure_catalog.Catalog.metrics`."""
+    keys = [f.key for f in fc.CATALOG.metrics]
     out: Values = {}
     for row in found:
         per = out.setdefault(row[0], {k: [] for k in keys})
@@ -53,7 +49,7 @@ def scenario_trial_values(con: duckdb.DuckDBPyConnection, scenario_id: str, run_
     """Every distribution figure's recorded values of one scenario, per run (keyed by run id), in one query."""
     if not run_ids:
         return {}
-    keys = [f.key for f in DISTRIBUTION_FIGURES]
+    keys = [f.key for f in fc.CATALOG.metrics]
     found: Values = {run_id: {k: [] for k in keys} for run_id in run_ids}
     marks = ", ".join("?" for _ in run_ids)
     for row in con.execute(
@@ -97,7 +93,7 @@ def distribution_table(
     columns += [Column(key, label, True) for key, label in _STATS]
     out = []
     for sid, per in values.items():
-        for f in DISTRIBUTION_FIGURES:
+        for f in fc.CATALOG.metrics:
             dist = distribution(per.get(f.key, []))
             cells: list[Any] = [titles.get(sid, sid), f.label, d.count(dist.count)]
             for key, _label in _STATS[1:]:
@@ -113,7 +109,7 @@ def distribution_table(
 
 def trials_chart(
     chart_id: str,
-    figure: DistributionFigure,
+    figure: Metric,
     titles: dict[str, str],
     values: Values,
     order: Sequence[str],

@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from fmbench import charts, urls
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
 from fmbench.filters import Filters, filter_form, run_attrs
@@ -118,19 +119,17 @@ def _overview(site: SiteContext) -> list[DeviceOverview]:
         suffix = " (PCC service: network and server included)" if service else ""
         small = [
             charts.median_p90(
-                f"overview-{i}-{metric}",
-                f"{name}{suffix}",
+                f"overview-{i}-{chart.id}",
+                f"{chart.headline}{suffix}",
                 titles,
-                [charts.Series("", [f[f"{metric}_median"] for f in measured], [f[f"{metric}_p90"] for f in measured])],
-                value_title=axis,
+                [charts.Series("", [f[median.stored] for f in measured], [f[p90.stored] for f in measured])],
+                value_title=chart.axis,
                 label_title="Workload",
-                fmt=fmt,
-                what=name,
+                fmt=median.format,
+                what=chart.headline,
             )
-            for metric, name, axis, fmt in (
-                ("ttft", "Median time to first token", "Seconds (lower is faster)", d.seconds),
-                ("tps", "Median output tokens/s", "Output tokens per second", d.rate),
-            )
+            for chart in fc.CATALOG.charts
+            for median, p90 in [fc.CATALOG.charted(chart)]
         ]
         devices[key].configs.append(ConfigOverview(label, run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"), service, small))
     return list(devices.values())

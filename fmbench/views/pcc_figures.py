@@ -16,10 +16,13 @@ from typing import Any
 
 import duckdb
 
-from fmbench.figures import distribution
+from fmbench import figure_catalog as fc
 
-SPEED_KEYS = ("ttft_median", "ttft_p90", "tps_median", "tps_p90", "memory_max")
-"""The ``scenario_figures`` columns a PCC page takes from PCC-executed trials only."""
+
+def speed_keys() -> tuple[str, ...]:
+    """The ``scenario_figures`` columns a PCC page takes from PCC-executed trials only: the catalog's stored
+    latency, throughput and memory figures."""
+    return tuple(f.stored for f in fc.CATALOG.stored_speed() if f.stored)
 
 
 @dataclass(frozen=True)
@@ -27,41 +30,34 @@ class PccSpeed:
     fell_back: int
     """Trials of the scenario that ran on the device instead."""
     figures: dict[str, float | None]
-    """:data:`SPEED_KEYS` over the PCC-executed trials."""
+    """:func:`speed_keys` over the PCC-executed trials."""
 
 
 def pcc_speed(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[tuple[str, str], PccSpeed]:
     """(run id, scenario id) -> its speed and memory over PCC-executed trials, for every scenario of these runs
     where some trial fell back (the others' stored figures are already PCC's own)."""
-    values: dict[tuple[str, str], tuple[list[float], list[float], list[float], int]] = {}
     if not run_ids:
         return {}
-    for run_id, sid, executed, ttft, tps, memory in con.execute(
-        "SELECT run_id, scenario_id, executed_model, time_to_first_token, output_tokens_per_second, "
-        "peak_memory_bytes FROM trials WHERE list_contains(?, run_id) AND (run_id, scenario_id) IN "
-        "(SELECT (run_id, scenario_id) FROM trials WHERE list_contains(?, run_id) "
+    speed = fc.CATALOG.stored_speed()
+    sources = list(dict.fromkeys(f.source for f in speed))
+    values: dict[tuple[str, str], tuple[dict[str, list[float]], list[int]]] = {}
+    for run_id, sid, executed, *read in con.execute(
+        f"SELECT run_id, scenario_id, executed_model, {', '.join(sources)} FROM trials WHERE list_contains(?, run_id) "
+        "AND (run_id, scenario_id) IN (SELECT (run_id, scenario_id) FROM trials WHERE list_contains(?, run_id) "
         "AND executed_model <> 'privateCloudCompute') ORDER BY run_id, ordinal",
         [list(run_ids), list(run_ids)],
     ).fetchall():
-        ttfts, tpss, memories, fell = values.setdefault((run_id, sid), ([], [], [], 0))
+        recorded, fell = values.setdefault((run_id, sid), ({s: [] for s in sources}, [0]))
         if executed != "privateCloudCompute":
-            values[(run_id, sid)] = (ttfts, tpss, memories, fell + 1)
+            fell[0] += 1
             continue
-        if ttft is not None:
-            ttfts.append(ttft)
-        if tps is not None:
-            tpss.append(tps)
-        if memory is not None:
-            memories.append(int(memory))
-    out = {}
-    for key, (ttfts, tpss, memories, fell) in values.items():
-        t, s, m = distribution(ttfts), distribution(tpss), distribution(memories)
-        out[key] = PccSpeed(
-            fell,
-            {"ttft_median": t.median, "ttft_p90": t.p90, "tps_median": s.median, "tps_p90": s.p90,
-             "memory_max": m.maximum},
-        )
-    return out
+        for source, value in zip(sources, read, strict=True):
+            if value is not None:
+                recorded[source].append(value)
+    return {
+        key: PccSpeed(fell[0], {f.stored: f.of(recorded[f.source]) for f in speed if f.stored})
+        for key, (recorded, fell) in values.items()
+    }
 
 
 def with_pcc_speed(row: dict[str, Any], speed: PccSpeed | None) -> dict[str, Any]:
@@ -72,36 +68,32 @@ def with_pcc_speed(row: dict[str, Any], speed: PccSpeed | None) -> dict[str, Any
 
 
 def by_executed_model(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    """Per scenario whose trials ran on more than one executed model: each model's trial count, latency,
-    throughput and peak memory (:func:`fmbench.figures.model_figures`, as ``summarize --json`` gives them)."""
-    grouped: dict[tuple[str, str], dict[str, list[float]]] = {}
+    """Per scenario whose trials ran on more than one executed model: each model's trial count and the catalog's
+    figures of the executed-model table (latency, throughput and peak memory; :func:`fmbench.figures.model_figures`,
+    as ``summarize --json`` gives them), by their stored columns."""
+    shown = [fc.CATALOG.column(k) for k in fc.CATALOG.columns("executed-model")]
+    sources = list(dict.fromkeys(f.source for f in shown))
+    grouped: dict[tuple[str, str], tuple[dict[str, list[float]], list[int]]] = {}
     titles: dict[str, str] = {}
-    for sid, title, executed, duration, ttft, tps, memory in con.execute(
-        "SELECT scenario_id, scenario_title, executed_model, duration, time_to_first_token, output_tokens_per_second, "
-        "peak_memory_bytes FROM trials WHERE run_id = ? AND scenario_id IN (SELECT scenario_id FROM trials "
-        "WHERE run_id = ? GROUP BY scenario_id HAVING count(DISTINCT executed_model) > 1) ORDER BY ordinal",
+    for sid, title, executed, *read in con.execute(
+        f"SELECT scenario_id, scenario_title, executed_model, {', '.join(sources)} FROM trials WHERE run_id = ? "
+        "AND scenario_id IN (SELECT scenario_id FROM trials WHERE run_id = ? GROUP BY scenario_id "
+        "HAVING count(DISTINCT executed_model) > 1) ORDER BY ordinal",
         [run_id, run_id],
     ).fetchall():
         titles.setdefault(sid, title)
-        values = grouped.setdefault((sid, executed), {"duration": [], "ttft": [], "tps": [], "memory": []})
-        for key, value in (("duration", duration), ("ttft", ttft), ("tps", tps), ("memory", memory)):
+        recorded, trials = grouped.setdefault((sid, executed), ({s: [] for s in sources}, [0]))
+        trials[0] += 1
+        for source, value in zip(sources, read, strict=True):
             if value is not None:
-                values[key].append(value)
-    out = []
-    for (sid, executed), values in grouped.items():
-        ttft, tps = distribution(values["ttft"]), distribution(values["tps"])
-        out.append(
-            {
-                "scenario_id": sid,
-                "title": titles[sid],
-                "executed_model": executed,
-                "trial_count": len(values["duration"]),
-                "duration_median": distribution(values["duration"]).median,
-                "ttft_median": ttft.median,
-                "ttft_p90": ttft.p90,
-                "tps_median": tps.median,
-                "tps_p90": tps.p90,
-                "memory_max": distribution(values["memory"]).maximum,
-            }
-        )
-    return out
+                recorded[source].append(value)
+    return [
+        {
+            "scenario_id": sid,
+            "title": titles[sid],
+            "executed_model": executed,
+            "trial_count": trials[0],
+            **{f.stored or f.key: f.of(recorded[f.source]) for f in shown},
+        }
+        for (sid, executed), (recorded, trials) in grouped.items()
+    ]

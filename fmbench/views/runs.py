@@ -12,6 +12,7 @@ import duckdb
 
 from fmbench import charts, urls
 from fmbench import display as d
+from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import (
     Banner,
@@ -26,7 +27,7 @@ from fmbench.blocks import (
     Table,
 )
 from fmbench.errors import NotFoundError
-from fmbench.figures import DISTRIBUTION_FIGURES, token_count_source
+from fmbench.figures import token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import token_sources
 from fmbench.views import distributions as dist
@@ -38,6 +39,7 @@ from fmbench.views.common import (
     device_key,
     figure_cells,
     figure_columns,
+    figure_keys,
     one,
     os_label,
     quota_text,
@@ -268,16 +270,13 @@ def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url
     )
 
 
-_RUN_FIGURES = ("task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem", "tokens")
-
-
 def scenario_table(
     figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios", *, paths: urls.SitePaths
 ) -> Table:
     columns = [
         Column("scenario", "Scenario"),
         Column("attempts", "Attempts", True, "Measured trials plus measured failures"),
-        *figure_columns(_RUN_FIGURES),
+        *figure_columns((*figure_keys("run"), "tokens")),
     ]
     out = []
     for f in figures:
@@ -286,7 +285,7 @@ def scenario_table(
                 [
                     Cell(f["title"], href=url(paths.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
                     d.count(f["trial_count"] + f["failure_count"]),
-                    *figure_cells(f, _RUN_FIGURES),
+                    *figure_cells(f, (*figure_keys("run"), "tokens")),
                 ]
             )
         )
@@ -455,30 +454,25 @@ def _annotations(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[list[Cond
 
 
 def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[Chart]:
+    """The catalog's charts of the run's scenarios: each median with a bar to its p90."""
     labels = [f["title"] for f in figures]
     service = " (PCC: includes network and server)" if route == "privateCloudCompute" else ""
-    return [
-        charts.median_p90(
-            f"ttft-{run_id}",
-            f"Time to first token by scenario{service}",
-            labels,
-            [charts.Series("", [f["ttft_median"] for f in figures], [f["ttft_p90"] for f in figures])],
-            value_title="Seconds (lower is faster)",
-            label_title="Scenario",
-            fmt=d.seconds,
-            what="TTFT",
-        ),
-        charts.median_p90(
-            f"tps-{run_id}",
-            f"Output tokens per second by scenario{service}",
-            labels,
-            [charts.Series("", [f["tps_median"] for f in figures], [f["tps_p90"] for f in figures])],
-            value_title="Output tokens per second",
-            label_title="Scenario",
-            fmt=d.rate,
-            what="Output tokens per second",
-        ),
-    ]
+    out = []
+    for chart in fc.CATALOG.charts:
+        median, p90 = fc.CATALOG.charted(chart)
+        out.append(
+            charts.median_p90(
+                f"{chart.id}-{run_id}",
+                f"{chart.name} by scenario{service}",
+                labels,
+                [charts.Series("", [f[median.stored] for f in figures], [f[p90.stored] for f in figures])],
+                value_title=chart.axis,
+                label_title="Scenario",
+                fmt=median.format,
+                what=chart.what,
+            )
+        )
+    return out
 
 
 def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table | None:
@@ -494,7 +488,7 @@ def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table |
             Column("scenario", "Scenario"),
             Column("model", "Executed model"),
             Column("trials", "Trials", True),
-            *figure_columns(("ttft50", "ttft90", "tps50", "tps90", "mem")),
+            *figure_columns(figure_keys("executed-model")),
         ],
         [
             Row(
@@ -502,11 +496,7 @@ def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table |
                     Cell(f["title"], title=f["scenario_id"]),
                     route_cell(f["executed_model"]),
                     d.count(f["trial_count"]),
-                    d.seconds(f["ttft_median"]),
-                    d.seconds(f["ttft_p90"]),
-                    d.rate(f["tps_median"]),
-                    d.rate(f["tps_p90"]),
-                    d.mebibytes(f["memory_max"]),
+                    *figure_cells(f, figure_keys("executed-model")),
                 ]
             )
             for f in found
@@ -657,9 +647,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         ),
         trial_charts=[
             c
-            for f in DISTRIBUTION_FIGURES
-            if f.key in ("time_to_first_token", "output_tokens_per_second")
-            and (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
+            for f in fc.CATALOG.charted_metrics()
+            if (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
         ],
     )
 
@@ -1063,7 +1052,7 @@ class RunTrials:
 
     def trial_values(self) -> dist.Values:
         """:func:`fmbench.views.distributions.run_trial_values` of the run."""
-        names = ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))
+        names = ("scenario_id", *(f.key for f in fc.CATALOG.metrics))
         return dist.trial_values(zip(*[self.columns[name] for name in names], strict=True))
 
     def scenario(self, scenario_id: str) -> tuple[str, str, int]:
