@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,13 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import jinja2.tests
-import markupsafe
-from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 from fmbench import __version__, content_policy
-from fmbench.template_cache import template_cache
 
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 
@@ -43,119 +37,6 @@ def visible_text(value: Any) -> Any:
     if isinstance(value, str) and "\x00" in value:
         return value.replace("\x00", "\ufffd")
     return value
-
-
-_escape_text = getattr(markupsafe, "_escape_inner", None)
-"""markupsafe's escaping of a plain string, without the :class:`markupsafe.Markup` it wraps the result in (what
-:func:`markupsafe.escape` does first for a ``str``); ``None`` where markupsafe has no such function."""
-
-
-def html_text(value: Any) -> str:
-    """A printed value as HTML: ``markupsafe.escape(visible_text(value))``, as a plain string.
-
-    Every ``{{ ... }}`` of an autoescaped template prints through this (see :class:`PrintingCodeGenerator`). A
-    plain string (nearly every printed value) goes straight through markupsafe's own escaping, without the
-    Markup object, a Python-level constructor, that ``escape`` makes of it; a number prints as its digits;
-    anything else (a Markup made by a macro, a value with ``__html__``) goes through ``escape`` itself.
-    """
-    kind = type(value)
-    if kind is str and _escape_text is not None:
-        return _escape_text(value.replace("\x00", "\ufffd") if "\x00" in value else value)
-    if kind is int:
-        return str(value)
-    return markupsafe.escape(visible_text(value))
-
-
-_LEAVES_LOOP = (nodes.Break, nodes.Continue)
-
-
-class PrintingCodeGenerator(CodeGenerator):
-    """Jinja's code generator, with every value printed in an autoescaped template written as
-    ``environment.html_text(value)`` instead of ``escape(environment.finalize(value))``: the same text, byte
-    for byte, escaped by markupsafe in one call (a page of trials prints about 45 values a trial); and a loop yields
-    its body's text once per iteration (:meth:`blockvisit`)."""
-
-    def _prints_html(self, frame: Frame) -> bool:
-        return (
-            not frame.eval_ctx.volatile
-            and bool(frame.eval_ctx.autoescape)
-            and self._make_finalize().src == "environment.finalize("
-            and self.environment.finalize is visible_text
-        )
-
-    def blockvisit(self, body: Any, frame: Frame) -> None:
-        """A loop's body that would yield each of its pieces (a page's trials: about 60 pieces a trial, each passed
-        up through the include, the block and the base template) collects them in a list and yields them joined,
-        once per iteration: the same text. A body that can leave its iteration early (``break``, ``continue``)
-        yields as Jinja writes it."""
-        if not (frame.loop_frame and frame.buffer is None and not self.environment.is_async) or any(
-            isinstance(n, _LEAVES_LOOP) or n.find(_LEAVES_LOOP) is not None for n in body
-        ):
-            super().blockvisit(body, frame)
-            return
-        self.buffer(frame)
-        super().blockvisit(body, frame)
-        self.writeline(f"yield environment.concat({frame.buffer})")
-        frame.buffer = None
-
-    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
-        """``name.attribute`` of a plain name (a loop's trial, a macro's argument) as Python's own ``getattr``,
-        and Jinja's lookup (an item of that name, else undefined) only when the object has no such attribute."""
-        if self.environment.is_async or type(self.environment).getattr is not jinja2.Environment.getattr:
-            super().visit_Getattr(node, frame)
-            return
-        self.write("")  # a pending line break and indentation go out first
-        stream, self.stream = self.stream, io.StringIO()
-        try:
-            self.visit(node.node, frame)
-        finally:
-            obj, self.stream = self.stream.getvalue(), stream
-        if obj.isidentifier():
-            self.write(
-                f"(environment.getattr({obj}, {node.attr!r}) if (_attr := getattr({obj}, {node.attr!r}, missing)) "
-                "is missing else _attr)"
-            )
-        else:
-            self.write(f"environment.getattr({obj}, {node.attr!r})")
-
-    @optimizeconst
-    def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
-        """``value is none`` as Python's ``is None`` (what Jinja's test does), without a call."""
-        if (
-            node.name == "none" and not node.args and not node.kwargs and node.dyn_args is None
-            and node.dyn_kwargs is None and not self.environment.is_async
-            and self.environment.tests.get("none") is jinja2.tests.test_none
-        ):
-            self.write("(")
-            self.visit(node.node, frame)
-            self.write(" is None)")
-        else:
-            super().visit_Test(node, frame)
-
-    def write_commons(self) -> None:
-        """The preamble of a template's root and block functions, and ``html_text`` as a name of theirs (and of the
-        macros within them): every printed value calls it, and the environment's attribute is looked up each time."""
-        super().write_commons()
-        self.writeline("html_text = environment.html_text")
-
-    def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
-        if self._prints_html(frame):
-            self.write("html_text(")
-        else:
-            super()._output_child_pre(node, frame, finalize)
-
-    def _output_child_post(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
-        if self._prints_html(frame):
-            self.write(")")
-        else:
-            super()._output_child_post(node, frame, finalize)
-
-
-class PrintingEnvironment(jinja2.Environment):
-    """The site's Jinja environment: templates compiled by :class:`PrintingCodeGenerator`."""
-
-    code_generator_class = PrintingCodeGenerator
-    html_text = staticmethod(html_text)
 
 
 def assets_dir() -> Path:
@@ -240,7 +121,7 @@ class Renderer:
             i.title, when.strftime(_TIME_FORMAT), __version__, mode, i.description, i.site_url, i.footer_links,
             i.repository_url, favicon,
         )
-        self.env = PrintingEnvironment(
+        self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(resources.files("fmbench.templates"))),
             autoescape=True,
             finalize=visible_text,
@@ -248,7 +129,6 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             auto_reload=False,  # templates ship with the package; checking their files on every page costs a stat each
-            bytecode_cache=template_cache(),
         )
         self.env.globals.update(url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META)
         self.env.tests["attr_key"] = attr_key

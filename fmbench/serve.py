@@ -15,7 +15,6 @@ import ipaddress
 import os
 import threading
 import traceback
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -101,7 +100,9 @@ class ResponseCache:
     changes when something ingests into it, which changes its file or its log
     (the *stamp*). So a response is kept under the stamp it was made from, and
     served again until the stamp changes; then every kept response is dropped.
-    Concurrent requests for the same page wait for one of them to make it.
+    At most ``max_bytes`` of responses are kept (none larger than ``max_item``):
+    one that would pass it drops the others first. Concurrent requests for the
+    same page wait for one of them to make it.
     """
 
     def __init__(self, max_bytes: int = 128 * 2**20, max_item: int = 4 * 2**20) -> None:
@@ -109,7 +110,7 @@ class ResponseCache:
         self.max_item = max_item
         self._lock = threading.Lock()
         self._stamp: Hashable = None
-        self._items: OrderedDict[Hashable, tuple[bytes, int, str]] = OrderedDict()
+        self._items: dict[Hashable, tuple[bytes, int, str]] = {}
         self._size = 0
         self._making: dict[Hashable, threading.Lock] = {}
         self.memo: dict[str, Any] = {}
@@ -117,15 +118,12 @@ class ResponseCache:
 
     def _at(self, stamp: Hashable) -> None:
         if stamp != self._stamp:
-            self._stamp, self._items, self._size, self.memo = stamp, OrderedDict(), 0, {}
+            self._stamp, self._items, self._size, self.memo = stamp, {}, 0, {}
 
     def get(self, stamp: Hashable, key: Hashable) -> tuple[bytes, int, str] | None:
         with self._lock:
             self._at(stamp)
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
+            return self._items.get(key)
 
     def put(self, stamp: Hashable, key: Hashable, entry: tuple[bytes, int, str]) -> None:
         if len(entry[0]) > self.max_item:
@@ -134,11 +132,10 @@ class ResponseCache:
             self._at(stamp)
             if key in self._items:
                 return
+            if self._size + len(entry[0]) > self.max_bytes:
+                self._items, self._size = {}, 0
             self._items[key] = entry
             self._size += len(entry[0])
-            while self._size > self.max_bytes and self._items:
-                _, (body, _, _) = self._items.popitem(last=False)
-                self._size -= len(body)
 
     def shared_memo(self, stamp: Hashable) -> dict[str, Any]:
         with self._lock:

@@ -59,3 +59,16 @@ def test_errors_are_never_kept(counted) -> None:  # type: ignore[no-untyped-def]
     assert client.get("/runs/000000000000/", headers=HOST).status_code == 404
     assert client.get("/runs/000000000000/", headers=HOST).status_code == 404
     assert renders == ["run", "run"]
+
+
+def test_responses_past_the_budget_drop_the_kept_ones_and_a_new_database_state_drops_them_all() -> None:
+    cache = serve.ResponseCache(max_bytes=10, max_item=6)
+    cache.put("state 1", "a", (b"aaaaa", 200, "text/html"))
+    cache.put("state 1", "b", (b"bbbb", 200, "text/html"))
+    assert cache.get("state 1", "a") == (b"aaaaa", 200, "text/html")
+    cache.put("state 1", "too big", (b"x" * 7, 200, "text/html"))
+    assert cache.get("state 1", "too big") is None  # larger than one response may be: never kept
+    cache.put("state 1", "c", (b"cc", 200, "text/html"))  # 5 + 4 + 2 > 10: the kept ones go first
+    assert cache.get("state 1", "a") is None and cache.get("state 1", "b") is None
+    assert cache.get("state 1", "c") == (b"cc", 200, "text/html")
+    assert cache.get("state 2", "c") is None

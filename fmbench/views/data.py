@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import csv
+import io
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
-from fmbench.csv_text import columns_csv_text, csv_text
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
@@ -108,11 +109,11 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
 
     In a bulk build the rows are the ones the run's trial pages read (:meth:`SiteContext.run_trials`), else
-    read here; written as the csv module writes them (:func:`fmbench.csv_text.csv_text`: ``None`` an empty cell).
+    read here; written by the csv module (:func:`csv_text`: ``None`` an empty cell).
     """
     bundle = site.run_trials(run_id)
     if bundle is not None:
-        text = columns_csv_text(CSV_COLUMNS, [bundle.columns[name] for name in CSV_COLUMNS])
+        text = csv_text(CSV_COLUMNS, zip(*[bundle.columns[name] for name in CSV_COLUMNS], strict=True))
     else:
         if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
             raise NotFoundError(f"no run {run_id!r}")
@@ -122,6 +123,16 @@ def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
             .fetchall(),
         )
     return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``header`` and ``rows`` as the csv module writes them (the excel dialect: comma, double quote, quoted only
+    where needed), each line ended by ``\\n``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
