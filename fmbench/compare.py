@@ -62,7 +62,7 @@ Choices this module makes, stated once:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -70,9 +70,9 @@ from typing import Any, Literal
 
 import duckdb
 
+from fmbench import configuration, resample_store, stats
 from fmbench import display as d
 from fmbench import figure_catalog as fc
-from fmbench import resample_store, stats
 from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
 from fmbench.db import apply_migration, connect, migrations
@@ -124,55 +124,11 @@ class ComparisonRefused(FmbenchError):
 
 # --- conditions ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Condition:
-    key: str
-    label: str
-    group: str
-    """``route``, ``hardware``, ``os``, ``configuration``, ``fixtures``, ``revision``,
-    ``commit``, ``thermal``, ``context`` or ``format``."""
-    value: Callable[[RunInfo], Any]
-    unrecorded: str = d.NOT_RECORDED
-
-
-def _label(vocabulary: str, attr: str) -> Callable[[RunInfo], Any]:
-    return lambda r: vocab.label(vocabulary, getattr(r, attr))
-
-
-CONDITIONS: tuple[Condition, ...] = (
-    Condition("route", "Route", "route", _label("route", "route")),
-    Condition("hardware_model", "Hardware model", "hardware", lambda r: r.hardware_model),
-    Condition("os_build", "OS build", "os", lambda r: r.os_build),
-    Condition("os_generation", "OS generation", "os", lambda r: r.os_generation),
-    Condition("suite", "Suite", "configuration", _label("suite", "suite")),
-    Condition("sample_selection", "Sample selection (samples per scenario)", "configuration",
-              lambda r: r.sample_selection),
-    Condition("random_seed", "Seed", "configuration", lambda r: r.random_seed),
-    Condition("randomized_order", "Randomized order", "configuration",
-              lambda r: d.yes_no(r.randomized_order)),
-    Condition("warmup_count", "Warmups", "configuration", lambda r: r.warmup_count),
-    Condition("repetitions", "Repetitions", "configuration", lambda r: r.repetitions),
-    Condition("session_mode", "Session mode", "configuration", _label("sessionMode", "session_mode")),
-    Condition("reasoning_level", "Reasoning level", "configuration",
-              _label("reasoningLevel", "reasoning_level")),
-    Condition("fallback_mode", "Fallback mode", "configuration", _label("fallbackMode", "fallback_mode")),
-    Condition("connectivity", "Connectivity", "configuration", _label("connectivity", "connectivity")),
-    Condition("fixture_fingerprint", "Fixture corpus (scenario, sample and check definitions)", "fixtures",
-              lambda r: r.fixture_fingerprint),
-    Condition("revision_id", "Suite revision", "revision", lambda r: r.revision_id, unrecorded="unknown"),
-    Condition("benchmark_commit", "Benchmark commit", "commit", lambda r: r.benchmark_commit),
-    Condition("thermal_state", "Thermal state at start", "thermal", _label("thermalState", "thermal_state")),
-    Condition("worst_thermal_state", "Worst thermal state", "thermal",
-              _label("thermalState", "worst_thermal_state")),
-    Condition("model_context_size", "Context size", "context", lambda r: r.model_context_size),
-    Condition("generation", "Run file generation", "format", lambda r: r.generation),
-    Condition("token_count_source", "Token count source", "tokens",
-              _label("tokenCountSource", "token_count_source")),
-    Condition("pcc_connection", "PCC connection (sidecar)", "network", lambda r: r.pcc_connection),
-    Condition("pcc_location", "PCC location (sidecar)", "network", lambda r: r.pcc_location),
-)
-_CONDITION = {c.key: c for c in CONDITIONS}
-CONFIGURATION_KEYS = tuple(c.key for c in CONDITIONS if c.group == "configuration")
+Condition = configuration.Field
+"""A condition of a run: one field of :mod:`fmbench.configuration`."""
+CONDITIONS: tuple[Condition, ...] = configuration.FIELDS
+_CONDITION = configuration.FIELD
+CONFIGURATION_KEYS = configuration.CONFIGURATION_KEYS
 
 
 def _values(condition: Condition, runs: Sequence[RunInfo]) -> tuple[Any, ...]:
@@ -226,13 +182,7 @@ LABELS: dict[str, str] = {
     "configuration": "Configuration comparison",
     "repeat": "Repeat comparison",
 }
-MUST_BE_EQUAL: dict[str, tuple[str, ...]] = {
-    "os": ("hardware_model", "revision_id", "fixture_fingerprint", *CONFIGURATION_KEYS),
-    "device": ("os_generation", "revision_id", "fixture_fingerprint", *CONFIGURATION_KEYS),
-    "execution": ("fixture_fingerprint",),
-    "longitudinal-pcc": ("hardware_model", "os_build", "reasoning_level", "fallback_mode"),
-}
-"""Publishing rules §5: what each label holds equal (anything else may differ and is listed)."""
+MUST_BE_EQUAL = configuration.MUST_BE_EQUAL
 REQUIREMENT_TEXT: dict[str, str] = {
     "os": "the hardware model, suite revision, fixtures and configuration",
     "device": "the OS generation, suite revision, fixtures and configuration",
@@ -242,16 +192,16 @@ REQUIREMENT_TEXT: dict[str, str] = {
 
 
 def _kind(differing: set[str], baseline: Side, candidate: Side) -> Kind:
-    if "route" in differing:
+    if configuration.ROUTE.key in differing:
         return "execution"
-    if "hardware_model" in differing:
+    if configuration.HARDWARE_MODEL.key in differing:
         return "device"
-    if "os_build" in differing:
+    if configuration.OS_BUILD.key in differing:
         return "os"
     routes = {r.route for r in (*baseline.runs, *candidate.runs)}
     if routes == {"privateCloudCompute"} and not differing & set(MUST_BE_EQUAL["longitudinal-pcc"]):
         return "longitudinal-pcc"
-    if differing - {"thermal_state", "worst_thermal_state"}:
+    if differing - {f.key for f in CONDITIONS if f.group == "thermal"}:
         return "configuration"
     return "repeat"
 
@@ -507,39 +457,30 @@ def _refuse_invalid(name: str, side: Side) -> None:
 def _refuse_mixed_pool(name: str, side: Side) -> None:
     if len(side.runs) < 2:
         return
-    for attr, what, code in (
-        ("session_mode", "session modes", "pooled-session-modes"),
-        ("route", "routes", "pooled-routes"),
-        ("hardware_model", "hardware models", "pooled-hardware"),
-        ("os_build", "OS builds", "pooled-os-builds"),
-    ):
-        values = {getattr(r, attr) for r in side.runs}
+    for refusal in configuration.NEVER_POOLED:
+        values = {getattr(r, refusal.field.key) for r in side.runs}
         if len(values) > 1:
             shown = ", ".join(sorted(str(v) for v in values))
-            extra = " (cold and warm sessions are never pooled)" if attr == "session_mode" else ""
             raise ComparisonRefused(
-                code,
-                f"the {name} side would pool runs of different {what} ({shown}){extra}; "
-                f"narrow it with a filter word such as {_hint_key(attr)}=…",
+                refusal.code,
+                f"the {name} side would pool runs of different {refusal.what} ({shown}){refusal.note}; "
+                f"narrow it with a filter word such as {refusal.field.filter_key}=…",
             )
 
 
 def _refuse_unlike_configuration(baseline: Side, candidate: Side) -> None:
     """Cold sessions are never compared with warm ones, nor one suite with another (their figures
     measure different things); every run on a side shares these (pools that mix them are refused)."""
-    for attr, code, what in (("session_mode", "session-modes", "session mode"), ("suite", "suites", "suite")):
-        vb = {getattr(r, attr) for r in baseline.runs} - {None}
-        vc = {getattr(r, attr) for r in candidate.runs} - {None}
+    for refusal in configuration.NEVER_ACROSS_SIDES:
+        f = refusal.field
+        vb = {getattr(r, f.key) for r in baseline.runs} - {None}
+        vc = {getattr(r, f.key) for r in candidate.runs} - {None}
         if vb and vc and vb != vc:
-            vocabulary = "sessionMode" if attr == "session_mode" else "suite"
-            shown_b = ", ".join(sorted(vocab.label(vocabulary, v) or v for v in vb))
-            shown_c = ", ".join(sorted(vocab.label(vocabulary, v) or v for v in vc))
-            extra = "cold and warm sessions are never compared" if attr == "session_mode" else (
-                "different suites measure different workloads and are never compared"
-            )
+            shown_b = ", ".join(sorted(f.show(v) or v for v in vb))
+            shown_c = ", ".join(sorted(f.show(v) or v for v in vc))
             raise ComparisonRefused(
-                code, f"the sides differ in {what} ({shown_b} against {shown_c}): {extra}; "
-                f"pick sides of one {what} with a filter word such as {_hint_key(attr)}=…",
+                refusal.code, f"the sides differ in {refusal.what} ({shown_b} against {shown_c}): {refusal.note}; "
+                f"pick sides of one {refusal.what} with a filter word such as {f.filter_key}=…",
             )
 
 
@@ -558,11 +499,6 @@ def _fallback_caveats(sides: Sequence[tuple[str, dict[str, _Trials]]]) -> list[C
                 )
             )
     return out
-
-
-def _hint_key(attr: str) -> str:
-    return {"session_mode": "session", "route": "route", "hardware_model": "device", "os_build": "os_build",
-            "suite": "suite"}[attr]
 
 
 def _differences(baseline: Side, candidate: Side) -> tuple[list[Difference], set[str]]:
@@ -609,7 +545,7 @@ def _caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, s
                 "fractions of different task sets.",
             )
         )
-    if "revision_id" in differing:
+    if configuration.REVISION_ID.key in differing:
         caveats.append(
             Caveat(
                 "revision-differs",
@@ -624,7 +560,7 @@ def _caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, s
         caveats.append(
             Caveat("revision-superseded", f"Superseded suite revision(s) in this comparison: {', '.join(superseded)}.")
         )
-    if "fixture_fingerprint" in differing:
+    if configuration.FIXTURE_FINGERPRINT.key in differing:
         caveats.append(
             Caveat(
                 "fixtures-differ",
@@ -642,7 +578,7 @@ def _caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, s
                 "differ as well, so a change has more than one possible cause.",
             )
         )
-    if "os_generation" in differing and not strict_os:
+    if configuration.OS_GENERATION.key in differing and not strict_os:
         caveats.append(
             Caveat(
                 "os-generations",
@@ -662,7 +598,7 @@ def _network_caveats(differing: set[str], baseline: Side, candidate: Side) -> li
     if not runs or any(r.route != "privateCloudCompute" for r in runs):
         return []
     out = []
-    changed = [_CONDITION[k].label for k in ("pcc_connection", "pcc_location") if k in differing]
+    changed = [c.label for c in CONDITIONS if c.group == "network" and c.key in differing]
     if changed:
         out.append(
             Caveat(
@@ -993,13 +929,13 @@ def _figure(
 
 def _title(kind: Kind, differences: list[Difference], baseline: Side) -> str:
     by_key = {x.key: x for x in differences}
-    main = {"execution": "route", "device": "hardware_model", "os": "os_build"}.get(kind)
+    main = {"execution": configuration.ROUTE, "device": configuration.HARDWARE_MODEL, "os": configuration.OS_BUILD}.get(kind)
     if kind == "os":
-        hardware = _show(_CONDITION["hardware_model"], _values(_CONDITION["hardware_model"], baseline.runs))
-        x = by_key["os_build"]
+        hardware = _show(configuration.HARDWARE_MODEL, _values(configuration.HARDWARE_MODEL, baseline.runs))
+        x = by_key[configuration.OS_BUILD.key]
         return f"{LABELS[kind]} on {hardware}: {x.baseline} → {x.candidate}"
     if main:
-        x = by_key[main]
+        x = by_key[main.key]
         return f"{LABELS[kind]}: {x.baseline} → {x.candidate}"
     if kind == "configuration":
         changed = [x.label.lower() for x in differences if x.group != "thermal"]
@@ -1257,8 +1193,8 @@ def _run_line(r: RunInfo) -> str:
     return (
         f"{r.run_id} · {r.file_name} · {r.device_name} ({r.hardware_model or d.NOT_RECORDED}) · "
         f"{r.system_name} {r.system_version} build {r.os_build or d.NOT_RECORDED} · "
-        f"{vocab.label('route', r.route)} · {vocab.label('suite', r.suite)} · "
-        f"{vocab.label('sessionMode', r.session_mode) or 'session ' + d.NOT_RECORDED} · "
+        f"{configuration.ROUTE.value(r)} · {configuration.SUITE.value(r)} · "
+        f"{configuration.SESSION_MODE.value(r) or 'session ' + d.NOT_RECORDED} · "
         f"tokens {_token_source_text(r.token_count_source)} · "
         f"started {d.iso(r.started_at)} · {r.verdict}"
     )

@@ -4,9 +4,9 @@ Detection:
 
 - Runs judged invalid never take part. Publishable and exploratory runs do;
   a change that rests on an exploratory run is flagged as such.
-- Runs are grouped by device (hardware model), OS generation and
-  configuration: suite, route, session mode, reasoning level, fallback mode,
-  connectivity and suite revision. OS generations are separate release
+- Runs are grouped by device (hardware model), OS generation,
+  configuration and suite revision (:class:`fmbench.configuration.Group`,
+  :data:`fmbench.configuration.GROUP_FIELDS`). OS generations are separate release
   lines: an OS 26 build measured between two OS 27 betas is not "the build
   before" the second beta (OS 26 vs OS 27 is a strict-mode comparison of its
   own, see :mod:`fmbench.compare`). Runs without a hardware model cannot be
@@ -61,6 +61,7 @@ from fmbench.compare import (
     relative_text,
     value_text,
 )
+from fmbench.configuration import Group
 from fmbench.db import connect
 from fmbench.selection import AttemptRule, RunInfo, SideSpec, apply_rule, fetch_runs
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
@@ -81,58 +82,6 @@ def comparison_path(hardware_model: str, baseline_build: str, candidate_build: s
     other device or build name collides with these; the site's pages and feed link through its
     :class:`fmbench.urls.SitePaths`."""
     return urls.comparison(hardware_model, baseline_build, candidate_build)
-
-
-@dataclass(frozen=True)
-class Group:
-    """A device, an OS generation and a configuration: the runs whose builds are put in order."""
-
-    hardware_model: str
-    os_generation: int | None
-    suite: str
-    route: str
-    session_mode: str | None
-    reasoning_level: str | None
-    fallback_mode: str | None
-    connectivity: str | None
-    revision_id: str | None
-
-    @classmethod
-    def of(cls, run: RunInfo) -> Group:
-        assert run.hardware_model is not None
-        return cls(run.hardware_model, run.os_generation, run.suite, run.route, run.session_mode, run.reasoning_level,
-                   run.fallback_mode, run.connectivity, run.revision_id)
-
-    def filters(self, os_build: str) -> tuple[tuple[str, str], ...]:
-        """The side as a filter expression (keys whose value is not recorded are left out)."""
-        pairs = (
-            ("device", self.hardware_model), ("os_build", os_build), ("route", self.route),
-            ("suite", self.suite), ("session", self.session_mode), ("reasoning", self.reasoning_level),
-            ("fallback", self.fallback_mode), ("connectivity", self.connectivity), ("revision", self.revision_id),
-        )
-        return tuple((k, v) for k, v in pairs if v is not None)
-
-    @property
-    def slug(self) -> str:
-        parts = (str(self.os_generation) if self.os_generation is not None else None, self.suite, self.route, self.session_mode, self.reasoning_level, self.fallback_mode,
-                 self.connectivity, self.revision_id)
-        return "/".join(quote(p if p is not None else "-", safe="") for p in parts)
-
-    def describe(self) -> str:
-        generation = f"OS {self.os_generation}" if self.os_generation is not None else "OS generation not recorded"
-        return (
-            f"{generation}, {self.suite} suite, {self.route}, session {self.session_mode or 'not recorded'}, "
-            f"reasoning {self.reasoning_level or 'not recorded'}, fallback {self.fallback_mode or 'not recorded'}, "
-            f"connectivity {self.connectivity or 'not recorded'}, revision {self.revision_id or 'unknown'}"
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "hardware_model": self.hardware_model, "os_generation": self.os_generation, "suite": self.suite, "route": self.route,
-            "session_mode": self.session_mode, "reasoning_level": self.reasoning_level,
-            "fallback_mode": self.fallback_mode, "connectivity": self.connectivity,
-            "revision_id": self.revision_id,
-        }
 
 
 @dataclass(frozen=True)

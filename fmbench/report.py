@@ -16,6 +16,14 @@ from typing import Any
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.analysis import RunAnalysis
+from fmbench.configuration import (
+    CHOICES,
+    CONNECTIVITY,
+    FALLBACK_MODE,
+    REASONING_LEVEL,
+    SESSION_MODE,
+    Field,
+)
 from fmbench.figures import ScenarioFigures, by_executed_model, safety_pass, token_count_source
 from fmbench.formats import AppleNumbers, swift_double
 from fmbench.models import Distribution, QuotaSnapshot, StoredSummary
@@ -108,6 +116,12 @@ def _runner_name(kind: str, value: str | None) -> str:
     return _RUNNER_NAMES[kind].get(value, value)
 
 
+def _choice_line(r: Any, f: Field) -> str:
+    """A runner's choice as its report prints it (its name there, its display name)."""
+    assert f.vocabulary is not None
+    return f"- {f.runner_label or f.label}: {_runner_name(f.vocabulary, getattr(r, f.key))}"
+
+
 def _stored(value: object | None) -> str:
     """A value printed as the file stores it; "not recorded" only where the runner always writes one."""
     return _NR if value is None else str(value)
@@ -179,11 +193,11 @@ def _current_markdown(a: RunAnalysis) -> str:
         f"- Warmups: {r.warmup_count}",
         f"- Repetitions: {r.repetitions}",
         f"- Samples per scenario: {'all' if r.sample_limit is None else r.sample_limit}",
-        f"- Session mode: {_runner_name('sessionMode', r.session_mode)}",
-        f"- Reasoning: {_runner_name('reasoningLevel', r.reasoning_level)}",
-        f"- Fallback: {_runner_name('fallbackMode', r.fallback_mode)}",
+        _choice_line(r, SESSION_MODE),
+        _choice_line(r, REASONING_LEVEL),
+        _choice_line(r, FALLBACK_MODE),
         f"- Fallback trials: {sum(1 for t in r.trials if t.used_fallback)}",
-        f"- Connectivity label: {_runner_name('connectivity', r.connectivity)}",
+        _choice_line(r, CONNECTIVITY),
         f"- Randomized order: {_v(d.yes_no(r.randomized_order))} (seed {seed})",
         f"- Model context size: {context} tokens",
         f"- Started: {_iso_utc(r.started_at)}",
@@ -286,10 +300,7 @@ def summary_json(a: RunAnalysis) -> dict[str, Any]:
         "warmupCount": r.warmup_count,
         "repetitions": r.repetitions,
         "sampleLimit": r.sample_limit,
-        "sessionMode": r.session_mode,
-        "reasoningLevel": r.reasoning_level,
-        "fallbackMode": r.fallback_mode,
-        "connectivity": r.connectivity,
+        **{f.vocabulary: getattr(r, f.key) for f in CHOICES if f.vocabulary},
         "randomizedOrder": r.randomized_order,
         "randomSeed": r.random_seed,
         "modelContextSize": r.model_context_size,

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import duckdb
 
+from fmbench import configuration
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.queries import token_sources
 
@@ -47,18 +48,7 @@ RULE_DESCRIPTIONS: dict[str, str] = {
     "pooled": "pooled: every run that matches a side is used, its trials and failures together",
 }
 
-FILTER_KEYS: dict[str, str] = {
-    "device": "hardware_model",
-    "os_build": "os_build",
-    "route": "route",
-    "suite": "suite",
-    "session": "session_mode",
-    "reasoning": "reasoning_level",
-    "fallback": "fallback_mode",
-    "connectivity": "connectivity",
-    "revision": "revision_id",
-    "run": "run_id",
-}
+FILTER_KEYS: dict[str, str] = {**configuration.FILTER_KEYS, "run": "run_id"}
 """Filter keys and the ``runs`` column each one matches (equality)."""
 
 _HEX = re.compile(r"^[0-9a-fA-F]{6,64}$")

@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 from fmbench import display as d
 from fmbench import urls
 from fmbench.blocks import Cell, Column, Row, Table
+from fmbench.configuration import config_label
 from fmbench.filters import Filters, run_attrs
 from fmbench.views import build_queries as q
-from fmbench.views.catalog import config_label
 from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (
     device_key,
@@ -189,9 +189,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
             continue
         compared.add(step.group.hardware_model)
         g = step.group
-        label = config_label({"route": g.route, "suite": g.suite, "session_mode": g.session_mode,
-                              "reasoning_level": g.reasoning_level, "fallback_mode": g.fallback_mode,
-                              "connectivity": g.connectivity})
+        label = config_label(g.to_json())
         changes = [] if step.comparison is None else [
             Cell(c.headline(), tone="worse" if c.is_regression else "better")
             for c in _step_changes(step)

@@ -11,6 +11,7 @@ from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.configuration import config_key, config_label
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
@@ -29,31 +30,10 @@ from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
-CONFIG_COLUMNS = ("route", "suite", "session_mode", "reasoning_level", "fallback_mode", "connectivity")
 ATTEMPT_RULE = (
     "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
     "(attempt rule: latest). Invalid runs never appear here."
 )
-
-
-def config_label(r: dict[str, Any]) -> str:
-    parts = [vocab.label("route", r["route"]) or r["route"], vocab.label("suite", r["suite"]) or r["suite"]]
-    if r.get("session_mode"):
-        parts.append(vocab.label("sessionMode", r["session_mode"]) or r["session_mode"])
-    if r["route"] == "privateCloudCompute":
-        if r.get("reasoning_level"):
-            parts.append(f"reasoning {vocab.label('reasoningLevel', r['reasoning_level'])}")
-        if r.get("fallback_mode"):
-            parts.append(f"fallback {vocab.label('fallbackMode', r['fallback_mode']).lower()}")
-    if r.get("connectivity") == "offline":
-        parts.append("offline")
-    if r.get("generation") == "legacy":
-        parts.append("legacy format")
-    return " · ".join(parts)
-
-
-def _config_key(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (*(r.get(c) for c in CONFIG_COLUMNS), r.get("generation"))
 
 
 # --- devices ------------------------------------------------------------------------------
@@ -256,7 +236,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for r in found:
         if r["verdict"] != "invalid":
-            groups.setdefault(_config_key(r), []).append(r)
+            groups.setdefault(config_key(r), []).append(r)
     from fmbench.views.comparisons import build_pairs  # (a module that imports this one)
 
     published = set(build_pairs(site))  # link only the comparisons the site has a page for
@@ -422,7 +402,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        # One chart per configuration (suite, session, reasoning, fallback, connectivity): never pooled.
+        # One chart per configuration (fmbench.configuration.config_label): never pooled.
         configurations: dict[str, list[dict[str, Any]]] = {}
         for r in route_rows:
             configurations.setdefault(config_label(r), []).append(r)

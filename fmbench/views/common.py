@@ -13,6 +13,7 @@ from fmbench import figure_catalog as fc
 from fmbench import urls
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Banner, Cell, Column
+from fmbench.configuration import CHOICES, columns
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_counting
 from fmbench.revisions import Registry
@@ -35,8 +36,8 @@ def one(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any], what: s
 
 RUN_COLUMNS = (
     "r.run_id, r.file_name, r.generation, r.suite, r.route, r.device_name, r.hardware_model, "
-    "r.system_name, r.system_version, r.os_build, r.os_generation, r.session_mode, r.reasoning_level, "
-    "r.fallback_mode, r.connectivity, r.started_at, r.ended_at, r.revision_id, r.revision_status, "
+    "r.system_name, r.system_version, r.os_build, r.os_generation, "
+    f"{columns(CHOICES, 'r.')}, r.started_at, r.ended_at, r.revision_id, r.revision_status, "
     "r.verdict, r.trial_count, r.failure_count, r.warmup_failure_count, r.warmup_count, r.repetitions, "
     "r.sample_limit, r.random_seed, r.randomized_order, r.benchmark_commit, r.fixture_fingerprint, "
     "r.thermal_state, r.worst_thermal_state, r.quota_before_status, r.quota_after_status"

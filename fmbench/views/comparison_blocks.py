@@ -16,6 +16,7 @@ from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench.blocks import Cell, Chart, Column, Row, Table
 from fmbench.compare import Comparison
+from fmbench.configuration import GROUPING
 from fmbench.selection import SideSpec
 from fmbench.views.site import SiteContext
 
@@ -47,25 +48,10 @@ def each_section(
         for cursor in cursors:
             cursor.close()
 
-CONFIG_KEYS = (
-    ("route", "route"),
-    ("suite", "suite"),
-    ("session", "session_mode"),
-    ("reasoning", "reasoning_level"),
-    ("fallback", "fallback_mode"),
-    ("connectivity", "connectivity"),
-)
-
-
-def config_key(r: dict[str, Any]) -> tuple[Any, ...]:
-    """What two runs must share to be compared: their configuration and OS generation."""
-    return (*(r[c] for _, c in CONFIG_KEYS), r["generation"])
-
-
 def side_spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
     """The side of a comparison: one device's runs of one OS build in one configuration."""
     filters = [("device", device), ("os_build", build)]
-    filters += [(key, config[col]) for key, col in CONFIG_KEYS if config.get(col) is not None]
+    filters += [(f.filter_key, config[f.key]) for f in GROUPING if f.filter_key and config.get(f.key) is not None]
     text = " ".join(f"{k}={v}" for k, v in filters)
     return SideSpec(text=text, kind="filter", filters=tuple(filters))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench.configuration import GENERATION, GROUPING, columns
 from fmbench.views.common import rows
 
 
@@ -20,8 +21,8 @@ def comparable_runs(con: duckdb.DuckDBPyConnection, hardware_model: str | None =
         params.append(hardware_model)
     return rows(
         con,
-        "SELECT run_id, hardware_model, device_name, os_build, os_generation, route, suite, session_mode, "
-        "reasoning_level, fallback_mode, connectivity, generation, started_at, verdict, file_name "
+        "SELECT run_id, hardware_model, device_name, os_build, os_generation, "
+        f"{columns((*GROUPING, GENERATION))}, started_at, verdict, file_name "
         f"FROM runs WHERE {where} ORDER BY started_at, run_id",
         params,
     )

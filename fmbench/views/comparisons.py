@@ -11,15 +11,14 @@ import duckdb
 from fmbench import urls
 from fmbench.blocks import Banner, Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.configuration import config_key, config_label
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
 from fmbench.selection import ATTEMPT_RULES, select_side
 from fmbench.views import comparison_queries as q
-from fmbench.views.catalog import config_label
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
-    config_key,
     delta_charts,
     delta_format,
     each_section,

@@ -11,6 +11,7 @@ import orjson
 from zlib_ng import gzip_ng
 
 from fmbench import urls
+from fmbench.configuration import CHOICES, columns
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters
@@ -210,7 +211,7 @@ def runs_json(site: SiteContext, filters: Filters) -> bytes:
     runs = rows(
         site.con,
         "SELECT run_id, file_name, source_sha256, generation, suite, route, device_name, hardware_model, "
-        "system_name, system_version, os_build, session_mode, reasoning_level, fallback_mode, connectivity, "
+        f"system_name, system_version, os_build, {columns(CHOICES)}, "
         "warmup_count, repetitions, sample_limit, started_at, ended_at, revision_id, revision_status, verdict "
         "FROM runs ORDER BY started_at, run_id",
     )

@@ -10,14 +10,13 @@ import duckdb
 
 from fmbench.blocks import Banner, Cell, Column, Row, Table
 from fmbench.compare import ComparisonRefused, compare_selected
+from fmbench.configuration import config_key, config_label
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.selection import select_side
 from fmbench.views import comparison_queries as q
-from fmbench.views.catalog import config_label
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
-    config_key,
     delta_charts,
     each_section,
     figure_table,

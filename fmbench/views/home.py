@@ -12,6 +12,7 @@ from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
+from fmbench.configuration import SESSION_MODE, config_label
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.markdown_render import render_markdown
 from fmbench.revisions import Revision
@@ -81,7 +82,7 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
                 Cell(r["device_name"], href=site.url(site.paths.device(device_key(r)))),
                 os_label(r),
                 vocab.label("suite", r["suite"]),
-                vocab.label("sessionMode", r["session_mode"]),
+                SESSION_MODE.show(r[SESSION_MODE.key]),
                 run_link(r, site.url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
                 verdict_cell(r["verdict"], site.url),
                 revision_cell(r, site.url),
@@ -98,7 +99,6 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
 def _overview(site: SiteContext) -> list[DeviceOverview]:
     """Each device's newest build with a publishable run: per configuration, median TTFT and output tokens/s
     per workload as small charts of their own (a PCC configuration never shares an axis with on-device)."""
-    from fmbench.views.catalog import config_label
     from fmbench.views.catalog_queries import figures_by_run
 
     found = q.newest_publishable_build_runs(site.con)

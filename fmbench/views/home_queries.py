@@ -7,6 +7,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench.configuration import GENERATION, GROUPING, LISTING_ORDER, columns
 from fmbench.filters import Filters
 from fmbench.views.common import RUN_COLUMNS, rows
 
@@ -77,7 +78,7 @@ def newest_publishable_build_runs(con: duckdb.DuckDBPyConnection) -> list[dict[s
         f"SELECT {RUN_COLUMNS} FROM runs r JOIN newest n "
         "ON coalesce(r.hardware_model, r.device_name) = n.device AND r.os_build = n.os_build "
         "WHERE r.verdict = 'publishable' "
-        "QUALIFY row_number() OVER (PARTITION BY n.device, r.route, r.suite, r.session_mode, r.reasoning_level, "
-        "r.fallback_mode, r.connectivity, r.generation ORDER BY r.started_at DESC, r.run_id) = 1 "
-        "ORDER BY r.device_name, n.device, r.route, r.suite, r.session_mode, r.run_id",
+        f"QUALIFY row_number() OVER (PARTITION BY n.device, {columns((*GROUPING, GENERATION), 'r.')} "
+        "ORDER BY r.started_at DESC, r.run_id) = 1 "
+        f"ORDER BY r.device_name, n.device, {columns(LISTING_ORDER, 'r.')}, r.run_id",
     )

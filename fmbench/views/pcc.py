@@ -9,10 +9,10 @@ from fmbench import charts, urls
 from fmbench import display as d
 from fmbench import vocabulary as vocab
 from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.configuration import config_label, pcc_setup_label
 from fmbench.figures import distribution
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views import pcc_queries as q
-from fmbench.views.catalog import config_label
 from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
@@ -31,17 +31,9 @@ class PccPage(Page):
     charts: list[Chart]
 
 
-def _configuration(r: dict[str, Any]) -> str:
-    fallback = "fallback enabled" if r["fallback_mode"] == "onDevice" else (
-        "fallback disabled" if r["fallback_mode"] == "disabled" else "fallback not recorded"
-    )
-    reasoning = vocab.label("reasoningLevel", r["reasoning_level"]) or "not recorded"
-    return f"{fallback} · reasoning {reasoning}"
-
-
 def _series(r: dict[str, Any]) -> str:
     """A time series' name: the device and the whole configuration, so no series pools two of them."""
-    return f"{r['hardware_model'] or r['device_name']} · {config_label(r)} · {_configuration(r)}"
+    return f"{r['hardware_model'] or r['device_name']} · {config_label(r)} · {pcc_setup_label(r)}"
 
 
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
@@ -56,7 +48,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
     for r in found:
         attempts = r["trial_count"] + r["failure_count"]
         success = r["trial_count"] / attempts if attempts else None
-        config = _configuration(r)
+        config = pcc_setup_label(r)
         series_name = _series(r)
         availability_rows.append(
             Row(

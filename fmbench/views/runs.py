@@ -26,6 +26,7 @@ from fmbench.blocks import (
     Row,
     Table,
 )
+from fmbench.configuration import CHOICES, SESSION_MODE
 from fmbench.errors import NotFoundError
 from fmbench.figures import token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
@@ -96,7 +97,7 @@ def runs_table(
                 os_label(r),
                 route_cell(r["route"]),
                 vocab.label("suite", r["suite"]),
-                vocab.label("sessionMode", r["session_mode"]),
+                SESSION_MODE.show(r[SESSION_MODE.key]),
                 f"{r['started_at']:%Y-%m-%d %H:%M}",
                 revision_cell(r, url),
                 verdict_cell(r["verdict"], url),
@@ -210,10 +211,7 @@ def _conditions(
         c("Warmups", str(run["warmup_count"])),
         c("Repetitions", str(run["repetitions"])),
         c("Samples per scenario", samples, legacy_field=True),
-        c("Session mode", vocab.label("sessionMode", run["session_mode"]), legacy_field=True),
-        c("Reasoning level", vocab.label("reasoningLevel", run["reasoning_level"]), legacy_field=True),
-        c("Fallback mode", vocab.label("fallbackMode", run["fallback_mode"]), legacy_field=True),
-        c("Connectivity", vocab.label("connectivity", run["connectivity"]), legacy_field=True),
+        *(c(f.label, f.show(run[f.key]), legacy_field=True) for f in CHOICES),
         c(
             "Offline success",
             f"{offline[0]:,} of {offline[1]:,} trial(s)" if offline[1] else None,
