@@ -56,10 +56,12 @@ entry the site needs, so at its end it removes the entries it did not touch
 incremental build reads only what it renders and removes nothing. The store
 thus holds the entries of the last full build and of what was computed since.
 
-A process uses the store it is given by :func:`configure` (or :func:`using`):
-the build, each build worker and the server's application factory configure the
-store of their database; a process that configures none (a test calling
-:mod:`fmbench.stats` directly) resamples in memory as before.
+**One owner.** The store is held by a :class:`Resamples`, which also keeps the
+sides met in memory: the build, each build worker, the server's application
+factory and ``fmbench compare`` each make one for their database
+(:func:`store_for`) and hand it down through the comparisons they make
+(:class:`fmbench.caches.Caches`); there is no store of the process. Code that is
+given none (a test calling :mod:`fmbench.stats` directly) resamples every time.
 """
 
 from __future__ import annotations
@@ -69,8 +71,7 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -250,31 +251,41 @@ def _parse(data: bytes, key: bytes, np: Any) -> list[Any] | None:
     return arrays
 
 
-# --- the store of this process ------------------------------------------------------------------
-
-_current: ResampleStore | None = None
+# --- what one owner has resampled --------------------------------------------------------------
 
 
-def current() -> ResampleStore | None:
-    """The store this process reads and writes, or ``None`` (resample in memory only)."""
-    return _current
+class Resamples:
+    """The resampled sides one owner (a build, a build worker, a server, one ``fmbench compare``) has met: the
+    last :data:`MEMORY` in memory, and ``store`` (the store beside its database) when it has one.
 
+    It is created by that owner and handed down to :mod:`fmbench.stats` through the comparisons
+    (:func:`fmbench.compare.compare_selected`'s ``caches``); nothing is kept between two owners but ``store``'s files.
+    """
 
-def configure(store: ResampleStore | None) -> ResampleStore | None:
-    """Make ``store`` this process's store; the one it replaces."""
-    global _current
-    previous, _current = _current, store
-    return previous
+    MEMORY = 4096
+    """Sides' results kept in memory (a few KB each): a build meets each side about three times."""
 
+    def __init__(self, store: ResampleStore | None = None) -> None:
+        self.store = store
+        self.drawn = 0
+        """How many times a side was resampled (neither in memory nor in ``store``)."""
+        self._memory: dict[tuple[bytes, Which], Any] = {}
+        self._lock = threading.Lock()
 
-@contextmanager
-def using(store: ResampleStore | None) -> Iterator[ResampleStore | None]:
-    """``store`` as this process's store for a ``with`` block, the previous one again after it."""
-    previous = configure(store)
-    try:
-        yield store
-    finally:
-        configure(previous)
+    def __repr__(self) -> str:
+        return f"Resamples({self.store!r})"
+
+    def recall(self, digest: bytes, which: Which) -> Any:
+        """What was kept in memory for a side's ``which``, or ``None``."""
+        return self._memory.get((digest, which))
+
+    def remember(self, digest: bytes, which: Which, found: Any, *, drawn: bool = False) -> None:
+        """Keep ``found`` in memory (the oldest goes first when full); ``drawn``: it was resampled just now."""
+        with self._lock:
+            self.drawn += drawn
+            while len(self._memory) >= self.MEMORY:
+                del self._memory[next(iter(self._memory))]
+            self._memory[(digest, which)] = found
 
 
 def location(source: str | os.PathLike[str] | None) -> Path | None:
