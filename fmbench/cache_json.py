@@ -69,8 +69,8 @@ class Codec:
         raise TypeError(f"{type(value).__name__} is not kept by this cache")
 
     def dumps(self, value: Any) -> str:
-        """``value`` as JSON text (strict JSON: no NaN literal)."""
-        return json.dumps(self._plain(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        """``value`` as JSON text (strict ASCII JSON: no NaN literal, any lone surrogate of a run file escaped)."""
+        return json.dumps(self._plain(value), allow_nan=False, separators=(",", ":"))
 
     # --- reading ---------------------------------------------------------------------------------
 

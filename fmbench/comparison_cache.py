@@ -204,7 +204,7 @@ class ComparisonCache:
         path = folder / CACHE_FILE
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
         try:
-            temporary.write_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+            temporary.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
             os.replace(temporary, path)
         except BaseException:
             temporary.unlink(missing_ok=True)

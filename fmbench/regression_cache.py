@@ -72,7 +72,7 @@ class BuildRegressions:
 
     def to_bytes(self) -> bytes:
         parts = {d: {"key": self.parts[d][0], "steps": self.parts[d][1]} for d in sorted(self.parts)}
-        return json.dumps({"format": CACHE_FORMAT, "parts": parts}, ensure_ascii=False, separators=(",", ":")).encode()
+        return json.dumps({"format": CACHE_FORMAT, "parts": parts}, separators=(",", ":")).encode()
 
     def save(self, folder: Path) -> None:
         """Write the parts beside the manifest in ``folder``, replacing the file whole."""
