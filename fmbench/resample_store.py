@@ -300,7 +300,7 @@ class Resamples:
         """Keep ``found`` in memory (the oldest goes first when full); ``drawn``: it was resampled just now."""
         with self._lock:
             self.drawn += drawn
-            while len(self._memory) >= self.MEMORY:
+            while self._memory and len(self._memory) >= self.MEMORY:
                 del self._memory[next(iter(self._memory))]
             self._memory[(digest, which)] = found
 
