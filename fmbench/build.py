@@ -49,15 +49,16 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fmbench import __version__, build_state, comparison_cache, processes, resample_store, stats
+from fmbench import __version__, build_state, comparison_cache, processes
 from fmbench import build_workers as bw
+from fmbench.caches import Caches
 from fmbench.dataset import open_database
 from fmbench.db import schema_version
 from fmbench.errors import FmbenchError
@@ -328,7 +329,7 @@ def build_site(
         raise BuildError(f"originals: {originals!r} is not a policy; use one of {', '.join(ORIGINALS)}")
     if jobs is not None and jobs < 1:
         raise BuildError(f"jobs: {jobs} is not a number of processes; give 1 or more")
-    started, began, drawn = time.perf_counter(), time.time(), stats.resample_count()
+    started, began = time.perf_counter(), time.time()
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
         recover_killed_builds(out_dir)
@@ -341,9 +342,10 @@ def build_site(
         None if db is None else os.fspath(db), base_url, datetime.now(UTC), identity, registry, methodology,
         dict(source_links or {}), tolerance, originals,
     )
-    store = resample_store.store_for(db)
-    with resample_store.using(store), open_database(db) as con, ExitStack() as stack:
-        site = bw.make_site(con, made)
+    caches = Caches.beside(db)  # this build's: handed to its site, and so to every comparison it makes
+    store = caches.resamples.store
+    with open_database(db) as con:
+        site = bw.make_site(con, made, caches)
         index = RunIndex.read(con, site.paths)
         settings = settings_fingerprint(
             base_url, site.registry, site.renderer.identity.fingerprint() + "\x00" + methodology
@@ -368,13 +370,12 @@ def build_site(
         fingerprints = {run_id: facts.fingerprint for run_id, facts in index.runs.items()}
         # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
         # changes every key, so nothing of another fmbench's is read).
-        comparisons = comparison_cache.ComparisonCache.read(state, settings, fingerprints)
-        stack.enter_context(comparison_cache.using(comparisons))
+        comparisons = caches.comparisons = comparison_cache.ComparisonCache.read(state, settings, fingerprints)
 
         def parent_outputs() -> list[Output]:
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            regressions = build_regressions(con, index, state, settings=settings, tolerance=tolerance)
+            regressions = build_regressions(con, index, state, caches, settings=settings, tolerance=tolerance)
             site.memo["regressions"] = regressions.report
             report.regression_devices = regressions.recomputed
             kept.append(regressions)
@@ -445,7 +446,7 @@ def build_site(
                 raise refused from None
             raise
     _warn_size(report)
-    report.resamples_drawn = stats.resample_count() - drawn
+    report.resamples_drawn = caches.resamples.drawn
     report.comparisons_reused, report.comparisons_made = comparisons.hits, comparisons.misses
     report.seconds = time.perf_counter() - started
     return report
@@ -521,7 +522,7 @@ class _Stage:
         self.manifest.files[o.file], self.manifest.sizes[o.file] = self.previous.files[o.file], self.previous.sizes[o.file]
         self.manifest.inputs[o.file] = o.inputs
         self.carried += 1
-        cache = comparison_cache.current()
+        cache = self.site.caches.comparisons
         if cache is not None:
             cache.carried(o.file)
 
@@ -563,7 +564,7 @@ class _Stage:
         self.before_render()
         started = time.perf_counter()
         job = self.job(o)
-        cache = comparison_cache.current()
+        cache = self.site.caches.comparisons
         with cache.rendering(o.file) if cache is not None else nullcontext():
             content = bw.render(self.site, job)
         self.rendered(bw.write(self.staging, self.out_dir, o.file, content, job.previous, keep=self.patch), o.inputs)

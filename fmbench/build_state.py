@@ -4,7 +4,8 @@ A build remembers, for each output folder, what it wrote there: its manifest
 (:class:`fmbench.build.Manifest`), the regression report's parts
 (:mod:`fmbench.regression_cache`) and the comparisons its pages used
 (:mod:`fmbench.comparison_cache`). None of it is part of the site: a static host
-serves every file of the output folder, and the caches are pickles. So they
+serves every file of the output folder, and the caches are the build's own (JSON
+records of what it worked out, read back as data only). So they
 live in ``<database file name>.builds/`` beside the database (as the resample
 store lives in ``<database file name>.resamples/``, :mod:`fmbench.resample_store`),
 or ``<dataset folder name>.builds/`` beside a local Parquet dataset, with one

@@ -37,6 +37,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench.caches import Caches
 from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
 from fmbench.render import Renderer, SiteIdentity
@@ -64,7 +65,9 @@ class SiteSettings:
     originals: str
 
 
-def make_site(con: duckdb.DuckDBPyConnection, settings: SiteSettings) -> SiteContext:
+def make_site(con: duckdb.DuckDBPyConnection, settings: SiteSettings, caches: Caches | None = None) -> SiteContext:
+    """The site a build (``caches``: its own) or a build worker renders with; a worker's caches are its own, with
+    the build's resample store (shared through its files)."""
     renderer = Renderer(
         mode="static", base_url=settings.base_url, generated_at=settings.generated_at, identity=settings.identity
     )
@@ -73,6 +76,7 @@ def make_site(con: duckdb.DuckDBPyConnection, settings: SiteSettings) -> SiteCon
     site.tolerance = settings.tolerance
     site.bulk = True
     site.originals = settings.originals
+    site.caches = Caches.beside(settings.db) if caches is None else caches
     return site
 
 
@@ -149,10 +153,8 @@ _worker: dict[str, Any] = {}
 
 
 def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool) -> None:
-    from fmbench import resample_store
     from fmbench.dataset import open_database
 
-    resample_store.configure(resample_store.store_for(settings.db))  # the parent's store, shared through its files
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores

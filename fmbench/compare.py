@@ -70,11 +70,12 @@ from typing import Any, Literal
 
 import duckdb
 
-from fmbench import configuration, resample_store, stats
+from fmbench import configuration, stats
 from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench import tolerance as tol
 from fmbench import vocabulary as vocab
+from fmbench.caches import Caches
 from fmbench.db import apply_migration, connect, migrations
 from fmbench.errors import FmbenchError
 from fmbench.figures import token_counting
@@ -672,13 +673,11 @@ def _load(
 
 
 def _side_trials(
-    con: duckdb.DuckDBPyConnection, side: Side
+    con: duckdb.DuckDBPyConnection, side: Side, caches: Caches | None
 ) -> tuple[dict[str, _Trials], dict[str, tuple[str, str | None]], list[tuple[str, int, str]]]:
     """:func:`_load` of a side, read once per static build however many comparisons the side is in (nothing
     changes what :func:`_load` gives after it: it is only read)."""
-    from fmbench import comparison_cache
-
-    cache = comparison_cache.current()
+    cache = None if caches is None else caches.comparisons
     if cache is None:
         return _load(con, side)
     return cache.side_trials(side.run_ids, lambda: _load(con, side))
@@ -875,6 +874,7 @@ def _figure(
     speed_comparable: bool,
     confidence: float,
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> FigureComparison:
     vb, vc = b.value(f), c.value(f)
     common: dict[str, Any] = {
@@ -904,15 +904,17 @@ def _figure(
     delta = vc - vb
     relative = delta / abs(vb) if vb else None
     interval: stats.Interval | None = None
+    kept = None if caches is None else caches.resamples
     if f.statistic in ("rate", "mean"):
         interval = stats.cluster_bootstrap_mean_difference(
             b.clustered(f), c.clustered(f), confidence=confidence,
-            method=stats.CLUSTER_RATE_METHOD if f.statistic == "rate" else stats.CLUSTER_MEAN_METHOD,
+            method=stats.CLUSTER_RATE_METHOD if f.statistic == "rate" else stats.CLUSTER_MEAN_METHOD, kept=kept,
         )
     elif f.q is not None:
         # The source's other compared quantiles are resampled with it (one draw gives the median and the p90).
         interval = stats.cluster_bootstrap_quantile_difference(
-            b.clustered(f), c.clustered(f), f.q, confidence=confidence, together=fc.CATALOG.quantiles(f.source)
+            b.clustered(f), c.clustered(f), f.q, confidence=confidence, together=fc.CATALOG.quantiles(f.source),
+            kept=kept,
         )
     if f.statistic == "maximum":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
@@ -952,29 +954,29 @@ def compare_selected(
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> Comparison:
     """Compare two resolved sides (see :func:`fmbench.selection.select_side`).
 
-    In a static build, a comparison the previous build made from the same runs is taken from its
-    :mod:`~fmbench.comparison_cache` instead of being worked out again.
+    ``caches``: the caller's (:class:`fmbench.caches.Caches`): the sides resampled already, and in a static build
+    the comparisons the previous build made from the same runs, taken from there instead of worked out again.
+    ``None``: everything is worked out.
     """
-    from fmbench import comparison_cache
-
-    cache = comparison_cache.current()
+    cache = None if caches is None else caches.comparisons
     if cache is None:
         return _compare_selected(con, baseline, candidate, strict_os=strict_os, confidence=confidence,
-                                 multiplicity=multiplicity, tolerance=tolerance)
+                                 multiplicity=multiplicity, tolerance=tolerance, caches=caches)
     key = cache.key(baseline, candidate, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity,
                     tolerance=tolerance)
     found = None if key is None else cache.get(key, baseline, candidate)
     if found is not None:
         return found
     made = _compare_selected(con, baseline, candidate, strict_os=strict_os, confidence=confidence,
-                             multiplicity=multiplicity, tolerance=tolerance)
+                             multiplicity=multiplicity, tolerance=tolerance, caches=caches)
     if key is None:
         return made
     cache.put(key, made)
-    # What the cache gives back, as it will next time: the same value, and the same pickled bytes wherever the
+    # What the cache gives back, as it will next time: the same value, and the same stored JSON wherever the
     # build keeps a comparison (a regression step) whether it was worked out now or taken from the cache.
     return cache.get(key, baseline, candidate, made=True) or made
 
@@ -988,6 +990,7 @@ def _compare_selected(
     confidence: float,
     multiplicity: Multiplicity,
     tolerance: tol.Tolerance,
+    caches: Caches | None,
 ) -> Comparison:
     if baseline.rule != candidate.rule:
         raise ValueError("both sides of a comparison use one attempt rule")
@@ -1005,8 +1008,8 @@ def _compare_selected(
     speed_comparable = kind != "execution"
     caveats = _caveats(kind, differing, baseline, candidate, strict_os)
 
-    data_b, titles_b, listed_b = _side_trials(con, baseline)
-    data_c, titles_c, listed_c = _side_trials(con, candidate)
+    data_b, titles_b, listed_b = _side_trials(con, baseline, caches)
+    data_c, titles_c, listed_c = _side_trials(con, candidate, caches)
     caveats += _fallback_caveats((("baseline", data_b), ("candidate", data_c)))
     # The newest run's scenario order (its file's summaries order), then what it lacks.
     order = list(dict.fromkeys([*_scenario_order((baseline, candidate), listed_b + listed_c), *titles_b, *titles_c]))
@@ -1039,7 +1042,8 @@ def _compare_selected(
         if not b.present or not c.present:
             note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
         figures = tuple(
-            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance)
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
+                    caches=caches)
             for f in _scenario_figures(b, c, speed_comparable)
         )
         scenarios.append(
@@ -1077,12 +1081,13 @@ def compare_sides(
     confidence: float = stats.DEFAULT_CONFIDENCE,
     multiplicity: Multiplicity = "bonferroni",
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> Comparison:
     """Compare two sides, each a run id, a run file or a filter expression, on an open database."""
     b = select_side(con, baseline, rule)
     c = select_side(con, candidate, rule)
     return compare_selected(con, b, c, strict_os=strict_os, confidence=confidence, multiplicity=multiplicity,
-                            tolerance=tolerance)
+                            tolerance=tolerance, caches=caches)
 
 
 def compare_runs(
@@ -1102,15 +1107,16 @@ def compare_runs(
     Two run files and no database given: the files are read into an in-memory database (see
     :func:`compare_files`), so no database is needed. ``tolerance`` is the practical threshold (a
     project's ``[publishing.practical_change]``). A database's sides are resampled once: what a build, a
-    server or an earlier comparison stored beside it (:mod:`fmbench.resample_store`) is read, not drawn again.
+    server or an earlier comparison stored beside it (:mod:`fmbench.resample_store`) is read, not drawn again,
+    with caches of this comparison's own (:meth:`fmbench.caches.Caches.beside`).
     """
     if db is None and sides_are_files(baseline, candidate):
         return compare_files(baseline, candidate, registry=registry, rule=rule, strict_os=strict_os,
                              confidence=confidence, multiplicity=multiplicity, tolerance=tolerance)
-    with resample_store.using(resample_store.store_for(db)), connect(db, read_only=True) as con:
+    with connect(db, read_only=True) as con:
         return compare_sides(
             con, baseline, candidate, rule=rule, strict_os=strict_os, confidence=confidence,
-            multiplicity=multiplicity, tolerance=tolerance,
+            multiplicity=multiplicity, tolerance=tolerance, caches=Caches.beside(db),
         )
 
 

@@ -20,15 +20,20 @@ read is worked out again, so a comparison is always the one a build from scratch
 makes. What is kept is the comparison without its two sides, which the caller
 selected anyway and which are put back in.
 
-The file is read with :mod:`fmbench.safe_pickle`. Beside the entries it records
+The file is JSON (:mod:`fmbench.cache_json`: each entry is read back as
+fmbench's comparison classes and nothing else, never unpickled), with a format
+version: a file of another version is not read. Beside the entries it records
 which output file used which entries; an entry is kept while a file of the site
 uses it: the files a build rendered, with the entries they used, and the files it
 carried over, with the entries they used when they were rendered. So the file
 holds exactly the entries a build from scratch would write, byte for byte.
 The regression report's steps of a device whose runs changed take their
 comparisons from it too (only pages keep an entry); since a comparison is always
-handed out as the cache gives it back, a step pickles to the same bytes whether
+handed out as the cache gives it back, a step is kept as the same JSON whether
 its comparison was worked out or taken from here.
+
+A build makes one cache and hands it down explicitly (:class:`fmbench.caches.Caches`,
+through its site to :func:`fmbench.compare.compare_selected`); no module holds one.
 """
 
 from __future__ import annotations
@@ -36,45 +41,58 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import threading
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from fmbench import safe_pickle
-
-if TYPE_CHECKING:
-    from fmbench.compare import Comparison
-    from fmbench.selection import Side
+from fmbench.cache_json import Codec
+from fmbench.compare import (
+    Caveat,
+    Comparison,
+    Difference,
+    DroppedScenario,
+    FigureComparison,
+    ScenarioComparison,
+)
+from fmbench.selection import RunInfo, Side, SideSpec
+from fmbench.stats import Interval
+from fmbench.tolerance import Tolerance
 
 T = TypeVar("T")
 
-CACHE_FILE = "comparisons.pickle"
+CACHE_FILE = "comparisons.json"
 """In the build's records folder (:func:`fmbench.build_state.state_folder`), never in the site."""
-CACHE_FORMAT = 1
-WHAT = "a comparison"
+CACHE_FORMAT = 2
+"""Version of the file and its entries (1 was a pickle, never read): a file of any other version is not read."""
+LEGACY_FILE = "comparisons.pickle"
+"""What a build before :data:`CACHE_FORMAT` 2 kept: removed, never read."""
+COMPARISON_CLASSES: tuple[type, ...] = (
+    Comparison, Difference, Caveat, ScenarioComparison, FigureComparison, DroppedScenario, Interval, Tolerance,
+    Side, SideSpec, RunInfo,
+)
+"""What a kept comparison (and its sides, in a regression step) is made of."""
+CODEC = Codec(COMPARISON_CLASSES)
 
 
 class ComparisonCache:
-    """Comparisons by key: those of the previous build (``kept``, pickled) and those made since."""
+    """Comparisons by key: those of the previous build (``kept``, JSON text) and those made since."""
 
     def __init__(
         self,
         settings: str,
         fingerprints: Mapping[str, str],
-        kept: dict[str, bytes] | None = None,
+        kept: dict[str, str] | None = None,
         kept_files: dict[str, list[str]] | None = None,
     ) -> None:
         self.settings = settings
         self.fingerprints = fingerprints
         self.kept = dict(kept or {})
         self.kept_files = dict(kept_files or {})
-        self.entries: dict[str, bytes] = {}
+        self.entries: dict[str, str] = {}
         """The entries this build has used: made, or taken from ``kept``."""
         self.files: dict[str, list[str]] = {}
         self._file: set[str] | None = None
@@ -132,12 +150,10 @@ class ComparisonCache:
     def get(self, key: str, baseline: Side, candidate: Side, *, made: bool = False) -> Comparison | None:
         """The kept comparison, with the caller's two sides; ``None`` to work it out. ``made``: the caller has just
         put it (it is not counted as taken from the cache)."""
-        from fmbench.compare import Comparison
-
         data = self.entries.get(key) or self.kept.get(key)
         try:
-            found = None if data is None else safe_pickle.loads(zlib.decompress(data), WHAT)
-        except Exception:  # a damaged entry is worked out again
+            found = None if data is None else CODEC.loads(data)
+        except ValueError:  # a damaged entry, or one of classes a comparison is not made of: worked out again
             found = None
         with self._lock:
             if data is None or not isinstance(found, Comparison):
@@ -150,7 +166,7 @@ class ComparisonCache:
 
     def put(self, key: str, comparison: Comparison) -> None:
         bare = replace(comparison, baseline=None, candidate=None)  # type: ignore[arg-type]
-        data = zlib.compress(pickle.dumps(bare, protocol=5), 1)
+        data = CODEC.dumps(bare)
         with self._lock:
             self.entries[key] = data
             self._used(key)
@@ -188,17 +204,18 @@ class ComparisonCache:
         path = folder / CACHE_FILE
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
         try:
-            temporary.write_bytes(pickle.dumps(doc, protocol=5))
+            temporary.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
             os.replace(temporary, path)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
+        (folder / LEGACY_FILE).unlink(missing_ok=True)
 
 
-def _read(folder: Path) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+def _read(folder: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
     try:
-        doc = safe_pickle.loads((folder / CACHE_FILE).read_bytes(), WHAT)
-    except Exception:  # missing, unreadable or from another format: everything is worked out again
+        doc = json.loads((folder / CACHE_FILE).read_bytes())
+    except (OSError, ValueError, RecursionError):  # missing or unreadable: everything is worked out again
         return {}, {}
     if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT:
         return {}, {}
@@ -206,28 +223,7 @@ def _read(folder: Path) -> tuple[dict[str, bytes], dict[str, list[str]]]:
     if not isinstance(entries, dict) or not isinstance(files, dict):
         return {}, {}
     return (
-        {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, bytes)},
+        {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, str)},
         {f: keys for f, keys in files.items()
          if isinstance(f, str) and isinstance(keys, list) and all(isinstance(k, str) for k in keys)},
     )
-
-
-# --- the cache of this process ------------------------------------------------------------------
-
-_current: ComparisonCache | None = None
-
-
-def current() -> ComparisonCache | None:
-    """The cache this process's comparisons use (a static build's), or ``None``."""
-    return _current
-
-
-@contextmanager
-def using(cache: ComparisonCache | None) -> Iterator[ComparisonCache | None]:
-    """``cache`` as this process's cache for a ``with`` block, the previous one again after it."""
-    global _current
-    previous, _current = _current, cache
-    try:
-        yield cache
-    finally:
-        _current = previous

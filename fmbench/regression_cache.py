@@ -14,10 +14,11 @@ time, verdict, revision, sidecar), of the site's settings (fmbench's code,
 templates, registry and the rest, see :func:`fmbench.build.settings_fingerprint`),
 of the practical threshold, the attempt rule and the confidence. A part whose
 key differs, or a file that cannot be read, is recomputed, so the report is
-always the one a build from scratch makes. The file holds pickled report
-objects; it is read with an unpickler that makes nothing but fmbench's own
-dataclasses and plain data (:mod:`fmbench.safe_pickle`), since a records folder can come from elsewhere (a
-restored CI cache, a copied project).
+always the one a build from scratch makes. The file is JSON with a format
+version (a file of another version is not read); each device's steps are read
+back as fmbench's report classes and nothing else (:mod:`fmbench.cache_json`),
+never unpickled, since a records folder can come from elsewhere (a restored CI
+cache, a copied project).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,8 +34,13 @@ from typing import Any
 
 import duckdb
 
-from fmbench import safe_pickle, stats
+from fmbench import stats
+from fmbench.cache_json import Codec
+from fmbench.caches import Caches
+from fmbench.comparison_cache import COMPARISON_CLASSES
 from fmbench.regressions import (
+    BuildStep,
+    Group,
     RegressionReport,
     assemble_report,
     comparable_runs,
@@ -46,10 +51,13 @@ from fmbench.selection import AttemptRule
 from fmbench.tolerance import Tolerance
 from fmbench.views.inputs import RunIndex
 
-CACHE_FILE = "regressions.pickle"
+CACHE_FILE = "regressions.json"
 """In the build's records folder (:func:`fmbench.build_state.state_folder`), never in the site."""
-CACHE_FORMAT = 1
-WHAT = "a regression report"
+CACHE_FORMAT = 2
+"""Version of the file and its parts (1 was a pickle, never read): a file of any other version is not read."""
+LEGACY_FILE = "regressions.pickle"
+"""What a build before :data:`CACHE_FORMAT` 2 kept: removed, never read."""
+CODEC = Codec((*COMPARISON_CLASSES, BuildStep, Group))
 
 
 @dataclass
@@ -59,13 +67,12 @@ class BuildRegressions:
     report: RegressionReport
     recomputed: list[str]
     """The hardware models whose steps were computed by this build (the others were reused)."""
-    parts: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-    """Hardware model -> (key, pickled steps)."""
+    parts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Hardware model -> (key, its steps as JSON text)."""
 
     def to_bytes(self) -> bytes:
-        return pickle.dumps(
-            {"format": CACHE_FORMAT, "parts": {d: self.parts[d] for d in sorted(self.parts)}}, protocol=5
-        )
+        parts = {d: {"key": self.parts[d][0], "steps": self.parts[d][1]} for d in sorted(self.parts)}
+        return json.dumps({"format": CACHE_FORMAT, "parts": parts}, separators=(",", ":")).encode()
 
     def save(self, folder: Path) -> None:
         """Write the parts beside the manifest in ``folder``, replacing the file whole."""
@@ -77,19 +84,20 @@ class BuildRegressions:
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
+        (folder / LEGACY_FILE).unlink(missing_ok=True)
 
 
-def _read(folder: Path) -> dict[str, tuple[str, bytes]]:
+def _read(folder: Path) -> dict[str, tuple[str, str]]:
     try:
-        doc = safe_pickle.loads((folder / CACHE_FILE).read_bytes(), WHAT)
-    except Exception:  # missing, unreadable or from another format: everything is recomputed
+        doc = json.loads((folder / CACHE_FILE).read_bytes())
+    except (OSError, ValueError, RecursionError):  # missing or unreadable: everything is recomputed
         return {}
     if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT or not isinstance(doc.get("parts"), dict):
         return {}
     return {
-        d: part for d, part in doc["parts"].items()
-        if isinstance(d, str) and isinstance(part, tuple) and len(part) == 2
-        and isinstance(part[0], str) and isinstance(part[1], bytes)
+        d: (part["key"], part["steps"]) for d, part in doc["parts"].items()
+        if isinstance(d, str) and isinstance(part, dict)
+        and isinstance(part.get("key"), str) and isinstance(part.get("steps"), str)
     }
 
 
@@ -103,6 +111,7 @@ def build_regressions(
     con: duckdb.DuckDBPyConnection,
     index: RunIndex,
     previous: Path,
+    caches: Caches | None = None,
     *,
     settings: str,
     tolerance: Tolerance,
@@ -110,7 +119,8 @@ def build_regressions(
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
 ) -> BuildRegressions:
     """The regression report of every device, reusing each device's steps from the build whose records are in
-    ``previous`` (:func:`fmbench.build_state.state_folder`) where the device's key is unchanged."""
+    ``previous`` (:func:`fmbench.build_state.state_folder`) where the device's key is unchanged. ``caches``: the
+    build's, handed to each comparison (see :func:`fmbench.compare.compare_selected`)."""
     kept = _read(previous) if previous.is_dir() else {}
     fingerprints: dict[str, list[str]] = {}
     for facts in index.runs.values():
@@ -124,15 +134,18 @@ def build_regressions(
         found = kept.get(device)
         if found is not None and found[0] == key:
             try:
-                steps[device] = safe_pickle.loads(found[1], WHAT)
+                loaded = CODEC.loads(found[1])
+            except ValueError:  # a damaged part, or of classes a report is not made of: computed again
+                loaded = None
+            if isinstance(loaded, list) and all(isinstance(step, BuildStep) for step in loaded):
+                steps[device] = loaded
                 parts[device] = found
                 continue
-            except Exception:  # a damaged part is computed again
-                pass
         todo[device] = (key, device_runs)
 
     def compute(device: str, own: duckdb.DuckDBPyConnection) -> list[Any]:
-        return device_steps(own, todo[device][1], rule=rule, family_confidence=family_confidence, tolerance=tolerance)
+        return device_steps(own, todo[device][1], rule=rule, family_confidence=family_confidence, tolerance=tolerance,
+                            caches=caches)
 
     # Each device's steps are mostly resampling (numpy, which lets go of the GIL): devices on a thread each, as
     # many as cores, while the build's workers render the runs; each reads with a cursor of its own, made here
@@ -150,7 +163,7 @@ def build_regressions(
         computed = {device: compute(device, con) for device in todo}
     for device, (key, _) in todo.items():
         steps[device] = computed[device]
-        parts[device] = (key, pickle.dumps(steps[device], protocol=5))
+        parts[device] = (key, CODEC.dumps(steps[device]))
         recomputed.append(device)
     skipped = sum(1 for r in runs if r.hardware_model is None)
     report = assemble_report(steps, rule=rule, family_confidence=family_confidence, skipped_without_hardware=skipped)

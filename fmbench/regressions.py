@@ -49,6 +49,7 @@ from xml.etree import ElementTree as ET
 import duckdb
 
 from fmbench import stats, urls
+from fmbench.caches import Caches
 from fmbench.compare import (
     Comparison,
     ComparisonRefused,
@@ -274,11 +275,14 @@ def find_build_changes(
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
     hardware_model: str | None = None,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> RegressionReport:
-    """Compare every OS build with the previous one, per device and configuration, on an open database."""
+    """Compare every OS build with the previous one, per device and configuration, on an open database
+    (``caches``: the caller's, see :func:`fmbench.compare.compare_selected`)."""
     runs = comparable_runs(con, hardware_model)
     steps = {
-        device: device_steps(con, device_runs, rule=rule, family_confidence=family_confidence, tolerance=tolerance)
+        device: device_steps(con, device_runs, rule=rule, family_confidence=family_confidence, tolerance=tolerance,
+                             caches=caches)
         for device, device_runs in runs_by_device(runs).items()
     }
     return assemble_report(steps, rule=rule, family_confidence=family_confidence, skipped_without_hardware=sum(
@@ -316,6 +320,7 @@ def device_steps(
     rule: AttemptRule = "latest",
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> list[BuildStep]:
     """Every build step of one device's runs (see :func:`runs_by_device`), in group order then build order.
 
@@ -331,7 +336,7 @@ def device_steps(
         for previous, current in itertools.pairwise(ordered):
             steps.append(
                 _step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence,
-                      tolerance)
+                      tolerance, caches)
             )
     return steps
 
@@ -359,6 +364,7 @@ def _step(
     rule: AttemptRule,
     family_confidence: float,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    caches: Caches | None = None,
 ) -> BuildStep:
     sides = []
     for build, runs in ((baseline_build, baseline_runs), (candidate_build, candidate_runs)):
@@ -370,7 +376,8 @@ def _step(
     refused = None
     try:
         comparison = compare_selected(
-            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni", tolerance=tolerance
+            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni", tolerance=tolerance,
+            caches=caches,
         )
     except ComparisonRefused as exc:
         refused = exc.reason

@@ -23,15 +23,17 @@ that value among the side's sorted values (16-bit when the side has fewer than
 float64 bits as resampling. A mean of 0/1 outcomes (a rate) is a whole number
 of successes over a whole count of trials, so its entry holds the integer sums
 and counts and the reader divides them as the resampling does (the same
-rounding, the same bits); any other mean is stored as its float64 values. The
-arrays are zlib-compressed (level 1): the median and p90 of 4,000 resamples
-of a side of about 1,000 trials take about 6 KB instead of 16.
+rounding, the same bits); any other mean is stored as its float64 values.
 
-**Never trusted blindly.** An entry is a small binary file: a magic string,
-its key, its arrays (compressed; each with its type code and length, only the
-integer and float types above) and a BLAKE2b checksum of all that. No pickle. A file that
-is truncated, corrupt, of another version or another key, or whose indices fall
-outside the side, is ignored and the side resampled again (and the entry
+**An entry is a NumPy ``.npz`` file** (what :func:`numpy.savez_compressed`
+writes, deflated at level 1: the median and p90 of 4,000 resamples of a side of
+about 1,000 trials take about 6 KB instead of 16): ``key.npy``, the entry's key
+as bytes (:data:`FORMAT`, :data:`ALGORITHM`, the side's digest, the levels...),
+then ``a0.npy``, ``a1.npy``... its arrays, one-dimensional integers or float64
+only. It is read strictly, never with pickle: each member's CRC is checked, its
+``.npy`` header must describe exactly the bytes that follow, and a file that is
+truncated, corrupt, of another format version or another key, or whose indices
+fall outside the side, is ignored and the side resampled again (and the entry
 written again).
 
 **Where.** Beside the database: ``<database file name>.resamples/`` in the
@@ -56,45 +58,46 @@ entry the site needs, so at its end it removes the entries it did not touch
 incremental build reads only what it renders and removes nothing. The store
 thus holds the entries of the last full build and of what was computed since.
 
-A process uses the store it is given by :func:`configure` (or :func:`using`):
-the build, each build worker and the server's application factory configure the
-store of their database; a process that configures none (a test calling
-:mod:`fmbench.stats` directly) resamples in memory as before.
+**One owner.** The store is held by a :class:`Resamples`, which also keeps the
+sides met in memory: the build, each build worker, the server's application
+factory and ``fmbench compare`` each make one for their database
+(:func:`store_for`) and hand it down through the comparisons they make
+(:class:`fmbench.caches.Caches`); there is no store of the process. Code that is
+given none (a test calling :mod:`fmbench.stats` directly) resamples every time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import struct
 import threading
-import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+import zipfile
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 ALGORITHM = 1
 """Version of the draw in :func:`fmbench.stats._resample` and of what is derived from it: bump it when either
 changes, and every entry written before is simply never asked for again."""
-FORMAT = 1
-"""Version of an entry's layout."""
+FORMAT = 2
+"""Version of an entry's layout (1: a binary layout of fmbench's own, whose files a full build sweeps away)."""
 MAGIC = b"FMBRSMP\x00"
 SUFFIX = ".resamples"
-ENTRY = ".rs"
+ENTRY = ".npz"
 SWEEP_SLACK = 1.0
 """Seconds before a full build's start from which an entry counts as used: file times may be coarser than the clock."""
 
 COMPRESSION = 1
-"""zlib level of an entry's arrays: about a third of their size (rank indices repeat their high bytes), at about
+"""Deflate level of an entry's arrays: about a third of their size (rank indices repeat their high bytes), at about
 0.2 ms a write; higher levels gain 1 %."""
 MAX_PAYLOAD = 4 * 2**20
 """An entry's arrays inflate to at most this (a few levels of 4,000 resamples are under 100 KB): more is no entry."""
 _HEADER = struct.Struct("<8sHHI16sIB")  # magic, format, algorithm, resamples, side digest, values, levels
-_ARRAY = struct.Struct("<cI")  # type code, length
-_DTYPES = {b"h": "<i2", b"i": "<i4", b"q": "<i8", b"d": "<f8"}
-_CODES = {("i", 2): b"h", ("i", 4): b"i", ("i", 8): b"q", ("f", 8): b"d"}
-_CHECK = 16
+_DTYPES = {("i", 2): "<i2", ("i", 4): "<i4", ("i", 8): "<i8", ("f", 8): "<f8"}
+"""What an entry's arrays may be (as stored: little-endian)."""
+_KEY = "key"
 
 Which = tuple[float, ...] | str
 """What an entry holds for a side: the quantile levels, or ``"mean"``."""
@@ -156,14 +159,19 @@ class ResampleStore:
         """Write an entry (atomically); a store that cannot be written is left alone from then on."""
         if not self.writable:
             return
+        import numpy as np
+
         key = self._key(digest, which, n_values, resamples)
-        payload = bytearray(struct.pack("<B", len(arrays)))
-        for array in arrays:
-            code = _CODES[(array.dtype.kind, array.dtype.itemsize)]
-            payload += _ARRAY.pack(code, array.size)
-            payload += array.astype(_DTYPES[code], copy=False).tobytes()
-        body = key + zlib.compress(bytes(payload), COMPRESSION)
-        body += hashlib.blake2b(body, digest_size=_CHECK).digest()
+        members = {_KEY: np.frombuffer(key, dtype=np.uint8)}
+        for i, array in enumerate(arrays):
+            flat = array.reshape(-1)  # a quantile entry's levels one after the other
+            members[f"a{i}"] = flat.astype(_DTYPES[(array.dtype.kind, array.dtype.itemsize)], copy=False)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=COMPRESSION) as archive:
+            for name, array in members.items():  # as numpy.savez_compressed writes them, at our level
+                with archive.open(f"{name}.npy", "w") as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
+        body = buffer.getvalue()
         path = self.path(key)
         temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
@@ -216,65 +224,85 @@ class ResampleStore:
 
 
 def _parse(data: bytes, key: bytes, np: Any) -> list[Any] | None:
-    """The arrays of an entry whose bytes are ``data``, if it is whole, of this version and of ``key``."""
-    if len(data) < len(key) + 1 + _CHECK or not data.startswith(key):
-        return None
-    if hashlib.blake2b(data[:-_CHECK], digest_size=_CHECK).digest() != data[-_CHECK:]:
-        return None
-    inflate = zlib.decompressobj()
+    """The arrays of an entry whose bytes are ``data``, if it is a whole ``.npz`` of this version and of ``key``."""
     try:
-        body = inflate.decompress(data[len(key):-_CHECK], MAX_PAYLOAD)
-    except zlib.error:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            names = [m.filename for m in members]
+            if names != [f"{_KEY}.npy", *(f"a{i}.npy" for i in range(len(names) - 1))]:
+                return None
+            if sum(m.file_size for m in members) > MAX_PAYLOAD:
+                return None
+            found = []
+            for member in members:
+                with archive.open(member) as f:
+                    raw = f.read(MAX_PAYLOAD + 1)  # to its end: the member's CRC is checked there
+                array = _npy(raw, np)
+                if array is None:
+                    return None
+                found.append(array)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError):
         return None
-    if not inflate.eof or inflate.unconsumed_tail or inflate.unused_data or not body:
-        return None  # cut short, longer than any entry, or with bytes after its end
-    at = 0
-    (count,) = struct.unpack_from("<B", body, at)
-    at += 1
-    arrays = []
-    for _ in range(count):
-        if at + _ARRAY.size > len(body):
-            return None
-        code, length = _ARRAY.unpack_from(body, at)
-        at += _ARRAY.size
-        dtype = _DTYPES.get(code)
-        if dtype is None:
-            return None
-        nbytes = length * np.dtype(dtype).itemsize
-        if at + nbytes > len(body):
-            return None
-        arrays.append(np.frombuffer(body, dtype=dtype, count=length, offset=at))
-        at += nbytes
-    if at != len(body):
+    if found[0].dtype != np.uint8 or found[0].tobytes() != key:
+        return None
+    arrays = found[1:]
+    if any((a.dtype.kind, a.dtype.itemsize) not in _DTYPES for a in arrays):
         return None
     return arrays
 
 
-# --- the store of this process ------------------------------------------------------------------
+def _npy(raw: bytes, np: Any) -> Any:
+    """The one-dimensional array of a ``.npy`` file's bytes, if its header describes exactly the bytes after it."""
+    f = io.BytesIO(raw)
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        return None
+    if len(shape) != 1 or dtype.hasobject or dtype.str not in ("|u1", *_DTYPES.values()):
+        return None
+    if len(raw) - f.tell() != shape[0] * dtype.itemsize:
+        return None
+    return np.frombuffer(raw, dtype=dtype, count=shape[0], offset=f.tell())
 
-_current: ResampleStore | None = None
+
+# --- what one owner has resampled --------------------------------------------------------------
 
 
-def current() -> ResampleStore | None:
-    """The store this process reads and writes, or ``None`` (resample in memory only)."""
-    return _current
+class Resamples:
+    """The resampled sides one owner (a build, a build worker, a server, one ``fmbench compare``) has met: the
+    last :data:`MEMORY` in memory, and ``store`` (the store beside its database) when it has one.
 
+    It is created by that owner and handed down to :mod:`fmbench.stats` through the comparisons
+    (:func:`fmbench.compare.compare_selected`'s ``caches``); nothing is kept between two owners but ``store``'s files.
+    """
 
-def configure(store: ResampleStore | None) -> ResampleStore | None:
-    """Make ``store`` this process's store; the one it replaces."""
-    global _current
-    previous, _current = _current, store
-    return previous
+    MEMORY = 4096
+    """Sides' results kept in memory (a few KB each): a build meets each side about three times."""
 
+    def __init__(self, store: ResampleStore | None = None) -> None:
+        self.store = store
+        self.drawn = 0
+        """How many times a side was resampled (neither in memory nor in ``store``)."""
+        self._memory: dict[tuple[bytes, Which], Any] = {}
+        self._lock = threading.Lock()
 
-@contextmanager
-def using(store: ResampleStore | None) -> Iterator[ResampleStore | None]:
-    """``store`` as this process's store for a ``with`` block, the previous one again after it."""
-    previous = configure(store)
-    try:
-        yield store
-    finally:
-        configure(previous)
+    def __repr__(self) -> str:
+        return f"Resamples({self.store!r})"
+
+    def recall(self, digest: bytes, which: Which) -> Any:
+        """What was kept in memory for a side's ``which``, or ``None``."""
+        return self._memory.get((digest, which))
+
+    def remember(self, digest: bytes, which: Which, found: Any, *, drawn: bool = False) -> None:
+        """Keep ``found`` in memory (the oldest goes first when full); ``drawn``: it was resampled just now."""
+        with self._lock:
+            self.drawn += drawn
+            while self._memory and len(self._memory) >= self.MEMORY:
+                del self._memory[next(iter(self._memory))]
+            self._memory[(digest, which)] = found
 
 
 def location(source: str | os.PathLike[str] | None) -> Path | None:

@@ -24,7 +24,8 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from fmbench import content_policy, resample_store, urls
+from fmbench import content_policy, urls
+from fmbench.caches import Caches
 from fmbench.dataset import dataset_connection
 from fmbench.db import connect, default_db_path
 from fmbench.errors import (
@@ -247,6 +248,7 @@ def _site() -> Any:
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
         g.site = site_context(con, renderer, registry, methodology)
         g.site.source_links = current_app.config["FMBENCH_SOURCE_LINKS"]
+        g.site.caches = current_app.config["FMBENCH_CACHES"]
         project = current_app.config.get("FMBENCH_PROJECT")
         if project is not None:
             from fmbench.tolerance import Tolerance
@@ -479,8 +481,9 @@ def create_app(
         TESTING=False,
     )
     app.debug = False
-    # The build's resampled intervals, beside the database: a comparison's first request reads them.
-    resample_store.configure(resample_store.store_for(app.config["FMBENCH_DB"]))
+    # The server's caches, handed to every request's site: the resampled sides it met, and the build's, beside the
+    # database (a comparison's first request reads them).
+    app.config["FMBENCH_CACHES"] = Caches.beside(app.config["FMBENCH_DB"])
     app.register_blueprint(assets)
     app.register_blueprint(api)
     app.register_blueprint(pages)

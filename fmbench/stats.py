@@ -9,10 +9,10 @@
   sample its trials, and takes the nearest-rank quantile of what it drew.
   An exact form is not tractable; the resamples are Monte Carlo, vectorized
   with numpy, seeded from a digest of the side's values (a page stays a
-  function of its data) and memoized per side, so every comparison that
-  shares a run reuses its resamples: in the process, and across processes in
-  the resample store beside the database (:mod:`fmbench.resample_store`),
-  which gives back the same bits.
+  function of its data) and kept per side by the caller's
+  :class:`~fmbench.resample_store.Resamples`, so every comparison that
+  shares a run reuses its resamples: in memory, and across processes in
+  the resample store beside the database, which gives back the same bits.
 
 - **Quantiles over independent trials**, for reference: the exact
   *percentile bootstrap* of the difference candidate − baseline. A
@@ -56,14 +56,16 @@ from __future__ import annotations
 import hashlib
 import math
 import struct
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fmbench.figures import nearest_rank
+
+if TYPE_CHECKING:
+    from fmbench.resample_store import Resamples
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_BOOTSTRAP_VALUES = 5
@@ -214,25 +216,7 @@ def bootstrap_quantile_difference(
     if min(len(baseline), len(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    key = hashlib.blake2b(
-        struct.pack(f"<{len(baseline)}d{len(candidate)}d2dI", *baseline, *candidate, q, confidence, len(baseline)),
-        digest_size=20,
-    ).digest()
-    found = _BOOTSTRAP_MEMO.get(key)
-    if found is None:
-        found = _bootstrap_quantile_difference(baseline, candidate, q, confidence)
-        with _BOOTSTRAP_LOCK:
-            while len(_BOOTSTRAP_MEMO) >= _BOOTSTRAP_MEMO_SIZE:
-                del _BOOTSTRAP_MEMO[next(iter(_BOOTSTRAP_MEMO))]
-            _BOOTSTRAP_MEMO[key] = found
-    return found
-
-
-_BOOTSTRAP_LOCK = threading.Lock()
-_BOOTSTRAP_MEMO: dict[bytes, Interval] = {}
-_BOOTSTRAP_MEMO_SIZE = 8192
-"""Intervals already computed, by a digest of their exact inputs: a build (or a server) compares the same
-two samples for a regression step and again on its comparison page."""
+    return _bootstrap_quantile_difference(baseline, candidate, q, confidence)
 
 
 def _bootstrap_quantile_difference(
@@ -348,10 +332,6 @@ def _cluster_count(side: Clusters) -> int:
     return sum(len(sample) for run in side for sample in run)
 
 
-_RESAMPLE_MEMO: dict[tuple[bytes, tuple[float, ...] | str], Any] = {}
-_RESAMPLE_MEMO_SIZE = 4096
-
-
 BLOCK_SLOTS = 1 << 17
 """How many slots a block of resamples holds at most: the trials are drawn, indexed and reduced a block of
 resamples at a time, in buffers the processor's cache holds and that are reused from block to block."""
@@ -460,11 +440,6 @@ def _index_type(largest: int) -> Any:
     return np.int16 if largest < np.iinfo(np.int16).max else np.int32
 
 
-def _remember(key: tuple[bytes, tuple[float, ...] | str], out: Any) -> None:
-    with _BOOTSTRAP_LOCK:
-        while len(_RESAMPLE_MEMO) >= _RESAMPLE_MEMO_SIZE:
-            del _RESAMPLE_MEMO[next(iter(_RESAMPLE_MEMO))]
-        _RESAMPLE_MEMO[key] = out
 
 
 def _flat_values(side: Clusters) -> Any:
@@ -474,19 +449,6 @@ def _flat_values(side: Clusters) -> Any:
     return np.fromiter(
         (v for run in side for sample in run for v in sample), dtype=np.float64, count=_cluster_count(side)
     )
-
-
-def resample_count() -> int:
-    """How many times this process has drawn a side's resamples (rather than found them memoized or stored)."""
-    return _DRAWN[0]
-
-
-_DRAWN = [0]
-
-
-def _drawn() -> None:
-    with _BOOTSTRAP_LOCK:
-        _DRAWN[0] += 1
 
 
 def _stored_quantiles(store: Any, digest: bytes, qs: tuple[float, ...], values: Any) -> Any:
@@ -502,31 +464,29 @@ def _stored_quantiles(store: Any, digest: bytes, qs: tuple[float, ...], values: 
     return np.sort(values)[picked].reshape(len(qs), RESAMPLES)
 
 
-def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> Any:
+def resampled_quantiles(
+    side: Clusters, qs: tuple[float, ...] = (0.5, 0.9), kept: Resamples | None = None
+) -> Any:
     """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
 
     An array of shape ``(len(qs), RESAMPLES)`` (see :func:`_resample` for how a resample is drawn),
-    memoized by a digest of the values, in this process and in the process's
-    :mod:`~fmbench.resample_store` when it has one. A resample's quantile is found among the ranks of
+    kept by a digest of the values in ``kept`` (the caller's memory and store,
+    :class:`~fmbench.resample_store.Resamples`) when it is given. A resample's quantile is found among the ranks of
     the values it drew (equal values share a rank), sorted as small integers: the same value as sorting
     the values.
     """
     import numpy as np
 
-    from fmbench import resample_store
-
     digest = _side_digest(side)
-    key = (digest, qs)
-    found = _RESAMPLE_MEMO.get(key)
+    found = None if kept is None else kept.recall(digest, qs)
     if found is not None:
         return found
-    store = resample_store.current()
+    store = None if kept is None else kept.store
     if store is not None:
         found = _stored_quantiles(store, digest, qs, _flat_values(side))
         if found is not None:
-            _remember(key, found)
+            kept.remember(digest, qs, found)  # type: ignore[union-attr]
             return found
-    _drawn()
     resamples = _resample(side, digest)
     values = resamples.values
     ordered = np.sort(values)
@@ -547,7 +507,8 @@ def resampled_quantiles(side: Clusters, qs: tuple[float, ...] = (0.5, 0.9)) -> A
     out = np.append(ordered, np.inf)[picked]
     if store is not None:
         store.save(digest, qs, len(values), RESAMPLES, [picked])
-    _remember(key, out)
+    if kept is not None:
+        kept.remember(digest, qs, out, drawn=True)
     return out
 
 
@@ -582,27 +543,23 @@ def _smallest_int(array: Any) -> Any:
     return array.astype(np.int16 if int(array.max(initial=0)) < np.iinfo(np.int16).max else np.int32)
 
 
-def resampled_means(side: Clusters) -> Any:
+def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
     """The means of :data:`RESAMPLES` cluster-bootstrap resamples of one side (a rate, where the values
-    are 0/1 outcomes), memoized by a digest of the values (in this process, and in its
-    :mod:`~fmbench.resample_store` when it has one). The same resamples as :func:`resampled_quantiles`
+    are 0/1 outcomes), kept by a digest of the values in ``kept`` when it is given (as
+    :func:`resampled_quantiles`). The same resamples as :func:`resampled_quantiles`
     draws for the same values."""
     import numpy as np
 
-    from fmbench import resample_store
-
     digest = _side_digest(side)
-    key = (digest, "mean")
-    found = _RESAMPLE_MEMO.get(key)
+    found = None if kept is None else kept.recall(digest, "mean")
     if found is not None:
         return found
-    store = resample_store.current()
+    store = None if kept is None else kept.store
     if store is not None:
         found = _stored_means(store, digest, _flat_values(side))
         if found is not None:
-            _remember(key, found)
+            kept.remember(digest, "mean", found)  # type: ignore[union-attr]
             return found
-    _drawn()
     resamples = _resample(side, digest)
     values = resamples.values
     binary = _binary(values)
@@ -629,7 +586,8 @@ def resampled_means(side: Clusters) -> Any:
     if store is not None:
         arrays = [_smallest_int(sums), _smallest_int(counts)] if binary else [out]
         store.save(digest, "mean", len(values), RESAMPLES, arrays)
-    _remember(key, out)
+    if kept is not None:
+        kept.remember(digest, "mean", out, drawn=True)
     return out
 
 
@@ -650,6 +608,7 @@ def cluster_bootstrap_mean_difference(
     *,
     confidence: float = DEFAULT_CONFIDENCE,
     method: str = CLUSTER_MEAN_METHOD,
+    kept: Resamples | None = None,
 ) -> Interval | None:
     """Percentile interval on mean(candidate) − mean(baseline) from the cluster bootstrap.
 
@@ -660,7 +619,8 @@ def cluster_bootstrap_mean_difference(
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    return _percentile_interval(resampled_means(candidate) - resampled_means(baseline), confidence, method)
+    differences = resampled_means(candidate, kept) - resampled_means(baseline, kept)
+    return _percentile_interval(differences, confidence, method)
 
 
 def cluster_bootstrap_quantile_difference(
@@ -670,6 +630,7 @@ def cluster_bootstrap_quantile_difference(
     *,
     confidence: float = DEFAULT_CONFIDENCE,
     together: tuple[float, ...] = (),
+    kept: Resamples | None = None,
 ) -> Interval | None:
     """Percentile interval on quantile_q(candidate) − quantile_q(baseline) from the cluster bootstrap.
 
@@ -683,5 +644,5 @@ def cluster_bootstrap_quantile_difference(
     z_value(confidence)  # validates the level
     qs = together if q in together else (q,)
     row = qs.index(q)
-    differences = resampled_quantiles(candidate, qs)[row] - resampled_quantiles(baseline, qs)[row]
+    differences = resampled_quantiles(candidate, qs, kept)[row] - resampled_quantiles(baseline, qs, kept)[row]
     return _percentile_interval(differences, confidence, CLUSTER_METHOD)

@@ -17,16 +17,6 @@ def example_run() -> Path:
     return EXAMPLES / f"{EXAMPLE_NAME}.json"
 
 
-@pytest.fixture(autouse=True)
-def _no_resample_store_left_over() -> Iterator[None]:
-    """A test that creates a server configures its database's resample store for the process: not for the next test."""
-    from fmbench import resample_store
-
-    resample_store.configure(None)
-    yield
-    resample_store.configure(None)
-
-
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "test.duckdb"

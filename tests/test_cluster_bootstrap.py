@@ -38,7 +38,6 @@ def test_the_same_inputs_give_the_same_interval_and_other_inputs_another() -> No
     a = _side(rng, centre=0.4, samples=10, reps=20, sample_sd=0.05, trial_sd=0.01)
     b = _side(rng, centre=0.4, samples=10, reps=20, sample_sd=0.05, trial_sd=0.01)
     first = stats.cluster_bootstrap_quantile_difference(a, b, 0.5)
-    stats._RESAMPLE_MEMO.clear()
     again = stats.cluster_bootstrap_quantile_difference([list(r) for r in a], b, 0.5)
     assert first == again  # seeded from a digest of the values, not from the clock or a counter
     b[0][0][0] += 1.0
@@ -104,7 +103,6 @@ def test_a_rates_interval_widens_when_repetitions_share_a_sample() -> None:
     assert clustered.low < -0.1 < clustered.high  # both cover the true difference of rates
     assert independent.low < -0.1 < independent.high
     # Deterministic: the same outcomes give the same interval after the memo is cleared.
-    stats._RESAMPLE_MEMO.clear()
     again = stats.cluster_bootstrap_mean_difference(_outcomes(baseline_rates, 20), _outcomes(candidate_rates, 20))
     assert again == clustered
 
@@ -132,7 +130,6 @@ _OUTCOMES_B = [[[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0]
 
 
 def test_the_seeded_resamples_give_the_intervals_they_always_gave() -> None:
-    stats._RESAMPLE_MEMO.clear()
     median = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.5, confidence=0.99)
     p90 = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.9, confidence=0.99)
     rate = stats.cluster_bootstrap_mean_difference(_OUTCOMES_A, _OUTCOMES_B)
@@ -190,7 +187,6 @@ def test_a_resampled_quantile_is_the_nearest_rank_value_of_what_the_resample_dre
     import numpy as np
 
     side = _uneven(random.Random(runs * 1000 + samples * 10 + trials), runs, samples, trials, ties=ties)
-    stats._RESAMPLE_MEMO.clear()
     values, drawn, valid = _every_draw(side)
     assert drawn.shape[1] == runs * samples * trials
     picked = np.where(valid, values[drawn], np.inf)
@@ -214,7 +210,6 @@ def test_drawing_a_block_of_resamples_at_a_time_draws_what_drawing_them_all_at_o
     results = []
     for block in (7, 1000, 1 << 30):  # a few slots (one resample a block), several resamples, every resample
         monkeypatch.setattr(stats, "BLOCK_SLOTS", block)
-        stats._RESAMPLE_MEMO.clear()
         results.append((stats.resampled_quantiles(side, (0.5, 0.9)), stats.resampled_means(side),
                         stats.resampled_means(outcomes), _every_draw(side)[1]))
     for other in results[1:]:

@@ -10,7 +10,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fmbench import stats
 from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
@@ -34,7 +33,6 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_interval_of_the_fixture_corpus_comparisons_is_the_one_published_before(db: Path) -> None:
-    stats._RESAMPLE_MEMO.clear()
     con = duckdb.connect(str(db), read_only=True)
     try:
         site = site_context(con, Renderer())
@@ -61,7 +59,6 @@ def test_a_served_page_computes_its_configurations_side_by_side_into_the_built_p
     con = duckdb.connect(str(db), read_only=True)
     try:
         built = comparison_page(site_context(con, Renderer(mode="static")), Filters.none(), device, baseline, candidate)
-        stats._RESAMPLE_MEMO.clear()
         threads: set[str] = set()
         section = comparisons._section
 

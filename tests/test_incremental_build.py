@@ -213,30 +213,56 @@ def test_a_regression_report_put_together_from_kept_devices_is_the_one_computed_
     assert kept.report == whole
 
 
+class _Boom:
+    """A pickle payload that, if it were ever unpickled, would create ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.marker), "w"))
+
+
 def test_a_tampered_regression_cache_calls_nothing_and_is_computed_again(tmp_path: Path) -> None:
+    import json
     import pickle
 
-    from fmbench.regression_cache import CACHE_FILE, CACHE_FORMAT, build_regressions
+    from fmbench.regression_cache import CACHE_FILE, CACHE_FORMAT, LEGACY_FILE, build_regressions
     from fmbench.tolerance import DEFAULT_TOLERANCE
     from fmbench.views.inputs import RunIndex
 
-    class Boom:
-        def __reduce__(self) -> tuple[object, tuple[str]]:
-            return (print, ("called",))
-
+    marker = tmp_path / "unpickled"
     db = tmp_path / "db.duckdb"
     assert ingest_paths([FIXTURES], db).ok
     con = duckdb.connect(str(db), read_only=True)
     try:
         index = RunIndex.read(con)
         honest = build_regressions(con, index, tmp_path, settings="s", tolerance=DEFAULT_TOLERANCE)
-        parts = {d: (key, pickle.dumps(Boom())) for d, (key, _) in honest.parts.items()}
-        (tmp_path / CACHE_FILE).write_bytes(pickle.dumps({"format": CACHE_FORMAT, "parts": parts}))
+        payloads = [
+            pickle.dumps(_Boom(marker)).decode("latin-1"),  # a pickle where the steps' JSON goes
+            json.dumps([{"@": "Popen", "args": ["touch", str(marker)]}]),  # a class a report is not made of
+            json.dumps([{"@": "BuildStep", "group": None}]),  # not the fields of a step
+            '{"@t": [1, 2',  # cut short
+        ]
+        parts = {
+            d: {"key": key, "steps": payloads[i % len(payloads)]} for i, (d, (key, _)) in enumerate(honest.parts.items())
+        }
+        (tmp_path / CACHE_FILE).write_text(json.dumps({"format": CACHE_FORMAT, "parts": parts}))
+        (tmp_path / LEGACY_FILE).write_bytes(pickle.dumps(_Boom(marker)))  # an older build's record
         again = build_regressions(con, index, tmp_path, settings="s", tolerance=DEFAULT_TOLERANCE)
+        (tmp_path / CACHE_FILE).write_bytes(pickle.dumps(_Boom(marker)))  # a pickle in place of the whole file
+        whole = build_regressions(con, index, tmp_path, settings="s", tolerance=DEFAULT_TOLERANCE)
+        again.save(tmp_path)
+        newer = json.loads((tmp_path / CACHE_FILE).read_text())
+        newer["format"] = CACHE_FORMAT + 1  # a newer fmbench's: not read
+        (tmp_path / CACHE_FILE).write_text(json.dumps(newer))
+        later = build_regressions(con, index, tmp_path, settings="s", tolerance=DEFAULT_TOLERANCE)
     finally:
         con.close()
-    assert again.recomputed == honest.recomputed
-    assert again.report.to_json() == honest.report.to_json()
+    assert not marker.exists()
+    assert again.recomputed == whole.recomputed == later.recomputed == honest.recomputed
+    assert again.report.to_json() == whole.report.to_json() == later.report.to_json() == honest.report.to_json()
+    assert not (tmp_path / LEGACY_FILE).exists()  # removed when the records were saved, never read
 
 
 def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(tmp_path: Path) -> None:
@@ -267,32 +293,35 @@ def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(t
 
 
 def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
-    corpus: tuple[Path, Path], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+    corpus: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    import json
     import pickle
-    import zlib
 
-    from fmbench.comparison_cache import CACHE_FORMAT
+    from fmbench.comparison_cache import CACHE_FORMAT, LEGACY_FILE
 
-    class Boom:
-        def __reduce__(self) -> tuple[object, tuple[str]]:
-            return (print, ("called",))
-
+    marker = tmp_path / "unpickled"
     base, later = corpus
     db = tmp_path / "db.duckdb"
     assert ingest_paths([base], db).ok
     site = tmp_path / "site"
     build_site(db, site)
     record = state_folder(db, site) / COMPARISONS_FILE
-    doc = pickle.loads(record.read_bytes())
+    doc = json.loads(record.read_text())
     assert doc["format"] == CACHE_FORMAT and doc["entries"]
-    doc["entries"] = {key: zlib.compress(pickle.dumps(Boom())) for key in doc["entries"]}
-    record.write_bytes(pickle.dumps(doc))
+    payloads = [
+        pickle.dumps(_Boom(marker)).decode("latin-1"),
+        json.dumps({"@": "ResampleStore", "folder": str(marker)}),  # a class a comparison is not made of
+        json.dumps({"@": "Interval", "low": 0.0, "high": 1.0, "confidence": 0.95, "method": "m"}),  # not a comparison
+    ]
+    doc["entries"] = {key: payloads[i % len(payloads)] for i, key in enumerate(doc["entries"])}
+    record.write_text(json.dumps(doc))
+    (record.parent / LEGACY_FILE).write_bytes(pickle.dumps(_Boom(marker)))  # an older build's record
 
     assert ingest_paths([later], db).ok
     report = build_site(db, site)
 
-    assert "called" not in capfd.readouterr().out
+    assert not marker.exists() and not (record.parent / LEGACY_FILE).exists()
     assert report.comparisons_made > 0  # the tampered entries were refused and worked out again
     fresh = tmp_path / "fresh"
     build_site(db, fresh)

@@ -1,4 +1,5 @@
-"""An exact bootstrap interval asked for twice (a regression step, then its comparison page) is computed once."""
+"""A side's resamples asked for twice by one owner (a regression step, then its comparison page) are drawn once, and
+kept by that owner only: no module of fmbench remembers them."""
 
 from __future__ import annotations
 
@@ -7,28 +8,46 @@ import random
 import pytest
 
 from fmbench import stats
+from fmbench.resample_store import Resamples
 
 
-def test_the_same_two_samples_give_the_interval_computed_first_without_computing_it_again(
+def _side(rng: random.Random, centre: float) -> list[list[list[float]]]:
+    return [[[rng.lognormvariate(centre, 0.3) for _ in range(10)] for _ in range(8)] for _ in range(2)]
+
+
+def test_the_same_side_gives_the_interval_computed_first_without_resampling_it_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rng = random.Random(5)
-    baseline = [rng.lognormvariate(0, 0.3) for _ in range(200)]
-    candidate = [rng.lognormvariate(0.1, 0.3) for _ in range(180)]
-    computed: list[float] = []
-    original = stats._bootstrap_quantile_difference
+    baseline, candidate = _side(rng, 0.0), _side(rng, 0.1)
+    drawn: list[int] = []
+    original = stats._resample
 
-    def counting(b, c, q, confidence):  # type: ignore[no-untyped-def]
-        computed.append(q)
-        return original(b, c, q, confidence)
+    def counting(side, digest):  # type: ignore[no-untyped-def]
+        drawn.append(len(side))
+        return original(side, digest)
 
-    monkeypatch.setattr(stats, "_BOOTSTRAP_MEMO", {})
-    monkeypatch.setattr(stats, "_bootstrap_quantile_difference", counting)
-    first = stats.bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99)
-    again = stats.bootstrap_quantile_difference(list(baseline), tuple(candidate), 0.5, confidence=0.99)
-    assert again == first and computed == [0.5]
-    assert first == original(baseline, candidate, 0.5, 0.99)
-    stats.bootstrap_quantile_difference(baseline, candidate, 0.9, confidence=0.99)
-    stats.bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.95)
-    stats.bootstrap_quantile_difference(candidate, baseline, 0.5, confidence=0.99)
-    assert computed == [0.5, 0.9, 0.5, 0.5]  # another quantile, level or order is another interval
+    monkeypatch.setattr(stats, "_resample", counting)
+    kept = Resamples()
+    first = stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99, kept=kept)
+    assert len(drawn) == 2 and kept.drawn == 2
+    again = stats.cluster_bootstrap_quantile_difference(
+        [list(r) for r in baseline], candidate, 0.9, confidence=0.95, kept=kept
+    )
+    assert len(drawn) == 2  # the median and p90 of both sides were drawn together, and kept
+    assert first == stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99)
+    assert len(drawn) == 4  # given nothing to keep them in, the sides are drawn again: nothing is global
+    assert again == stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.9, confidence=0.95,
+                                                                kept=Resamples())
+    stats.cluster_bootstrap_mean_difference(baseline, candidate, kept=kept)
+    assert kept.drawn == 4  # a mean is another result of each side
+
+
+def test_an_owner_keeps_a_bounded_number_of_sides_in_memory() -> None:
+    kept = Resamples()
+    kept.MEMORY = 3
+    for i in range(5):
+        stats.resampled_means([[[float(i), 1.0, 2.0, 3.0, 4.0]]], kept)
+    assert kept.drawn == 5 and len(kept._memory) == 3
+    stats.resampled_means([[[4.0, 1.0, 2.0, 3.0, 4.0]]], kept)  # the newest is still there
+    assert kept.drawn == 5

@@ -48,7 +48,8 @@ def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
     from fmbench.regressions import find_build_changes
 
-    return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance))
+    return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance,
+                                                                      caches=site.caches))
 
 
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
@@ -137,7 +138,8 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         catalog = site.run_catalog()
         b = select_side(con, side_spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
         c = select_side(con, side_spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
-        cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance)
+        cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
+                               caches=site.caches)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
@@ -240,7 +242,7 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
         b = select_side(site.con, side_spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
         c = select_side(site.con, side_spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
         items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni",
-                                            tolerance=site.tolerance)))
+                                            tolerance=site.tolerance, caches=site.caches)))
     return _Result(items)
 
 

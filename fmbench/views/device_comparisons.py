@@ -85,7 +85,8 @@ def _section(
         catalog = site.run_catalog()
         side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
         side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance)
+        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
+                               caches=site.caches)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))

@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench.caches import Caches
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
@@ -37,6 +38,9 @@ class SiteContext:
     """True in the static build: one run's trial details are kept for all of its pages and data files."""
     tolerance: Tolerance = DEFAULT_TOLERANCE
     """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
+    caches: Caches = field(default_factory=Caches)
+    """What the comparisons of this build or server keep (:class:`fmbench.caches.Caches`): made by the build (with its
+    comparison cache) or the server's application factory, each with the resample store beside its database."""
     _run_trials: Any = None
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
