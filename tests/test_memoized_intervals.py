@@ -29,16 +29,19 @@ def test_the_same_side_gives_the_interval_computed_first_without_resampling_it_a
 
     monkeypatch.setattr(stats, "_resample", counting)
     kept = Resamples()
-    first = stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99, kept=kept)
+    both = (0.5, 0.9)  # as compare asks for a source's quantiles: drawn together
+    first = stats.cluster_bootstrap_quantile_difference(
+        baseline, candidate, 0.5, confidence=0.99, together=both, kept=kept
+    )
     assert len(drawn) == 2 and kept.drawn == 2
     again = stats.cluster_bootstrap_quantile_difference(
-        [list(r) for r in baseline], candidate, 0.9, confidence=0.95, kept=kept
+        [list(r) for r in baseline], candidate, 0.9, confidence=0.95, together=both, kept=kept
     )
     assert len(drawn) == 2  # the median and p90 of both sides were drawn together, and kept
-    assert first == stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99)
+    assert first == stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.5, confidence=0.99, together=both)
     assert len(drawn) == 4  # given nothing to keep them in, the sides are drawn again: nothing is global
     assert again == stats.cluster_bootstrap_quantile_difference(baseline, candidate, 0.9, confidence=0.95,
-                                                                kept=Resamples())
+                                                                together=both, kept=Resamples())
     stats.cluster_bootstrap_mean_difference(baseline, candidate, kept=kept)
     assert kept.drawn == 4  # a mean is another result of each side
 
