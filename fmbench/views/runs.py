@@ -28,7 +28,6 @@ from fmbench.blocks import (
 from fmbench.errors import NotFoundError
 from fmbench.figures import DISTRIBUTION_FIGURES, token_count_source
 from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.queries import token_sources
 from fmbench.views import distributions as dist
 from fmbench.views import run_queries as q
 from fmbench.views.common import (
@@ -38,7 +37,6 @@ from fmbench.views.common import (
     device_key,
     figure_cells,
     figure_columns,
-    one,
     os_label,
     quota_text,
     revision_banner,
@@ -428,11 +426,9 @@ def _quota(run: dict[str, Any]) -> list[Condition]:
     return out
 
 
-def _annotations(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[list[Condition], Table | None]:
-    found = rows(con, "SELECT * FROM annotations WHERE run_id = ?", [run_id])
-    if not found:
+def _annotations(a: dict[str, Any] | None) -> tuple[list[Condition], Table | None]:
+    if a is None:
         return [], None
-    a = found[0]
     conds = [
         Condition("Annotation file", f"{a['file_name']} (SHA-256 {a['sha256']})"),
         Condition("Connection", a["connection"], "not given by the operator"),
@@ -514,85 +510,22 @@ def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table |
     )
 
 
-def run_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    """The run's scenario figures, each with the token count source of its trials."""
-    found = rows(con, "SELECT * FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id])
-    sources = token_sources(con, [run_id])
-    return [{**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in found]
-
-
-def kept_run_figures(site: SiteContext, run_id: str) -> list[dict[str, Any]]:
-    """:func:`run_figures`, in a bulk build from :func:`every_run` once for the run's page and its figures file
-    (not to be changed)."""
-    every = every_run(site)
-    if every is None:
-        return run_figures(site.con, run_id)
-
-    def figures() -> list[dict[str, Any]]:
-        sources = every.token_sources
-        return [
-            {**f, "token_count_source": sources.scenario(run_id, f["scenario_id"])} for f in every.figures.get(run_id, [])
-        ]
-
-    kept: list[dict[str, Any]] = site.once(f"run figures\x00{run_id}", figures)
-    return kept
-
-
-def every_run(site: SiteContext) -> q.EveryRun | None:
-    """In a bulk build, what the run pages and files ask of the per-run tables, read for every run once
-    (:class:`fmbench.views.run_queries.EveryRun`); otherwise ``None``: a request asks about its run alone."""
-    if not site.bulk:
-        return None
-    every: q.EveryRun = site.once("every run", lambda: q.EveryRun.read(site.con))
-    return every
-
-
-def _may_have_replay(site: SiteContext, run_id: str) -> bool:
-    """Whether an Evaluations row links to the run (in a bulk build, from one query for every run; else always
-    asked of :func:`~fmbench.views.replay.replay_section`, which tells for itself)."""
-    if not site.bulk:
-        return True
-
-    def linked() -> frozenset[str]:
-        tables = {name for (name,) in site.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        if "evaluation_rows" not in tables:
-            return frozenset()
-        return frozenset(
-            r for (r,) in site.con.execute(
-                "SELECT DISTINCT linked_run_id FROM evaluation_rows WHERE linked_run_id IS NOT NULL"
-            ).fetchall()
-        )
-
-    found: frozenset[str] = site.once("runs with linked evaluation rows", linked)
-    return run_id in found
-
-
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
-    con, url, registry = site.con, site.url, site.registry
+    con, url, registry, data = site.con, site.url, site.registry, site.run_data
     repository_file = site.source_links.get(run_id)
-    bundle: RunTrials | None = site.run_trials(run_id)
-    if bundle is not None:  # a bulk build: from what the run's trial pages read
-        run, failures = bundle.run, bundle.failure_list
-        executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
-    else:
-        run, failures = q.run(con, run_id), failure_rows(con, run_id)
-        executed, offline = q.executed_models(con, run_id), q.offline_counts(con, run_id)
-        spread = dist.run_trial_values(con, run_id)
-    every = every_run(site)
-    if every is not None:
-        reasons, not_run = every.reasons.get(run_id, []), every.not_run.get(run_id, [])
-        run_flags = every.flags.get(run_id, [])
-    else:
-        reasons, not_run, run_flags = q.verdict_reasons(con, run_id), q.scenarios_not_run(con, run_id), q.run_flags(con, run_id)
+    bundle = run_trials(site, run_id)
+    run, failures = bundle.run, bundle.failure_list
+    executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
+    reasons, not_run = data.reasons([run_id])[run_id], data.not_run([run_id])[run_id]
 
-    def has(rows_of: str) -> bool:
-        return every is None or every.has(rows_of, run_id)
+    def has(gate: str) -> bool:
+        return data.has(gate, run_id)
 
-    figures = kept_run_figures(site, run_id)
-    mismatches = q.summary_mismatches(con, run_id) if has("summary mismatches") else []
-    flags = [f"{loc}: {msg}" for loc, msg in run_flags]
-    annotations, corrections = _annotations(con, run_id) if has("annotations") else ([], None)
+    figures = data.figures([run_id])[run_id]
+    mismatches = data.mismatches([run_id])[run_id]
+    flags = [f"{loc}: {msg}" for loc, msg in data.flags([run_id])[run_id]]
+    annotations, corrections = _annotations(data.annotation([run_id])[run_id])
     measured = [f for f in failures if not f["is_warmup"]]
     warmups = [f for f in failures if f["is_warmup"]]
     original = site.original(run_id, run["file_name"], run["source_sha256"])
@@ -649,7 +582,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
             )
             for f in figures
         ],
-        replay=replay_section(con, url, run_id) if _may_have_replay(site, run_id) else None,
+        replay=replay_section(con, url, run_id) if has(q.LINKED_REPLAY) else None,
         not_run=not_run,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
         agentic=dist.agentic_table(
@@ -930,17 +863,17 @@ def _route_label(value: str) -> str:
 
 
 def _details(
-    con: duckdb.DuckDBPyConnection, run_id: str, columns: dict[str, list[Any]], every: q.EveryRun | None = None
+    con: duckdb.DuckDBPyConnection, run_id: str, columns: dict[str, list[Any]], data: q.RunData | None = None
 ) -> list[TrialDetail]:
     """Each trial of ``columns`` (:data:`TRIAL_COLUMNS`, a list each) in detail, formatted column by column, each
-    distinct value (or combination) once (``every``: which runs have tool calls and final state at all)."""
+    distinct value (or combination) once (``data``: which runs have tool calls and final state at all)."""
     ordinals = columns["ordinal"]
     if not ordinals:
         return []
     checks, calls, state = _trial_parts(
         con, run_id, min(ordinals), max(ordinals),
-        tool_calls=every is None or every.has("trial tool calls", run_id),
-        final_state=every is None or every.has("trial final state", run_id),
+        tool_calls=data is None or data.has("trial tool calls", run_id),
+        final_state=data is None or data.has("trial final state", run_id),
     )
     c = columns
     return list(
@@ -1066,36 +999,36 @@ class RunTrials:
         names = ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))
         return dist.trial_values(zip(*[self.columns[name] for name in names], strict=True))
 
-    def scenario(self, scenario_id: str) -> tuple[str, str, int]:
+    def scenario_at(self, paths: urls.SitePaths, segment: str) -> tuple[str, str, int]:
+        """``(scenario id, title, trials)`` of the run's scenario at a path segment of the site."""
+        scenario_id = paths.scenarios.name(segment)
         for found in self.scenarios:
             if found[0] == scenario_id:
                 return found
-        raise NotFoundError(f"run {self.run_id} has no scenario {scenario_id!r}")
+        raise NotFoundError(f"run {self.run_id} has no scenario {segment!r}")
 
 
-def run_trials(con: duckdb.DuckDBPyConnection, run_id: str, every: q.EveryRun | None = None) -> RunTrials:
-    """What every trial page and trial file of the run reads (``every``: the per-run tables, read for every run)."""
-    if every is not None:
-        run = every.run(run_id)
-        scenarios = [(f["scenario_id"], f["title"], f["trial_count"]) for f in every.figures.get(run_id, [])]
-    else:
-        run = one(con, "SELECT * FROM runs WHERE run_id = ?", [run_id], f"run {run_id!r}")
-        scenarios = [
-            (sid, title, n)
-            for sid, title, n in con.execute(
-                "SELECT scenario_id, title, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal",
-                [run_id],
-            ).fetchall()
-        ]
+def run_trials(site: SiteContext, run_id: str) -> RunTrials:
+    """What every page and data file of the run reads of its trials and failures, read once and kept while the
+    same run is asked for (a build renders all of a run's files one after the other; a request, one of them)."""
+    kept: RunTrials = site.kept("run trials", run_id, lambda: read_run_trials(site.con, run_id, site.run_data))
+    return kept
+
+
+def read_run_trials(con: duckdb.DuckDBPyConnection, run_id: str, data: q.RunData) -> RunTrials:
+    """Every trial and failure of the run, in detail (``data``: the per-run tables, and which of the large ones
+    the run has rows in)."""
+    run = data.run(run_id)
+    scenarios = [(f["scenario_id"], f["title"], f["trial_count"]) for f in data.figures([run_id])[run_id]]
     read = trial_columns(con, f"{_TRIAL_SELECT} WHERE run_id = ? ORDER BY ordinal", [run_id])
     details: dict[str, list[TrialDetail]] = {}
-    for scenario_id, detail in zip(read["scenario_id"], _details(con, run_id, read, every), strict=True):
+    for scenario_id, detail in zip(read["scenario_id"], _details(con, run_id, read, data), strict=True):
         details.setdefault(scenario_id, []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
     failure_list = failure_rows(
         con, run_id,
-        tool_calls=every is None or every.has("failure tool calls", run_id),
-        final_state=every is None or every.has("failure final state", run_id),
+        tool_calls=data.has("failure tool calls", run_id),
+        final_state=data.has("failure final state", run_id),
     )
     for f in failure_list:
         failures.setdefault(f["scenario_id"], []).append(f)
@@ -1103,25 +1036,17 @@ def run_trials(con: duckdb.DuckDBPyConnection, run_id: str, every: q.EveryRun | 
 
 
 def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
-    """One page of a scenario's trials (read from the run's :func:`run_trials` when a bulk build keeps it)."""
-    con, url, paths = site.con, site.url, site.paths
-    bundle: RunTrials | None = site.run_trials(run_id)
-    if bundle is not None:
-        run = bundle.run
-        scenario_id, title, total = bundle.scenario(paths.scenarios.named(scenario, "scenario"))
-    else:
-        run = q.run(con, run_id)
-        scenario_id, title, total = scenario_at(site, run_id, scenario)
+    """One page of a scenario's trials (from the run's :func:`run_trials`)."""
+    url, paths = site.url, site.paths
+    bundle = run_trials(site, run_id)
+    run = bundle.run
+    scenario_id, title, total = bundle.scenario_at(paths, scenario)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
     offset = (page - 1) * urls.TRIALS_PER_PAGE
-    if bundle is not None:
-        details = bundle.details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
-        failures = bundle.failures.get(scenario_id, [])
-    else:
-        details = trial_details(con, run_id, scenario_id, offset=offset, limit=urls.TRIALS_PER_PAGE)
-        failures = failure_rows(con, run_id, scenario_id)
+    details = bundle.details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
+    failures = bundle.failures.get(scenario_id, [])
     return TrialsPage(
         title=f"{title}: trials of {run_title(run)}",
         run_id=run_id,
