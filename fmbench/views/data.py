@@ -15,8 +15,8 @@ from fmbench.figures import token_count_source
 from fmbench.filters import Filters
 from fmbench.originals import gzipped_original, original_bytes
 from fmbench.views.common import rows
-from fmbench.views.runs import CSV_COLUMNS, failure_json, run_trials
 from fmbench.views.site import SiteContext
+from fmbench.views.trial_details import CSV_COLUMNS, failure_json, run_trials
 
 _INDENTED_OPTIONS = (
     orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -99,7 +99,7 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
 
-    The rows are the ones the run's trial pages read (:func:`fmbench.views.runs.run_trials`), written as the csv
+    The rows are the ones the run's trial pages read (:func:`fmbench.views.trial_details.run_trials`), written as the csv
     module writes them (:func:`fmbench.csv_text.csv_text`: ``None`` an empty cell).
     """
     bundle = run_trials(site, run_id)
@@ -131,7 +131,7 @@ def seed_as_text(run: dict[str, Any]) -> dict[str, Any]:
 
 def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str, list[Any], list[dict[str, Any]]]:
     """A scenario's id, every trial's detail and its measured failures (from the run's
-    :func:`~fmbench.views.runs.run_trials`)."""
+    :func:`~fmbench.views.trial_details.run_trials`)."""
     bundle = run_trials(site, run_id)
     scenario_id = bundle.scenario_at(site.paths, scenario)[0]
     return scenario_id, bundle.details.get(scenario_id, []), bundle.failures.get(scenario_id, [])
