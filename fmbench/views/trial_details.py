@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import duckdb
@@ -424,37 +425,47 @@ def trial_columns(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any
 
 @dataclass(frozen=True)
 class RunTrials:
-    """What every trial page and trial file of one run reads, read once (the static build keeps one run's)."""
+    """What the run's page, its trial pages and its trial files read of its trials and failures, read once."""
 
     run_id: str
     run: dict[str, Any]
     scenarios: list[tuple[str, str, int]]
     """``(scenario id, title, trial count)`` in the run's order."""
-    details: dict[str, list[TrialDetail]]
-    """Each scenario's trials in detail: what :func:`trial_details` gives for it."""
     failures: dict[str, list[dict[str, Any]]]
-    columns: dict[str, list[Any]] = field(default_factory=dict)
+    columns: dict[str, list[Any]]
     """Every trial of the run in file order: each of :data:`TRIAL_COLUMNS`, a list of its values."""
-    failure_list: list[dict[str, Any]] = field(default_factory=list)
+    failure_list: list[dict[str, Any]]
     """Every failure of the run in file order: what :func:`failure_rows` gives (``failures`` by scenario)."""
+    read_details: Callable[[], list[TrialDetail]] = field(repr=False, compare=False)
+    """Every trial of :attr:`columns` in detail, in file order."""
+
+    @cached_property
+    def details(self) -> dict[str, list[TrialDetail]]:
+        """Each scenario's trials in detail (what :func:`trial_details` gives for it), made when first asked for:
+        the run's page and its trials CSV need none, so a request for one of them formats no trial."""
+        out: dict[str, list[TrialDetail]] = {}
+        for scenario_id, detail in zip(self.columns["scenario_id"], self.read_details(), strict=True):
+            out.setdefault(scenario_id, []).append(detail)
+        return out
 
     def column(self, name: str) -> list[Any]:
         """One of :data:`TRIAL_COLUMNS` of every trial, in file order."""
         return self.columns[name]
 
     def executed_models(self) -> list[tuple[str, int]]:
-        """:func:`fmbench.views.run_queries.executed_models` of the run: each executed model's trials, in the
-        database's order of the models (by code point, not recorded last)."""
+        """How many of the run's trials each model executed, in the order of the models' names (by code point),
+        a model not recorded last."""
         counts = Counter(self.column("executed_model"))
         return sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
 
     def offline_counts(self) -> tuple[int, int]:
-        """:func:`fmbench.views.run_queries.offline_counts` of the run."""
+        """(trials that succeeded offline, trials that record offline success at all)."""
         recorded = [v for v in self.column("offline_success") if v is not None]
         return sum(1 for v in recorded if v), len(recorded)
 
     def trial_values(self) -> dist.Values:
-        """:func:`fmbench.views.distributions.run_trial_values` of the run."""
+        """Every distribution figure's recorded values per scenario of the run
+        (:func:`~fmbench.views.distributions.trial_values`)."""
         names = ("scenario_id", *(f.key for f in DISTRIBUTION_FIGURES))
         return dist.trial_values(zip(*[self.columns[name] for name in names], strict=True))
 
@@ -480,9 +491,6 @@ def read_run_trials(con: duckdb.DuckDBPyConnection, run_id: str, data: q.RunData
     run = data.run(run_id)
     scenarios = [(f["scenario_id"], f["title"], f["trial_count"]) for f in data.figures([run_id])[run_id]]
     read = trial_columns(con, f"{_TRIAL_SELECT} WHERE run_id = ? ORDER BY ordinal", [run_id])
-    details: dict[str, list[TrialDetail]] = {}
-    for scenario_id, detail in zip(read["scenario_id"], _details(con, run_id, read, data), strict=True):
-        details.setdefault(scenario_id, []).append(detail)
     failures: dict[str, list[dict[str, Any]]] = {}
     failure_list = failure_rows(
         con, run_id,
@@ -491,4 +499,4 @@ def read_run_trials(con: duckdb.DuckDBPyConnection, run_id: str, data: q.RunData
     )
     for f in failure_list:
         failures.setdefault(f["scenario_id"], []).append(f)
-    return RunTrials(run_id, run, scenarios, details, failures, read, failure_list)
+    return RunTrials(run_id, run, scenarios, failures, read, failure_list, lambda: _details(con, run_id, read, data))
