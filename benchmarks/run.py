@@ -518,7 +518,7 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
 
     from fmbench import urls
     from fmbench.build import output_file
-    from fmbench.views.runs import trial_pages
+    from fmbench.views.trials import trial_pages
 
     con = duckdb.connect(str(db), read_only=True)
     try:

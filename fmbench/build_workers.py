@@ -44,6 +44,7 @@ from fmbench.render import Renderer, SiteIdentity
 from fmbench.revisions import Registry
 from fmbench.tolerance import Tolerance
 from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext, render_page, site_context
+from fmbench.views.run_queries import RunData
 from fmbench.write_errors import refusal
 
 ORIGINAL_KINDS = ("source", "source_gzip")
@@ -74,7 +75,7 @@ def make_site(con: duckdb.DuckDBPyConnection, settings: SiteSettings, caches: Ca
     site = site_context(con, renderer, settings.registry, settings.methodology)
     site.source_links = dict(settings.source_links)
     site.tolerance = settings.tolerance
-    site.bulk = True
+    site.run_data = RunData(con, every_run=True)  # a build asks about every run at once
     site.originals = settings.originals
     site.caches = Caches.beside(settings.db) if caches is None else caches
     return site
@@ -203,7 +204,7 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
             raise FmbenchError(str(exc)) from None
         raise
     finally:
-        site._run_trials = None  # one run's trials at a time
+        site.forget_kept()  # one run's trials at a time
         gc.enable()
     return done
 

@@ -16,7 +16,7 @@ from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
 from fmbench.revisions import fixtures_registry
-from fmbench.views import SiteContext, runs, site_context
+from fmbench.views import SiteContext, run_page, site_context
 
 from testdata import FIXTURES
 
@@ -38,7 +38,7 @@ def _text(cell: object) -> object:
 
 def test_the_run_page_shows_every_distribution_figure_of_every_scenario(site: SiteContext) -> None:
     (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
-    page = runs.run_page(site, Filters(), run_id)
+    page = run_page.run_page(site, Filters(), run_id)
     assert page.distributions is not None
     labels = [c.label for c in page.distributions.columns]
     assert labels == ["Scenario", "Figure", "Count", "Min", "Median", "Mean", "p90", "Max", "Std dev"]
@@ -59,7 +59,7 @@ def test_a_distribution_row_is_the_recomputed_distribution_of_the_recorded_value
     values = [v for (v,) in site.con.execute(
         "SELECT output_chars_per_second FROM trials WHERE run_id = ? AND scenario_id = ? "
         "AND output_chars_per_second IS NOT NULL", [run_id, sid]).fetchall()]
-    page = runs.run_page(site, Filters(), run_id)
+    page = run_page.run_page(site, Filters(), run_id)
     assert page.distributions is not None
     row = next(r for r in page.distributions.rows
                if _text(r.cells[0]) == title and _text(r.cells[1]) == "Output characters per second")
@@ -73,7 +73,7 @@ def test_missing_values_are_left_out_and_an_unrecorded_figure_reads_not_recorded
     (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
     recorded, total = site.con.execute(
         "SELECT count(time_to_first_token), count(*) FROM trials WHERE run_id = ?", [run_id]).fetchone()
-    page = runs.run_page(site, Filters(), run_id)
+    page = run_page.run_page(site, Filters(), run_id)
     assert page.distributions is not None
     counts = sum(int(str(_text(r.cells[2])).replace(",", "")) for r in page.distributions.rows
                  if _text(r.cells[1]) == "Time to first token")
@@ -86,7 +86,7 @@ def test_missing_values_are_left_out_and_an_unrecorded_figure_reads_not_recorded
 
 def test_the_trials_are_drawn_as_a_box_per_scenario_with_every_point(site: SiteContext) -> None:
     (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
-    page = runs.run_page(site, Filters(), run_id)
+    page = run_page.run_page(site, Filters(), run_id)
     assert [c.title for c in page.trial_charts] == [
         "Time to first token: every trial, by scenario", "Output tokens per second: every trial, by scenario"]
     chart = page.trial_charts[0]
@@ -133,7 +133,7 @@ def test_an_agentic_run_page_shows_state_and_trajectory_pass_rates_separately(tm
     with connect(db, read_only=True) as con:
         site = site_context(con, Renderer(), registry)
         (run_id,) = con.execute("SELECT run_id FROM runs").fetchone()
-        page = runs.run_page(site, Filters(), run_id)
+        page = run_page.run_page(site, Filters(), run_id)
     assert page.agentic is not None and len(page.agentic.rows) == 1
     _title, state_cell, trajectory_cell = page.agentic.rows[0].cells
     assert state_cell.text.endswith(f"({state}/{state_n})") and trajectory_cell.text.endswith(f"({trajectory}/{trajectory_n})")

@@ -16,7 +16,7 @@ from fmbench.build_state import state_folder
 from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
 from fmbench.regression_cache import CACHE_FILE as REGRESSIONS_FILE
-from fmbench.views.runs import trial_pages
+from fmbench.views.trials import trial_pages
 
 from testdata import FIXTURES, RUNS, iphone_runs_with_one_held_back
 

@@ -124,7 +124,7 @@ def test_an_ingested_simulator_run_shows_its_evidence_on_the_run_page(tmp_path: 
     from fmbench.ingest import ingest_paths
     from fmbench.render import Renderer
     from fmbench.views import site_context
-    from fmbench.views.runs import run_page
+    from fmbench.views.run_page import run_page
 
     db = tmp_path / "sim.duckdb"
     assert ingest_paths([SIMULATOR, RULES_B], db).ok

@@ -32,8 +32,10 @@ from fmbench.views import (
     device_comparisons,
     home,
     pcc,
-    runs,
+    run_page,
     site_context,
+    trial_details,
+    trials,
 )
 from fmbench.views.page import Page
 
@@ -162,7 +164,7 @@ def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteCon
     assert page.trial_sections[0].href == f"/runs/{run_id}/trials/task-capture/"
     assert page.charts and page.replay is None
     with pytest.raises(NotFoundError):
-        runs.run_page(site, Filters(), run_id="000000000000")
+        run_page.run_page(site, Filters(), run_id="000000000000")
 
 
 def test_trials_shows_the_first_page_of_a_scenario(site: SiteContext) -> None:
@@ -181,7 +183,7 @@ def test_trials_page_continues_where_the_first_page_stops(site: SiteContext) -> 
     assert page.pager.prev_href == f"/runs/{run_id}/trials/synthetic-throughput/"
     assert page.pager.next_href is None and len(page.trials) == 10
     with pytest.raises(NotFoundError):
-        runs.trials_page(site, Filters(), run_id=run_id, scenario="synthetic-throughput", page=3)
+        trials.trials_page(site, Filters(), run_id=run_id, scenario="synthetic-throughput", page=3)
 
 
 def test_devices_groups_runs_by_hardware_model(site: SiteContext) -> None:
@@ -383,7 +385,7 @@ def test_the_registry_holds_the_view_functions_themselves() -> None:
     """What the registry calls is what a reader finds by name (no strings, no adapters)."""
     by_name = {k.name: k.view for k in PAGES}
     assert by_name["home"] is home.home_page and by_name["pcc"] is pcc.pcc_page
-    assert by_name["run"] is runs.run_page and by_name["trials_page"] is runs.trials_page
+    assert by_name["run"] is run_page.run_page and by_name["trials_page"] is trials.trials_page
 
 
 # --- one layout of a trial -------------------------------------------------------------------------
@@ -398,7 +400,7 @@ def test_the_run_page_shows_its_trials_from_the_trials_pages_and_the_trial_data_
 
     run_id = _run_id(site, QUICK)
     (kind,) = [k for k in PAGES if k.name == "trials"]
-    run = runs.run_page(site, Filters(), run_id)
+    run = run_page.run_page(site, Filters(), run_id)
     (section,) = [s for s in run.trial_sections if s.scenario_id == "task-capture"]
     assert section.href == "/" + urls.trials(run_id, "task-capture")  # "Show here" fetches the trials page itself
     page_html = render_page(site, kind, Filters(), run_id=run_id, scenario="task-capture")
@@ -419,9 +421,9 @@ def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_page
 
     run_id = _run_id(site, BASELINE)
     page = _page(site, "trials_page", run_id=run_id, scenario="synthetic-throughput", page=2)
-    assert isinstance(page, runs.TrialsPage) and page.metrics_table is not None
+    assert isinstance(page, trials.TrialsPage) and page.metrics_table is not None
     table = page.metrics_table
-    assert table.metric_columns == runs.METRIC_LABELS and table.environment_columns == runs.ENVIRONMENT_LABELS
+    assert table.metric_columns == trial_details.METRIC_LABELS and table.environment_columns == trial_details.ENVIRONMENT_LABELS
     assert all(len(t.metrics) == len(table.metric_columns) for t in page.trials)
     assert all(len(t.environment) == len(table.environment_columns) for t in page.trials)
     assert table.environment_columns == ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")

@@ -50,7 +50,7 @@ def test_matching_a_side_against_the_catalog_gives_the_runs_sql_gives_in_the_sam
     assert several > 10  # sides that the order of runs (start time, then run id) decides
 
 
-def test_a_built_site_selects_its_sides_from_the_catalog_only_in_a_static_build(tmp_path: Path) -> None:
+def test_a_site_selects_its_sides_from_one_catalog_read_once_for_its_memo(tmp_path: Path) -> None:
     from fmbench.render import Renderer
     from fmbench.views import site_context
 
@@ -58,8 +58,8 @@ def test_a_built_site_selects_its_sides_from_the_catalog_only_in_a_static_build(
     assert ingest_paths([FIXTURES], db, registry=fixtures_registry()).ok
     with duckdb.connect(str(db), read_only=True) as c:
         site = site_context(c, Renderer())
-        assert site.run_catalog() is None  # serving: every request reads the database as it is
-        site.bulk = True
         catalog = site.run_catalog()
         assert isinstance(catalog, RunCatalog) and site.run_catalog() is catalog
         assert [r.run_id for r in catalog.runs] == [r for (r,) in c.execute("SELECT run_id FROM runs ORDER BY started_at, run_id").fetchall()]
+        # a site of its own (serve's, once the database changed: a memo of its own) reads the database again
+        assert site_context(c, Renderer()).run_catalog() is not catalog

@@ -100,7 +100,7 @@ def test_the_trials_csv_reads_back_every_stored_value_and_leaves_what_is_not_rec
 
     import duckdb
 
-    from fmbench.views.runs import CSV_COLUMNS
+    from fmbench.views.trial_details import CSV_COLUMNS
 
     db, out = built
     run = _run_id("purpose-current.json")

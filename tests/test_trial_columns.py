@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from fmbench.dataset import open_database
-from fmbench.views.runs import _TRIAL_SELECT, TRIAL_COLUMNS, trial_columns
+from fmbench.views.trial_details import _TRIAL_SELECT, TRIAL_COLUMNS, trial_columns
 
 from sitebuild import purpose_db
 

@@ -30,8 +30,10 @@ from fmbench.views import (
     device_comparisons,
     home,
     pcc,
+    run_page,
     runs,
     search,
+    trials,
 )
 from fmbench.views import inputs as I
 from fmbench.views.page import Page
@@ -117,7 +119,7 @@ def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
 
 
 def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in runs.every_trial_page(site.con, site.paths)]
+    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in trials.every_trial_page(site.con, site.paths)]
 
 
 def _trial_pages_first(site: SiteContext) -> list[dict[str, Any]]:
@@ -165,15 +167,15 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind("data", urls.data, home.data_page, _single, ALL_FILTERS, route="data/"),
     PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
-    PageKind("run", urls.run, runs.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
+    PageKind("run", urls.run, run_page.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", None, runs.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
+        "trials", None, trials.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
         inputs=I.the_run,
     ),
     PageKind(
         "trials_page",
         None,
-        runs.trials_page,
+        trials.trials_page,
         _trial_pages_rest,
         route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
         inputs=I.the_run,

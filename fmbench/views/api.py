@@ -22,14 +22,10 @@ from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.queries import token_sources
 from fmbench.views.data import figures_document, seed_as_text
-from fmbench.views.runs import (
-    failure_json,
-    failure_rows,
-    filtered_runs,
-    scenario_at,
-    trial_details,
-)
+from fmbench.views.runs import filtered_runs
 from fmbench.views.site import SiteContext
+from fmbench.views.trial_details import failure_json, failure_rows, trial_details
+from fmbench.views.trials import scenario_at
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def each_section(
     if threads < 2 or (site.renderer.mode != "serve" and multiprocessing.parent_process() is not None):
         return [work(site.con, job) for job in jobs]
 
-    site.run_catalog()  # read here, once, for the threads to share (a static build's; serve has none)
+    site.run_catalog()  # read here, once, for the threads to share
     # Each job's cursor is made here, before the threads start: a connection serves one call at a time.
     cursors = [site.con.cursor() for _ in jobs]
     try:

@@ -17,16 +17,8 @@ from fmbench.figures import token_count_source
 from fmbench.filters import Filters
 from fmbench.originals import gzipped_original, original_bytes
 from fmbench.views.common import rows
-from fmbench.views.runs import (
-    CSV_COLUMNS,
-    every_run,
-    failure_json,
-    failure_rows,
-    kept_run_figures,
-    scenario_at,
-    trial_details,
-)
 from fmbench.views.site import SiteContext
+from fmbench.views.trial_details import CSV_COLUMNS, failure_json, run_trials
 
 _INDENTED_OPTIONS = (
     orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -109,20 +101,11 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
 def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
     """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
 
-    In a bulk build the rows are the ones the run's trial pages read (:meth:`SiteContext.run_trials`), else
-    read here; written by the csv module (:func:`csv_text`: ``None`` an empty cell).
+    The rows are the ones the run's trial pages read (:func:`fmbench.views.trial_details.run_trials`), written by
+    the csv module (:func:`csv_text`: ``None`` an empty cell).
     """
-    bundle = site.run_trials(run_id)
-    if bundle is not None:
-        text = csv_text(CSV_COLUMNS, zip(*[bundle.columns[name] for name in CSV_COLUMNS], strict=True))
-    else:
-        if not site.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
-            raise NotFoundError(f"no run {run_id!r}")
-        text = csv_text(
-            CSV_COLUMNS,
-            site.con.execute(f"SELECT {', '.join(CSV_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
-            .fetchall(),
-        )
+    bundle = run_trials(site, run_id)
+    text = csv_text(CSV_COLUMNS, zip(*[bundle.columns[name] for name in CSV_COLUMNS], strict=True))
     return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
 
 
@@ -142,19 +125,11 @@ def figures_json(site: SiteContext, filters: Filters, run_id: str) -> bytes:
 
 def figures_document(site: SiteContext, run_id: str) -> dict[str, Any]:
     """A run's conditions, verdict with reasons, and recomputed per-scenario figures."""
-    every = every_run(site)
-    if every is not None:  # a bulk build: from every run's rows, read once
-        run = [{k: v for k, v in every.run(run_id).items() if k != "extra_json"}]
-        reasons = every.reasons.get(run_id, [])
-    else:
-        run = rows(site.con, "SELECT * EXCLUDE (extra_json) FROM runs WHERE run_id = ?", [run_id])
-        if not run:
-            raise NotFoundError(f"no run {run_id!r}")
-        reasons = rows(
-            site.con, "SELECT level, code, message FROM verdict_reasons WHERE run_id = ? ORDER BY ordinal", [run_id]
-        )
-    figures = [{k: v for k, v in f.items() if k != "run_id"} for f in kept_run_figures(site, run_id)]
-    doc = seed_as_text(run[0])
+    data = site.run_data
+    run = {k: v for k, v in data.run(run_id).items() if k != "extra_json"}
+    reasons = data.reasons([run_id])[run_id]
+    figures = [{k: v for k, v in f.items() if k != "run_id"} for f in data.figures([run_id])[run_id]]
+    doc = seed_as_text(run)
     doc["token_count_source"] = token_count_source(f["token_count_source"] for f in figures)
     return {"run": doc, "verdictReasons": reasons, "scenarios": figures}
 
@@ -167,13 +142,11 @@ def seed_as_text(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str, list[Any], list[dict[str, Any]]]:
-    """A scenario's id, every trial's detail and its measured failures (from the bulk build's bundle when kept)."""
-    bundle = site.run_trials(run_id)
-    if bundle is not None:
-        scenario_id = bundle.scenario(site.paths.scenarios.named(scenario, "scenario"))[0]
-        return scenario_id, bundle.details.get(scenario_id, []), bundle.failures.get(scenario_id, [])
-    scenario_id = scenario_at(site, run_id, scenario)[0]
-    return scenario_id, trial_details(site.con, run_id, scenario_id), failure_rows(site.con, run_id, scenario_id)
+    """A scenario's id, every trial's detail and its measured failures (from the run's
+    :func:`~fmbench.views.trial_details.run_trials`)."""
+    bundle = run_trials(site, run_id)
+    scenario_id = bundle.scenario_at(site.paths, scenario)[0]
+    return scenario_id, bundle.details.get(scenario_id, []), bundle.failures.get(scenario_id, [])
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:

@@ -23,15 +23,6 @@ Values = dict[str, dict[str, list[float]]]
 """Scenario id -> figure key -> the recorded values of its trials, in trial order."""
 
 
-def run_trial_values(con: duckdb.DuckDBPyConnection, run_id: str) -> Values:
-    """Every distribution figure's recorded values per scenario of one run, in one query."""
-    keys = [f.key for f in fc.CATALOG.metrics]
-    return trial_values(
-        con.execute(f"SELECT scenario_id, {', '.join(keys)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
-        .fetchall()
-    )
-
-
 def trial_values(found: Iterable[Sequence[Any]]) -> Values:
     """Per scenario, the recorded values of each distribution figure: from trials in order, each its scenario id
     and then its value of each of :attr:`fmbench.figure_catalog.Catalog.metrics`."""

@@ -25,6 +25,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.page import Page
+from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
 
 
@@ -220,8 +221,6 @@ class RevisionsPage(Page):
 
 
 def revisions_page(site: SiteContext, filters: Filters) -> RevisionsPage:
-    from fmbench.views.runs import runs_table
-
     by_revision = q.runs_by_revision(site.con)
     entries = [
         RevisionEntry(

@@ -11,8 +11,10 @@ import duckdb
 from fmbench.caches import Caches
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
+from fmbench.selection import RunCatalog
 from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.urls import SitePaths, segments_of
+from fmbench.views.run_queries import RunData
 
 
 @dataclass
@@ -34,39 +36,42 @@ class SiteContext:
     originals: str = "gzip"
     """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed),
     ``link`` (to the file in the publisher's repository, no copy) or ``copy`` (as ingested)."""
-    bulk: bool = False
-    """True in the static build: one run's trial details are kept for all of its pages and data files."""
     tolerance: Tolerance = DEFAULT_TOLERANCE
     """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
     caches: Caches = field(default_factory=Caches)
     """What the comparisons of this build or server keep (:class:`fmbench.caches.Caches`): made by the build (with its
     comparison cache) or the server's application factory, each with the resample store beside its database."""
-    _run_trials: Any = None
+    run_data: RunData = field(init=False)
+    """What the run pages and data files ask of the per-run tables: about the runs asked for (a request), or about
+    every run at once (a static build's, :class:`~fmbench.views.run_queries.RunData` made with ``every_run``)."""
+    _kept: dict[str, tuple[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.run_data = RunData(self.con)
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
 
-    def run_catalog(self) -> Any:
-        """In a bulk build, every run's :class:`fmbench.selection.RunInfo`, read once for all the comparisons the build
-        selects sides for; otherwise ``None``: a request reads the database as it is."""
-        if not self.bulk:
-            return None
-        from fmbench.selection import RunCatalog
+    def kept(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` for ``key``, kept until a ``key`` of another value is asked for under the same ``kind``
+        (one run's trials, which all of its pages and files read: every run's would not fit in memory)."""
+        found = self._kept.get(kind)
+        if found is None or found[0] != key:
+            self._kept.pop(kind, None)  # let the previous one go before the next is read
+            found = self._kept[kind] = (key, compute())
+        return found[1]
 
-        return self.once("run_catalog", lambda: RunCatalog.read(self.con))
+    def forget_kept(self) -> None:
+        """Let go of everything :meth:`kept` holds."""
+        self._kept.clear()
 
-    def run_trials(self, run_id: str) -> Any:
-        """In a bulk build, what all trial pages and files of ``run_id`` read (:class:`fmbench.views.runs.RunTrials`,
-        the last run asked for is kept); otherwise ``None``, and each page reads only its own trials."""
-        if not self.bulk:
-            return None
-        if self._run_trials is None or self._run_trials.run_id != run_id:
-            from fmbench.views.runs import every_run, run_trials
-
-            self._run_trials = run_trials(self.con, run_id, every_run(self))
-        return self._run_trials
+    def run_catalog(self) -> RunCatalog:
+        """Every run's :class:`fmbench.selection.RunInfo`, read once for all the comparisons a build (or a request,
+        or ``serve`` while the database stays as it is) selects sides for."""
+        catalog: RunCatalog = self.once("run_catalog", lambda: RunCatalog.read(self.con))
+        return catalog
 
     def original(self, run_id: str, file_name: str, sha256: str) -> tuple[str, str, str] | None:
         """The original run file as the site carries it under its originals policy: ``(label, href, note)``,

@@ -1,0 +1,451 @@
+"""One run's page: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import duckdb
+
+from fmbench import charts, urls
+from fmbench import display as d
+from fmbench import figure_catalog as fc
+from fmbench import vocabulary as vocab
+from fmbench.blocks import (
+    Banner,
+    Cell,
+    Chart,
+    Column,
+    Condition,
+    Link,
+    Row,
+    Table,
+)
+from fmbench.configuration import CHOICES
+from fmbench.figures import token_count_source
+from fmbench.filters import Filters
+from fmbench.views import distributions as dist
+from fmbench.views import run_queries as q
+from fmbench.views.common import (
+    Url,
+    figure_cells,
+    figure_columns,
+    figure_keys,
+    quota_text,
+    revision_banner,
+    revision_cell,
+    route_cell,
+    run_title,
+    token_source_cell,
+    verdict_cell,
+)
+from fmbench.views.page import Page
+from fmbench.views.pcc_figures import by_executed_model
+from fmbench.views.replay import replay_section
+from fmbench.views.site import SiteContext
+from fmbench.views.trial_details import ToolCallDetail, run_trials
+
+_LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
+
+
+@dataclass(frozen=True)
+class ScenarioTrials:
+    scenario_id: str
+    title: str
+    trial_count: int
+    failure_count: int
+    href: str
+    """The scenario's trials pages; "Show here" fetches them and moves their trial list into the run page."""
+    data_href: str
+    """The scenario's trials as data (gzipped JSON)."""
+
+
+@dataclass(frozen=True)
+class RunPage(Page):
+    template: ClassVar[str] = "run.html"
+    nav_active: ClassVar[str] = "runs"
+    uses_charts: ClassVar[bool] = True
+    run_id: str
+    verdict: Cell
+    verdict_banner: Banner | None
+    revision_banner: Banner | None
+    conditions: list[Condition]
+    downloads: list[Link]
+    annotations: list[Condition]
+    corrections: Table | None
+    flags: list[str]
+    mismatches: Table | None
+    scenarios: Table
+    safety: Table | None
+    quota: list[Condition]
+    failures: Table
+    warmup_failures: Table | None
+    charts: list[Chart]
+    trial_sections: list[ScenarioTrials]
+    replay: Any = None
+    not_run: list[str] = field(default_factory=list)
+    """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
+    distributions: Table | None = None
+    """Per scenario, the full distribution of each per-trial figure (:mod:`fmbench.views.distributions`)."""
+    trial_charts: list[Chart] = field(default_factory=list)
+    """The trials of the headline figures, a box per scenario with every trial as a point."""
+    agentic: Table | None = None
+    """Agentic scenarios' final-state and tool-trajectory pass rates, apart."""
+    executed_models: Table | None = None
+    """Speed and memory per executed model of the scenarios whose trials ran on more than one."""
+
+
+def _simulator_text(run: dict[str, Any]) -> str:
+    answer = "yes" if run["is_simulator"] else "no"
+    evidence = run.get("simulator_evidence")
+    return f"{answer}: {evidence}" if evidence else answer
+
+
+def _conditions(
+    run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0),
+    token_source: str | None = None,
+) -> list[Condition]:
+    legacy = run["generation"] == "legacy"
+
+    def c(label: str, value: Any, reason: str | None = None, *, legacy_field: bool = False) -> Condition:
+        if value is None:
+            why = _LEGACY_REASON if (legacy and legacy_field) else (reason or "not recorded in the run file")
+            return Condition(label, None, why)
+        return Condition(label, value)
+
+    executed_text = ", ".join(f"{vocab.label('route', m)} ({n} trials)" for m, n in executed) or None
+    samples = None if legacy else ("all" if run["sample_limit"] is None else str(run["sample_limit"]))
+    seed = run["random_seed"]
+    seed_text = None if seed is None and run["randomized_order"] is None else (
+        f"{seed if seed is not None else 'not recorded'}; order "
+        f"{'randomized' if run['randomized_order'] else 'fixed' if run['randomized_order'] is not None else 'not recorded'}"
+    )
+    return [
+        c("Suite", vocab.label("suite", run["suite"])),
+        Condition("Suite revision", revision_cell(run, url)),
+        c("Revision assigned by", run["revision_basis"]),
+        c("Model route requested", vocab.label("route", run["route"])),
+        c("Model route executed", executed_text, "no trial produced a response"),
+        c("Warmups", str(run["warmup_count"])),
+        c("Repetitions", str(run["repetitions"])),
+        c("Samples per scenario", samples, legacy_field=True),
+        *(c(f.label, f.show(run[f.key]), legacy_field=True) for f in CHOICES),
+        c(
+            "Offline success",
+            f"{offline[0]:,} of {offline[1]:,} trial(s)" if offline[1] else None,
+            "no trial records it" if run["trial_count"] else "no measured trial",
+            legacy_field=True,
+        ),
+        c("Seed and order", seed_text, legacy_field=True),
+        Condition("Token count source", token_source_cell(token_source)),
+        c("Context size", d.count(run["model_context_size"]), legacy_field=True),
+        c("Device label", run["device_name"]),
+        c("Hardware model", run["hardware_model"]),
+        c("Chip", run["cpu_model"]),
+        c("CPU cores", d.count(run["cpu_cores"])),
+        c("GPU", run["gpu_model"]),
+        c("Memory", d.gigabytes(run["total_memory"])),
+        c("OS", f"{run['system_name']} {run['system_version']}"),
+        c("OS build", run["os_build"], "the run file records no OS build"),
+        c("OS build as recorded", run["system_build"]),
+        c("Locale", run["locale"]),
+        c("Thermal state at start", vocab.label("thermalState", run["thermal_state"])),
+        c("Worst thermal state seen", vocab.label("thermalState", run["worst_thermal_state"])),
+        c("Low Power Mode", d.yes_no(run["low_power_mode"], "on", "off")),
+        c("Simulator", _simulator_text(run)),
+        c("Scoring rules of the stored summaries", run.get("scoring_statement"),
+          "no scoring rule set the benchmark has used reproduces the stored summaries"),
+        c("Benchmark commit", run["benchmark_commit"]),
+        c("Fixture fingerprint", run["fixture_fingerprint"]),
+        c("Started (UTC)", d.iso(run["started_at"])),
+        c("Ended (UTC)", d.iso(run["ended_at"])),
+        c("Format generation", run["generation"]),
+        c("Source file", run["file_name"]),
+        c("Source SHA-256", run["source_sha256"]),
+    ]
+
+
+def _verdict_banner(run: dict[str, Any], reasons: list[dict[str, Any]], url: Url) -> Banner | None:
+    if run["verdict"] == "publishable":
+        return None
+    messages = [r["message"] for r in reasons]
+    if run["verdict"] == "invalid":
+        return Banner(
+            "danger",
+            "Invalid as evidence: shown on this page only, never in a ranking or comparison",
+            messages,
+            "What makes a run evidence",
+            url(urls.methodology("verdicts")),
+        )
+    return Banner(
+        "warning",
+        "Exploratory: not a stable ranking",
+        messages,
+        "What makes a run publishable",
+        url(urls.methodology("verdicts")),
+    )
+
+
+def scenario_table(
+    figures: list[dict[str, Any]], url: Url, run_id: str, table_id: str = "scenarios", *, paths: urls.SitePaths
+) -> Table:
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("attempts", "Attempts", True, "Measured trials plus measured failures"),
+        *figure_columns((*figure_keys("run"), "tokens")),
+    ]
+    out = []
+    for f in figures:
+        out.append(
+            Row(
+                [
+                    Cell(f["title"], href=url(paths.trials(run_id, f["scenario_id"])), title=f["scenario_id"]),
+                    d.count(f["trial_count"] + f["failure_count"]),
+                    *figure_cells(f, (*figure_keys("run"), "tokens")),
+                ]
+            )
+        )
+    return Table(table_id, "Scenarios: quality, latency, throughput and memory (recomputed from the trials)", columns, out)
+
+
+def _safety_table(figures: list[dict[str, Any]]) -> Table | None:
+    safety = [f for f in figures if f["safety_trial_count"]]
+    if not safety:
+        return None
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("n", "Safety trials", True),
+        Column("pass", "Safety pass", True),
+        Column("critical", "Critical safety failures", True),
+        Column("violations", "Guardrail violations", True),
+        Column("refusals", "Refusals", True),
+    ]
+    return Table(
+        "safety",
+        "Safety: must-respond and must-protect samples",
+        columns,
+        [
+            Row(
+                [
+                    f["title"],
+                    d.count(f["safety_trial_count"]),
+                    d.percent(f["safety_pass_rate"]),
+                    Cell(d.count(f["critical_safety_failure_count"]), tone="worse" if f["critical_safety_failure_count"] else None),
+                    d.count(f["guardrail_violation_count"]),
+                    d.count(f["refusal_count"]),
+                ]
+            )
+            for f in safety
+        ],
+    )
+
+
+def _calls_text(calls: list[ToolCallDetail]) -> str:
+    return " → ".join(f"{c.name}({', '.join(f'{k}: {v}' for k, v in c.arguments)})" for c in calls)
+
+
+def failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
+    columns = [
+        Column("scenario", "Scenario"),
+        Column("sample", "Sample"),
+        Column("iteration", "Iteration", True),
+        Column("kind", "Kind"),
+        Column("message", "Message"),
+    ]
+    agentic = any(f.get("tool_calls") or f.get("final_state") for f in failures)
+    if agentic:
+        columns += [Column("tools", "Tool calls"), Column("state", "Final state")]
+
+    def cells(f: dict[str, Any]) -> list[Any]:
+        out = [
+            f["scenario_id"],
+            Cell(f["sample_id"], reason="the legacy format records no sample for a failure"),
+            str(f["iteration"]),
+            Cell(vocab.label("failureKind", f["kind"]), reason="the legacy format records no failure kind"),
+            f["message"],
+        ]
+        if agentic:
+            out += [
+                Cell(_calls_text(f.get("tool_calls", [])) or None, reason="no tool call recorded"),
+                Cell("; ".join(f"{k} = {v}" for k, v in f.get("final_state", [])) or None, reason="no final state recorded"),
+            ]
+        return out
+
+    return Table(table_id, caption, columns, [Row(cells(f)) for f in failures], empty)
+
+
+def _quota(run: dict[str, Any]) -> list[Condition]:
+    if run["route"] != "privateCloudCompute" and run["quota_before_status"] is None and run["quota_after_status"] is None:
+        return []
+    out = []
+    for when in ("before", "after"):
+        text = quota_text(
+            run[f"quota_{when}_status"],
+            run[f"quota_{when}_approaching"],
+            run[f"quota_{when}_reached"],
+            run[f"quota_{when}_reset"],
+        )
+        out.append(Condition(f"Quota {when}", text, None if text else "no quota snapshot in the run file"))
+    out.append(Condition("Quota consumption", None, "the service exposes no numeric consumption; fmbench never invents one"))
+    return out
+
+
+def _annotations(a: dict[str, Any] | None) -> tuple[list[Condition], Table | None]:
+    if a is None:
+        return [], None
+    conds = [
+        Condition("Annotation file", f"{a['file_name']} (SHA-256 {a['sha256']})"),
+        Condition("Connection", a["connection"], "not given by the operator"),
+        Condition("Approximate location", a["location"], "not given by the operator"),
+        Condition("PCC entitlement", a["entitlement"], "not given by the operator"),
+        Condition("Operator note", a["note"], "no note"),
+    ]
+    import json
+
+    corrections = json.loads(a["corrections_json"])
+    table = None
+    if corrections:
+        table = Table(
+            "corrections",
+            "Operator corrections (shown beside the file's own values; the file is never rewritten)",
+            [Column("field", "Field"), Column("value", "Corrected value"), Column("reason", "Reason")],
+            [Row([c["field"], c["value"], c["reason"]]) for c in corrections],
+        )
+    return conds, table
+
+
+def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[Chart]:
+    """The catalog's charts of the run's scenarios: each median with a bar to its p90."""
+    labels = [f["title"] for f in figures]
+    service = " (PCC: includes network and server)" if route == "privateCloudCompute" else ""
+    out = []
+    for chart in fc.CATALOG.charts:
+        median, p90 = fc.CATALOG.charted(chart)
+        out.append(
+            charts.median_p90(
+                f"{chart.id}-{run_id}",
+                f"{chart.name} by scenario{service}",
+                labels,
+                [charts.Series("", [f[median.stored] for f in figures], [f[p90.stored] for f in figures])],
+                value_title=chart.axis,
+                label_title="Scenario",
+                fmt=median.format,
+                what=chart.what,
+            )
+        )
+    return out
+
+
+def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table | None:
+    """The scenarios whose trials ran on more than one executed model, with each model's own figures."""
+    found = by_executed_model(con, run_id)
+    if not found:
+        return None
+    return Table(
+        "executed-models",
+        "Split by executed model: latency, throughput and memory of each model's trials (the scenario table "
+        "above pools them, as the run file's summaries do)",
+        [
+            Column("scenario", "Scenario"),
+            Column("model", "Executed model"),
+            Column("trials", "Trials", True),
+            *figure_columns(figure_keys("executed-model")),
+        ],
+        [
+            Row(
+                [
+                    Cell(f["title"], title=f["scenario_id"]),
+                    route_cell(f["executed_model"]),
+                    d.count(f["trial_count"]),
+                    *figure_cells(f, figure_keys("executed-model")),
+                ]
+            )
+            for f in found
+        ],
+    )
+
+
+def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
+    """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
+    con, url, registry, data = site.con, site.url, site.registry, site.run_data
+    repository_file = site.source_links.get(run_id)
+    bundle = run_trials(site, run_id)
+    run, failures = bundle.run, bundle.failure_list
+    executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
+    reasons, not_run = data.reasons([run_id])[run_id], data.not_run([run_id])[run_id]
+
+    def has(gate: str) -> bool:
+        return data.has(gate, run_id)
+
+    figures = data.figures([run_id])[run_id]
+    mismatches = data.mismatches([run_id])[run_id]
+    flags = [f"{loc}: {msg}" for loc, msg in data.flags([run_id])[run_id]]
+    annotations, corrections = _annotations(data.annotation([run_id])[run_id])
+    measured = [f for f in failures if not f["is_warmup"]]
+    warmups = [f for f in failures if f["is_warmup"]]
+    original = site.original(run_id, run["file_name"], run["source_sha256"])
+    titles = {f["scenario_id"]: f["title"] for f in figures}
+    order = [f["scenario_id"] for f in figures]
+    return RunPage(
+        title=run_title(run),
+        run_id=run_id,
+        verdict=verdict_cell(run["verdict"], url),
+        verdict_banner=_verdict_banner(run, reasons, url),
+        revision_banner=revision_banner(run, registry, url),
+        conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
+                               token_count_source(f["token_count_source"] for f in figures)),
+        downloads=[
+            *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
+            Link("Trials as CSV (gzip)", url(urls.data_trials_csv(run_id))),
+            Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
+            *(
+                [Link("The run file in the publisher's repository", repository_file)]
+                if repository_file and site.originals != "link"
+                else []
+            ),
+        ],
+        annotations=annotations,
+        corrections=corrections,
+        flags=flags,
+        mismatches=Table(
+            "mismatches",
+            "Where the file's stored summaries differ from the recomputation",
+            [Column("scenario", "Scenario"), Column("field", "Field"), Column("stored", "Stored", True), Column("recomputed", "Recomputed", True)],
+            [Row([m["scenario_id"], m["field"], m["stored_json"], m["recomputed_json"]]) for m in mismatches],
+        )
+        if mismatches
+        else None,
+        scenarios=scenario_table(figures, url, run_id, paths=site.paths),
+        executed_models=executed_model_table(con, run_id) if has("scenarios on several executed models") else None,
+        safety=_safety_table(figures),
+        quota=_quota(run),
+        failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
+        warmup_failures=failure_table(
+            warmups, "warmup-failures", "Warmup failures: diagnostics only, outside every rate", ""
+        )
+        if warmups
+        else None,
+        charts=run_charts(figures, run_id, run["route"]) if any(f["trial_count"] for f in figures) else [],
+        trial_sections=[
+            ScenarioTrials(
+                f["scenario_id"],
+                f["title"],
+                f["trial_count"],
+                f["failure_count"],
+                url(site.paths.trials(run_id, f["scenario_id"])),
+                url(site.paths.data_trials_json(run_id, f["scenario_id"])),
+            )
+            for f in figures
+        ],
+        replay=replay_section(con, url, run_id) if has(q.LINKED_REPLAY) else None,
+        not_run=not_run,
+        distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
+        agentic=dist.agentic_table(
+            f"agentic-{run_id}", titles, dist.agentic_split(con, run_id) if has("agentic trials") else {}
+        ),
+        trial_charts=[
+            c
+            for f in fc.CATALOG.charted_metrics()
+            if (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
+        ],
+    )
