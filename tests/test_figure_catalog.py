@@ -26,7 +26,7 @@ from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
 from fmbench.render import Renderer
 from fmbench.revisions import fixtures_registry
-from fmbench.views import PAGES, data, render_page, runs, site_context
+from fmbench.views import PAGES, data, render_page, run_page, site_context
 
 from testdata import FIXTURES
 
@@ -80,7 +80,7 @@ def test_a_figure_added_to_the_catalog_is_on_the_run_page_in_compare_json_and_in
 
     # The run page: a column of its own after peak memory, each scenario's stored median duration.
     site = site_context(con, Renderer(), fixtures_registry())
-    page = runs.run_page(site, Filters(), baseline)
+    page = run_page.run_page(site, Filters(), baseline)
     keys = [c.key for c in page.scenarios.columns]
     assert keys[keys.index("mem") + 1] == "dur50"
     at = keys.index("dur50")
