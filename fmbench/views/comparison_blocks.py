@@ -15,7 +15,7 @@ from fmbench import charts
 from fmbench import display as d
 from fmbench import figure_catalog as fc
 from fmbench.blocks import Cell, Chart, Column, Row, Table
-from fmbench.compare import Comparison
+from fmbench.comparison_results import Comparison
 from fmbench.configuration import GROUPING
 from fmbench.selection import SideSpec
 from fmbench.views.site import SiteContext

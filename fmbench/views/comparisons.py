@@ -11,6 +11,7 @@ import duckdb
 from fmbench import urls
 from fmbench.blocks import Banner, Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison_text import confidence_text
 from fmbench.configuration import config_key, config_label
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
@@ -403,8 +404,6 @@ _CHANGE_COLUMNS = [
 
 
 def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
-    from fmbench.compare import confidence_text
-
     report = regression_report(site)
     device = filters.values.get("device")
     steps = [s for s in report.steps if not device or s.group.hardware_model == device]
