@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +16,8 @@ import click
 
 from fmbench import __version__
 from fmbench.display import terminal_value
-from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.terminal import echo, user_error
+from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -86,26 +84,6 @@ MAX_TRIALS_OPTION = click.option(
     show_default=True,
     help="Refuse a run file with more trials (or failures, or summaries) than this.",
 )
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn fmbench's own errors into a one-line message and exit status 1."""
-    try:
-        yield
-    except FmbenchError as exc:
-        raise user_error(exc) from None
-
-
-def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
-    cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells:
-        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    return "\n".join(lines)
 
 
 def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:

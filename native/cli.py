@@ -15,7 +15,7 @@ import click
 
 from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.terminal import echo, user_error
+from fmbench.terminal import echo, text_table, user_error, user_errors
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
@@ -175,7 +175,6 @@ def compare_command(
 )
 def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
-    from fmbench.cli import user_errors
 
     with _as_click_errors(), user_errors():
         path = write_replay(run, output_dir, max_bytes=max_bytes, max_trials=max_trials)
@@ -198,7 +197,6 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     cannot be read is reported with its place; the rest still lands. Exits 1
     if any document errored.
     """
-    from fmbench.cli import text_table, user_errors
 
     from .store import ingest_artifacts
 
@@ -263,7 +261,6 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def list_command(path: Path, as_json: bool) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
-    from fmbench.cli import text_table
 
     from .result_sets import list_results
 

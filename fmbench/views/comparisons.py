@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import duckdb
 
 from fmbench import urls
-from fmbench.blocks import Banner, Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.blocks import Banner, Cell, Column, FilterForm, Row, Table
 from fmbench.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.comparison_text import confidence_text
 from fmbench.configuration import config_key, config_label
@@ -20,6 +20,7 @@ from fmbench.views import comparison_queries as q
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
+    ComparisonSection,
     delta_charts,
     delta_format,
     each_section,
@@ -27,6 +28,8 @@ from fmbench.views.comparison_blocks import (
     relative_text,
     side_spec,
 )
+from fmbench.views.comparison_queries import build_order
+from fmbench.views.device_comparisons import device_comparisons_table
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
@@ -34,15 +37,6 @@ from fmbench.views.site import SiteContext
 def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, Any]]:
     """Runs that may be compared (never an invalid one), oldest first."""
     return q.comparable_runs(site.con, device)
-
-
-def build_order(found: list[dict[str, Any]]) -> list[str]:
-    """A device's OS builds in the order they were first measured."""
-    order: list[str] = []
-    for r in found:
-        if r["os_build"] not in order:
-            order.append(r["os_build"])
-    return order
 
 
 def regression_report(site: SiteContext) -> Any:
@@ -96,24 +90,6 @@ def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 
 
 # --- one comparison ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ComparisonSection:
-    heading: str
-    label: str
-    title: str
-    rule: str
-    baseline_runs: list[Cell]
-    candidate_runs: list[Cell]
-    differences: Table
-    caveats: list[Banner]
-    dropped: list[str]
-    speed_note: str | None
-    table: Table | None
-    charts: list[Chart]
-    methods: list[str]
-    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -304,8 +280,6 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
-    from fmbench.views.device_comparisons import device_comparisons_table
-
     found = _evidence(site)
     names = {r["hardware_model"]: r["device_name"] for r in found}
     table_rows = []
