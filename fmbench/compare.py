@@ -96,6 +96,7 @@ from fmbench.comparison_rules import (
 from fmbench.db import apply_migration, connect, migrations
 from fmbench.errors import FmbenchError
 from fmbench.figures import token_counting
+from fmbench.ingest import ingest_file
 from fmbench.revisions import Registry, load_registry
 from fmbench.selection import AttemptRule, Side, SideSpec, select_side
 
@@ -423,7 +424,6 @@ def compare_files(
     """Compare two run files with no database: each is read, judged and stored (with its sidecar) in an
     in-memory DuckDB that is gone when the comparison is made. A file that cannot be read is an error
     naming it."""
-    from fmbench.ingest import ingest_file
 
     registry = registry or load_registry()
     con = duckdb.connect(":memory:")

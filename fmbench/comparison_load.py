@@ -84,6 +84,7 @@ def load_side(
     The trials are read as Arrow columns in one query, then put in (run, ordinal) order and grouped with numpy
     (see :func:`_group_trials`); the result is the one a walk over them trial by trial in that order gives,
     value for value and in the same order, so the seeded bootstrap draws the same resamples."""
+    # slow to import (pyarrow): only reading a side's trials as columns needs it
     import pyarrow as pa
 
     ids = list(side.run_ids)
@@ -154,6 +155,7 @@ def _group_trials(table: Any, data: dict[str, Trials]) -> None:
     their order within one), so a metric's clusters, its (scenario, run, sample) groups ordered by their first
     value with that metric, come scenario by scenario with runs in run order and a run's samples in the order
     their first value came."""
+    # slow to import (numpy): only grouping a side's trials needs it
     import numpy as np
 
     def column(name: str) -> Any:

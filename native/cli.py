@@ -198,6 +198,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     if any document errored.
     """
 
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .store import ingest_artifacts
 
     with user_errors():
@@ -240,6 +241,7 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
     Unknown fields are notes, since later versions of the format may add them;
     --strict makes them errors. Each finding names the file and the place.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .validation import validate_paths
 
     report = validate_paths(list(paths), strict=strict)
@@ -262,6 +264,7 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
 def list_command(path: Path, as_json: bool) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
 
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import list_results
 
     listing = list_results(path)
@@ -298,6 +301,7 @@ def convert_command(source: Path, target: Path) -> None:
     .xcevalresult gets the single document; any other TARGET is a folder with
     one file per result, named by its result id.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import convert
 
     with _as_click_errors():
@@ -332,6 +336,7 @@ def pipeline_command(
     Exits 1 when a step or a gate fails. A manifest that requires Xcode is
     refused on a machine without it.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .pipeline import parse_settings, run_pipeline
 
     with _as_click_errors():

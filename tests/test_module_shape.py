@@ -19,7 +19,12 @@ PACKAGES = {"fmbench": REPOSITORY / "fmbench", "fmbench.ingest": REPOSITORY / "i
 MAX_LINES = 800
 
 # Imports inside functions that still close a cycle, each with why it is left for now: (importer, imported).
-CYCLE_ALLOWED: dict[tuple[str, str], str] = {}
+CYCLE_ALLOWED: dict[tuple[str, str], str] = {
+    ("fmbench.db", "fmbench.ingest.rederive"): (
+        "opening a database for writing re-derives runs judged by an older fmbench, and checking one for reading "
+        "counts them; the re-derivation writes through fmbench.ingest, which opens databases with fmbench.db"
+    ),
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -88,17 +93,26 @@ def _imports(module: str, path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
-def _all_function_imports() -> list[tuple[str, Path, int]]:
-    """Every import statement inside a function (of anything, not only fmbench), as (module, path, line)."""
-    out = []
-    for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                for node in ast.walk(fn):
-                    if isinstance(node, ast.Import | ast.ImportFrom):
-                        out.append((module, path, node.lineno))
-    return sorted(set(out))
+def _silent_function_imports(path: Path) -> list[int]:
+    """The lines of imports inside a function (of anything, not only fmbench) with no comment saying why: on
+    the import's own lines, or on the line above it or above the run of imports it is one of."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    nodes = {
+        node.lineno: node
+        for fn in ast.walk(ast.parse(text)) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(fn) if isinstance(node, ast.Import | ast.ImportFrom)
+    }
+    covered = {i for n in nodes.values() for i in range(n.lineno, (n.end_lineno or n.lineno) + 1)}
+    silent = []
+    for line, node in sorted(nodes.items()):
+        own = lines[line - 1:node.end_lineno or line]
+        above = line - 1
+        while above in covered:
+            above -= 1
+        if not any("#" in x for x in own) and not (above >= 1 and lines[above - 1].strip().startswith("#")):
+            silent.append(line)
+    return silent
 
 
 def _graph() -> dict[str, set[str]]:
@@ -149,12 +163,11 @@ def test_the_cycle_allow_list_names_imports_that_exist() -> None:
 
 
 def test_every_import_inside_a_function_says_why() -> None:
-    silent = []
-    for _module, path, line in _all_function_imports():
-        lines = path.read_text(encoding="utf-8").splitlines()
-        here, above = lines[line - 1], lines[line - 2] if line >= 2 else ""
-        if "#" not in here and not above.strip().startswith("#"):
-            silent.append(f"{path.relative_to(REPOSITORY)}:{line}: {here.strip()}")
+    silent = [
+        f"{path.relative_to(REPOSITORY)}:{line}: {path.read_text(encoding='utf-8').splitlines()[line - 1].strip()}"
+        for path in MODULES.values()
+        for line in _silent_function_imports(path)
+    ]
     assert not silent, "imports inside functions with no comment saying why:\n" + "\n".join(silent)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import duckdb
@@ -15,6 +16,7 @@ from fmbench.comparison_text import confidence_text
 from fmbench.configuration import config_key, config_label
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
+from fmbench.regressions import atom_feed, find_build_changes
 from fmbench.selection import ATTEMPT_RULES, select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.common import run_link
@@ -41,7 +43,6 @@ def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, An
 
 def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
-    from fmbench.regressions import find_build_changes
 
     return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance,
                                                                       caches=site.caches))
@@ -417,9 +418,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
 
 
 def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
-    from datetime import UTC, datetime
 
-    from fmbench.regressions import atom_feed
 
     report = regression_report(site)
     base = site.renderer.base_url
