@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmbench.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
-from fmbench.errors import Problem
+from fmbench.errors import Problem, RunFileError
 from fmbench.figures import (
     ScenarioFigures,
     SummaryMismatch,
@@ -122,7 +122,6 @@ def analyze_file(
     max_trials: int | None = DEFAULT_MAX_TRIALS,
 ) -> RunAnalysis:
     """Read a run file and its sidecar (if any) and judge it."""
-    from fmbench.errors import Problem, RunFileError
 
     try:
         size = path.stat().st_size

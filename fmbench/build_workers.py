@@ -38,12 +38,15 @@ from typing import Any
 import duckdb
 
 from fmbench.caches import Caches
+from fmbench.dataset import open_database
 from fmbench.errors import FmbenchError
 from fmbench.filters import Filters
+from fmbench.originals import gzipped_original, original_bytes
 from fmbench.render import Renderer, SiteIdentity
 from fmbench.revisions import Registry
 from fmbench.tolerance import Tolerance
 from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext, render_page, site_context
+from fmbench.views.data import source_files
 from fmbench.views.run_queries import RunData
 from fmbench.write_errors import refusal
 
@@ -118,8 +121,6 @@ def render(site: SiteContext, job: Job) -> bytes:
 
 def originals(site: SiteContext, jobs: list[Job]) -> Iterator[tuple[Job, bytes]]:
     """The original run files of ``jobs``, as the site carries them, read in one pass over the stored files."""
-    from fmbench.originals import gzipped_original, original_bytes
-    from fmbench.views.data import source_files
 
     by_run = {j.params["run_id"]: j for j in jobs}
     for run_id, name, stored, encoding in source_files(site, list(by_run)):
@@ -154,7 +155,6 @@ _worker: dict[str, Any] = {}
 
 
 def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool) -> None:
-    from fmbench.dataset import open_database
 
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))

@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +16,8 @@ import click
 
 from fmbench import __version__
 from fmbench.display import terminal_value
-from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.terminal import echo, user_error
+from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -52,6 +50,7 @@ PROJECT_OPTION = click.option(
 
 def _project() -> Project | None:
     """The project of ``--project``, else the one around the current folder, else none."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.project import discover_project
 
     with user_errors():
@@ -88,30 +87,11 @@ MAX_TRIALS_OPTION = click.option(
 )
 
 
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn fmbench's own errors into a one-line message and exit status 1."""
-    try:
-        yield
-    except FmbenchError as exc:
-        raise user_error(exc) from None
-
-
-def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
-    cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells:
-        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    return "\n".join(lines)
-
-
 def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:
     """A progress bar on stderr for long batches; nothing when stderr is not a terminal."""
     if not enabled or not sys.stderr.isatty():
         return None, lambda: None
+    # slow to import (rich): only a progress bar on a terminal needs it
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -157,6 +137,7 @@ def main() -> None:
               help="The address the site is published at (default: from the folder's GitHub remote, if any).")
 def init(folder: Path, title: str | None, site_url: str | None) -> None:
     """Make FOLDER a results project: settings, revision registry, methodology notes, runs/ and a Pages workflow."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.scaffold import init_project
 
     with user_errors():
@@ -186,6 +167,7 @@ def ingest(
     A file that cannot be read is reported with its place; the rest of the
     batch still lands. Exits 1 if any file errored.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest import ingest_paths
 
     project = _project()
@@ -226,6 +208,7 @@ def ingest(
 @PROJECT_OPTION
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
     """Check run files without a database: generation, errors, verdict, summary mismatches."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.validate import validate_paths
 
     registry = _registry(_project())
@@ -249,6 +232,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
 @PROJECT_OPTION
 def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.analysis import analyze_file
     from fmbench.report import markdown_summary, summary_json, text_summary
 
@@ -269,6 +253,7 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
 @PROJECT_OPTION
 def runs(db: Path | None, as_json: bool) -> None:
     """List the ingested runs, one per source file."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.queries import list_runs
 
     project = _project()
@@ -353,6 +338,7 @@ def build(
     methodology notes that still hold fmbench init's template. Under GitHub Actions each finding is
     also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.build import build_site
     from fmbench.build_summary import report_to_github, summarize_build
 
@@ -360,6 +346,7 @@ def build(
     project = _project()
     with user_errors():
         if project is not None:
+            # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.project import build_project
 
             built = build_project(
@@ -371,6 +358,7 @@ def build(
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
             )
+            # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.revisions import load_registry
 
             summary = summarize_build(source, registry=load_registry(), strict=strict)
@@ -410,12 +398,14 @@ def serve(
     In a project, the runs folder is mirrored into the database first, and edits to the
     project's methodology notes and revision registry show on the next request.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.serve import run_server
 
     _source(db, parquet)
     project = _project()
     with user_errors():
         if project is not None and parquet is None:
+            # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.mirror import mirror_runs
 
             mirror_runs(
@@ -440,6 +430,7 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
     The database (the embedded default unless --db is given) is recreated, so the
     demo refuses one that holds runs other than the bundled fixtures.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.db import default_db_path
     from fmbench.demo import run_demo
 
@@ -465,6 +456,7 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
     with intervals. Exits 1 with a one-line message when the comparison is
     refused or a side cannot be read.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.compare import compare_runs, sides_are_files
     from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
 
@@ -495,6 +487,7 @@ def verify(db: Path | None, as_json: bool) -> None:
     """Check the database against the originals it keeps: every source's SHA-256, every run's
     figures and verdict recomputed. Prints every difference; exits 1 if there is any.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.verify import verify_database
 
     project = _project()
@@ -515,6 +508,7 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     judged by older rules from their stored originals, then keeping originals stored raw
     gzipped, each in one transaction.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.migrate import migrate_database, migration_status
 
     with user_errors():
@@ -548,12 +542,14 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None) -> Non
         raise click.UsageError("say what to export: --originals DIR and/or --parquet DIR")
     db = _db(db, _project())
     if originals is not None:
+        # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.verify import export_originals
 
         with user_errors():
             written = export_originals(db, originals)
         echo(f"{len(written)} original file(s) written to {originals}")
     if parquet is not None:
+        # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.dataset import export_parquet
 
         with user_errors():
@@ -566,6 +562,7 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None) -> Non
 
 
 def _attach_groups() -> None:
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.native.cli import native
 
     main.add_command(native)

@@ -50,14 +50,13 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from fmbench.cache_json import Codec
-from fmbench.compare import (
-    Caveat,
+from fmbench.comparison_results import (
     Comparison,
-    Difference,
     DroppedScenario,
     FigureComparison,
     ScenarioComparison,
 )
+from fmbench.comparison_rules import Caveat, Difference
 from fmbench.selection import RunInfo, Side, SideSpec
 from fmbench.stats import Interval
 from fmbench.tolerance import Tolerance

@@ -302,6 +302,7 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Apply every pending schema migration, then the data migration; return the schema version reached."""
     for m in pending_migrations(con, path):
         apply_migration(con, m)
+    # not at the top: fmbench.ingest imports fmbench.db (the allowed cycle in tests/test_module_shape.py)
     from fmbench.ingest.rederive import rederive_stale
 
     rederive_stale(con)
@@ -317,6 +318,7 @@ def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"{path}: this database has schema version {current}, older than this fmbench's "
             f"({schema_version()}); run `fmbench migrate` to upgrade it"
         )
+    # not at the top: fmbench.ingest imports fmbench.db (the allowed cycle in tests/test_module_shape.py)
     from fmbench.ingest.rederive import stale_run_count
 
     stale = stale_run_count(con)

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from fmbench.build import build_site
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files, ingest_paths
+from fmbench.native.store import ingest_artifacts
+from fmbench.project import PROJECT_FILE, find_project_root
 from fmbench.revisions import fixtures_registry
+from fmbench.serve import run_server
 
 
 def fixtures_dir() -> Path:
@@ -25,9 +31,7 @@ def _refuse_foreign(db: Path) -> None:
     """The demo recreates its database: never one that holds runs of the user's own."""
     if not db.exists():
         return
-    import hashlib
 
-    import duckdb
 
     bundled = {hashlib.sha256(p.read_bytes()).hexdigest() for p in collect_run_files([fixtures_dir()])[0]}
     try:
@@ -47,7 +51,6 @@ def _refuse_foreign(db: Path) -> None:
 
 def _refuse_project(db: Path, out: Path) -> None:
     """The demo keeps to its own database and site: never a project's folder (the current one or theirs)."""
-    from fmbench.project import PROJECT_FILE, find_project_root
 
     for what, path in (("database", db), ("site", out)):
         root = find_project_root(path.resolve().parent)
@@ -78,13 +81,11 @@ def run_demo(
         if o.status == "error":
             echo(f"  {o.message}")
     if replays_dir().is_dir():
-        from fmbench.native.store import ingest_artifacts
 
         native = ingest_artifacts([replays_dir()], db)
         echo(f"ingested {len(native.outcomes)} Evaluations artifact(s)")
     built = build_site(db, out, registry=registry)
     echo(f"built {built.pages} pages and {built.data_files} data files into {out}/")
     if serve:
-        from fmbench.serve import run_server
 
         run_server(db, host=host, port=port, echo=echo, registry=registry)

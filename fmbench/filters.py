@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 import duckdb
 
@@ -74,7 +75,6 @@ class Filters:
         return (" AND ".join(clauses) or "TRUE"), params
 
     def query_string(self) -> str:
-        from urllib.parse import urlencode
 
         return urlencode(sorted(self.values.items()))
 

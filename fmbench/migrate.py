@@ -24,6 +24,8 @@ from fmbench.db import (
     pending_migrations,
 )
 from fmbench.errors import DatabaseError
+from fmbench.ingest.rederive import applied_data_migrations, rederive_stale, stale_run_count
+from fmbench.ingest.stored_originals import gzip_raw_originals, raw_original_count
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,6 @@ ORIGINALS_GZIPPED = "originals gzipped"
 
 
 def _status(con: Any, path: Any) -> MigrationReport:
-    from fmbench.ingest.rederive import applied_data_migrations, stale_run_count
-    from fmbench.ingest.stored_originals import raw_original_count
 
     pending = {m.version for m in pending_migrations(con, path)}
     applied = applied_versions(con)
@@ -120,8 +120,6 @@ def migration_status(db: str | os.PathLike[str] | None = None) -> MigrationRepor
 
 def migrate_database(db: str | os.PathLike[str] | None = None) -> MigrationReport:
     """Apply every pending migration, each in its own transaction; report what was applied."""
-    from fmbench.ingest.rederive import rederive_stale
-    from fmbench.ingest.stored_originals import gzip_raw_originals
 
     path = _existing(db)
     applied_now: list[str] = []

@@ -22,6 +22,8 @@ import duckdb
 
 from fmbench.annotations import sidecar_for
 from fmbench.db import connect
+from fmbench.ingest import CHILD_TABLES, collect_run_files, ingest_paths
+from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.revisions import Registry
 
@@ -87,7 +89,6 @@ def _sidecar_sha(path: Path) -> str | None:
 
 def drop_run(con: duckdb.DuckDBPyConnection, run_id: str, sha256: str) -> None:
     """Remove a run, its child rows, its annotations and its original file, in one transaction."""
-    from fmbench.ingest import CHILD_TABLES
 
     con.execute("BEGIN TRANSACTION")
     try:
@@ -143,7 +144,6 @@ def mirror_runs(
     ``max_bytes``: a run file larger than this is refused (an error line naming the limit), as ingest refuses it;
     so is one of more than ``max_trials`` trials.
     """
-    from fmbench.ingest import collect_run_files, ingest_paths
 
     db_path = Path(db)
     files, _ = collect_run_files([runs_dir])
@@ -210,7 +210,6 @@ def mirror_runs(
     with connect(db_path) as con:
         report.revisions_reassigned = reassign_revisions(con, registry)
         if dropping:
-            from fmbench.native.linking import relink
 
             relink(con)  # Evaluations rows that pointed at a dropped run's trials
     if echo is not None:

@@ -10,20 +10,29 @@ or the environment, the order is: the flag, then the environment
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fmbench import DISTRIBUTION, __version__
+from fmbench.build import build_site
+from fmbench.build_summary import summarize_build
 from fmbench.db import ENV_DB
 from fmbench.errors import FmbenchError
+from fmbench.ingest import collect_run_files
 from fmbench.methodology import PublisherNotes, publisher_notes
+from fmbench.mirror import mirror_runs
+from fmbench.record import run_id_for
+from fmbench.render import SiteIdentity
+from fmbench.revisions import parse_registry
+from fmbench.tolerance import Tolerance
 
 if TYPE_CHECKING:
     from fmbench.build import BuildReport
@@ -258,7 +267,6 @@ class Project:
 
     def registry(self) -> Any:
         """The publisher's suite-revision registry (read again whenever its file changes)."""
-        from fmbench.revisions import parse_registry
 
         path = self.revisions_file
         try:
@@ -288,7 +296,6 @@ class Project:
             return publisher_notes("")
 
     def identity(self) -> Any:
-        from fmbench.render import SiteIdentity
 
         site = self.config.site
         favicon = None
@@ -320,10 +327,7 @@ class Project:
     def source_links(self) -> dict[str, str]:
         """Run id -> the run file's page in the repository, for every run file of the runs folder (none without
         ``repository.url``)."""
-        import hashlib
 
-        from fmbench.ingest import collect_run_files
-        from fmbench.record import run_id_for
 
         repo = self.config.repository
         if not repo.url or not self.runs_dir.is_dir():
@@ -338,7 +342,6 @@ class Project:
 
     def base_url(self) -> str:
         """The path of ``site_url`` (``/repo/`` for ``https://owner.github.io/repo/``), or ``/``."""
-        from urllib.parse import urlsplit
 
         return urlsplit(self.config.site.site_url).path or "/" if self.config.site.site_url else "/"
 
@@ -405,10 +408,6 @@ def build_project(
     ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
     read are in the summary.
     """
-    from fmbench.build import build_site
-    from fmbench.build_summary import summarize_build
-    from fmbench.mirror import mirror_runs
-    from fmbench.tolerance import Tolerance
 
     registry = project.registry()
     identity = project.identity()

@@ -50,12 +50,9 @@ import duckdb
 
 from fmbench import stats, urls
 from fmbench.caches import Caches
-from fmbench.compare import (
-    Comparison,
-    ComparisonRefused,
-    FigureComparison,
-    ScenarioComparison,
-    compare_selected,
+from fmbench.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison_results import FigureComparison, ScenarioComparison
+from fmbench.comparison_text import (
     confidence_text,
     delta_text,
     interval_text,

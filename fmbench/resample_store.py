@@ -78,6 +78,9 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from fmbench.dataset import is_remote
+from fmbench.db import default_db_path
+
 ALGORITHM = 1
 """Version of the draw in :func:`fmbench.stats._resample` and of what is derived from it: bump it when either
 changes, and every entry written before is simply never asked for again."""
@@ -134,6 +137,7 @@ class ResampleStore:
 
     def load(self, digest: bytes, which: Which, n_values: int, resamples: int) -> list[Any] | None:
         """The arrays stored for this key, or ``None`` (absent, unreadable, or not a valid entry of this key)."""
+        # slow to import (numpy): only the resampling needs it
         import numpy as np
 
         key = self._key(digest, which, n_values, resamples)
@@ -159,6 +163,7 @@ class ResampleStore:
         """Write an entry (atomically); a store that cannot be written is left alone from then on."""
         if not self.writable:
             return
+        # slow to import (numpy): only the resampling needs it
         import numpy as np
 
         key = self._key(digest, which, n_values, resamples)
@@ -307,8 +312,6 @@ class Resamples:
 
 def location(source: str | os.PathLike[str] | None) -> Path | None:
     """Where the store of a database file or Parquet dataset folder lives (``None`` for a remote dataset)."""
-    from fmbench.dataset import is_remote
-    from fmbench.db import default_db_path
 
     if source is not None and is_remote(source):
         return None

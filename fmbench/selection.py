@@ -39,6 +39,7 @@ import duckdb
 from fmbench import configuration
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.queries import token_sources
+from fmbench.record import run_id_for
 
 AttemptRule = Literal["latest", "first", "pooled"]
 ATTEMPT_RULES: tuple[AttemptRule, ...] = ("latest", "first", "pooled")
@@ -125,7 +126,6 @@ def parse_filter(expression: str) -> tuple[tuple[str, str], ...]:
 
 def file_run_id(path: str | os.PathLike[str]) -> str:
     """The run id of a run file: the first 12 hex digits of its SHA-256."""
-    from fmbench.record import run_id_for
 
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import ipaddress
 import os
+import socket
 import threading
 import traceback
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
@@ -36,8 +38,13 @@ from fmbench.errors import (
     NotFoundError,
 )
 from fmbench.filters import FIELDS, Filters, closed_values
+from fmbench.mirror import reassign_revisions
 from fmbench.render import Renderer
+from fmbench.tolerance import Tolerance
 from fmbench.views import DataKind, PageKind, render_page, resolve, site_context
+from fmbench.views.api import compare_json, run_json, runs_json, trials_json
+from fmbench.views.diagnostics import diagnostics_page, error_page
+from fmbench.watch import start_watcher
 
 CSP = content_policy.HEADER
 MAX_QUERY_BYTES = 2048
@@ -79,7 +86,6 @@ def allowed_hosts(host: str, port: int) -> set[str]:
     if _is_loopback(host):
         names |= {"localhost", "127.0.0.1", "[::1]"}
     if host in ("0.0.0.0", "::"):
-        import socket
 
         names |= {"localhost", "127.0.0.1", socket.gethostname()}
     out = set()
@@ -225,7 +231,6 @@ def _project_sources() -> tuple[Any, str]:
     if current_app.config.get("FMBENCH_DATASET") is None and current_app.config.get("FMBENCH_SYNCED") is not registry:
         with _sync_lock:
             if current_app.config.get("FMBENCH_SYNCED") is not registry:
-                from fmbench.mirror import reassign_revisions
 
                 with connect(current_app.config["FMBENCH_DB"], wait=REQUEST_DB_WAIT) as con:
                     reassign_revisions(con, registry)
@@ -251,7 +256,6 @@ def _site() -> Any:
         g.site.caches = current_app.config["FMBENCH_CACHES"]
         project = current_app.config.get("FMBENCH_PROJECT")
         if project is not None:
-            from fmbench.tolerance import Tolerance
 
             g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
             g.site.originals = project.config.publishing.originals
@@ -327,7 +331,6 @@ def page(path: str) -> Response:
 @pages.route("/diagnostics/")
 def diagnostics() -> Response:
     renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
-    from fmbench.views.diagnostics import diagnostics_page
 
     context = diagnostics_page(renderer.url, current_app.config["FMBENCH_DIAGNOSTICS"], current_app.config.get("FMBENCH_WATCH"))
     return Response(renderer.render(context.template, context), mimetype="text/html")
@@ -352,7 +355,6 @@ def asset(name: str) -> Response:
 @api.route("/runs")
 @cached
 def api_runs() -> Response:
-    from fmbench.views.api import runs_json
 
     filters = _parse_filters(request.args.to_dict(flat=True))
     return jsonify(runs_json(_site(), filters))
@@ -361,7 +363,6 @@ def api_runs() -> Response:
 @api.route("/runs/<run_id>")
 @cached
 def api_run(run_id: str) -> Response:
-    from fmbench.views.api import run_json
 
     Filters.parse(request.args.to_dict(flat=True), allowed=())
     return jsonify(run_json(_site(), run_id))
@@ -370,7 +371,6 @@ def api_run(run_id: str) -> Response:
 @api.route("/runs/<run_id>/scenarios/<scenario>/trials")
 @cached
 def api_trials(run_id: str, scenario: str) -> Response:
-    from fmbench.views.api import trials_json
 
     page_no = _int_arg("page", 1, 1, 1_000_000)
     per_page = _int_arg("per_page", urls.TRIALS_PER_PAGE, 1, 500)
@@ -383,7 +383,6 @@ def api_trials(run_id: str, scenario: str) -> Response:
 @api.route("/compare")
 @cached
 def api_compare() -> Response:
-    from fmbench.views.api import compare_json
 
     args = request.args.to_dict(flat=True)
     allowed = {"device", "baseline", "candidate", "route", "suite", "rule", "strict"}
@@ -424,7 +423,6 @@ def _error(status: int, title: str, message: str, headers: dict[str, str] | None
         response.status_code = status
     else:
         renderer: Renderer = current_app.config["FMBENCH_RENDERER"]
-        from fmbench.views.diagnostics import error_page
 
         try:
             page = error_page(status, title, message)
@@ -556,7 +554,6 @@ def create_app(
 
 
 def _is_lock_conflict(exc: Exception) -> bool:
-    import duckdb
 
     return isinstance(exc, duckdb.Error) and "lock" in str(exc).lower()
 
@@ -608,7 +605,6 @@ def run_server(
         app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
     server = listening_server(app, host, port, threads=threads)  # bound before the watcher starts
     if watch:
-        from fmbench.watch import start_watcher
 
         limit: dict[str, int] = {} if max_bytes is None else {"max_bytes": max_bytes}
         if max_trials is not None:

@@ -366,6 +366,7 @@ class _Resamples:
     def blocks(self) -> Iterator[tuple[int, int, Any, Any]]:
         """``(start, stop, drawn, valid)`` per block of rows; ``drawn`` and ``valid`` are reused buffers, valid
         until the next block is drawn."""
+        # slow to import (numpy): only the resampling needs it
         import numpy as np
 
         b, shape = self.n_trials.shape[0], self.n_trials.shape[1:]
@@ -397,6 +398,7 @@ class _Resamples:
 
 def _resample(side: Clusters, digest: bytes) -> _Resamples:
     """One side's resamples (see :class:`_Resamples`): the runs and samples drawn now, the trials block by block."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     runs = [[sample for sample in run if len(sample)] for run in side]
@@ -435,6 +437,7 @@ def _resample(side: Clusters, digest: bytes) -> _Resamples:
 
 def _index_type(largest: int) -> Any:
     """The smallest integer type that holds ``0 .. largest`` (inclusive)."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     return np.int16 if largest < np.iinfo(np.int16).max else np.int32
@@ -444,6 +447,7 @@ def _index_type(largest: int) -> Any:
 
 def _flat_values(side: Clusters) -> Any:
     """A side's values in one array, in the order :func:`_resample` indexes them."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     return np.fromiter(
@@ -453,6 +457,7 @@ def _flat_values(side: Clusters) -> Any:
 
 def _stored_quantiles(store: Any, digest: bytes, qs: tuple[float, ...], values: Any) -> Any:
     """The resampled quantiles of a stored entry (indices into the sorted values), or ``None``."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     arrays = store.load(digest, qs, len(values), RESAMPLES)
@@ -475,6 +480,7 @@ def resampled_quantiles(
     the values it drew (equal values share a rank), sorted as small integers: the same value as sorting
     the values.
     """
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     digest = _side_digest(side)
@@ -518,6 +524,7 @@ def _binary(values: Any) -> bool:
 
 def _stored_means(store: Any, digest: bytes, values: Any) -> Any:
     """The resampled means of a stored entry (a rate's whole sums and counts, else the means), or ``None``."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     arrays = store.load(digest, "mean", len(values), RESAMPLES)
@@ -538,6 +545,7 @@ def _stored_means(store: Any, digest: bytes, values: Any) -> Any:
 
 
 def _smallest_int(array: Any) -> Any:
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     return array.astype(np.int16 if int(array.max(initial=0)) < np.iinfo(np.int16).max else np.int32)
@@ -548,6 +556,7 @@ def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
     are 0/1 outcomes), kept by a digest of the values in ``kept`` when it is given (as
     :func:`resampled_quantiles`). The same resamples as :func:`resampled_quantiles`
     draws for the same values."""
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     digest = _side_digest(side)
@@ -592,6 +601,7 @@ def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
 
 
 def _percentile_interval(differences: Any, confidence: float, method: str) -> Interval:
+    # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     differences = np.sort(differences)

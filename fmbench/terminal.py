@@ -10,9 +10,14 @@ so a newline in it cannot start a forged line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
 import click
 
 from fmbench.display import terminal_text, terminal_value
+from fmbench.errors import FmbenchError
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -24,3 +29,23 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 def user_error(message: object) -> click.ClickException:
     """A one-line error for click to print (``Error: ...``, exit status 1), its control characters escaped."""
     return click.ClickException(terminal_value(message))
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn fmbench's own errors into a one-line message and exit status 1."""
+    try:
+        yield
+    except FmbenchError as exc:
+        raise user_error(exc) from None
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
+    cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in cells:
+        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+    return "\n".join(lines)

@@ -33,6 +33,7 @@ from fmbench.errors import (
     FmbenchError,
     RunFileError,
 )
+from fmbench.ingest.rows import figure_columns
 from fmbench.originals import original_bytes
 from fmbench.revisions import Registry, load_registry
 from fmbench.write_errors import writing
@@ -112,7 +113,6 @@ def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> lis
 
 
 def _recomputed_figures(analysis: RunAnalysis) -> list[dict[str, Any]]:
-    from fmbench.ingest.rows import figure_columns
 
     columns = figure_columns(analysis)
     count = len(next(iter(columns.values()))) if columns else 0

@@ -15,6 +15,8 @@ import duckdb
 from fmbench.analysis import ANALYSIS_VERSION, analyze_bytes
 from fmbench.annotations import Annotations, parse_annotations
 from fmbench.errors import AnnotationError, DatabaseError, FmbenchError
+from fmbench.ingest import _Writer, write_prepared
+from fmbench.ingest.prepare import prepared_from
 from fmbench.originals import original_bytes
 from fmbench.revisions import load_registry
 
@@ -76,8 +78,6 @@ def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:
     ).fetchall()
     if not stale:
         return 0
-    from fmbench.ingest import _Writer, write_prepared
-    from fmbench.ingest.prepare import prepared_from
 
     registry = load_registry()
     writer = _Writer(con)

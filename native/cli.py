@@ -15,7 +15,7 @@ import click
 
 from fmbench.errors import FmbenchError
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.terminal import echo, user_error
+from fmbench.terminal import echo, text_table, user_error, user_errors
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
@@ -175,7 +175,6 @@ def compare_command(
 )
 def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
-    from fmbench.cli import user_errors
 
     with _as_click_errors(), user_errors():
         path = write_replay(run, output_dir, max_bytes=max_bytes, max_trials=max_trials)
@@ -198,8 +197,8 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     cannot be read is reported with its place; the rest still lands. Exits 1
     if any document errored.
     """
-    from fmbench.cli import text_table, user_errors
 
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .store import ingest_artifacts
 
     with user_errors():
@@ -242,6 +241,7 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
     Unknown fields are notes, since later versions of the format may add them;
     --strict makes them errors. Each finding names the file and the place.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .validation import validate_paths
 
     report = validate_paths(list(paths), strict=strict)
@@ -263,8 +263,8 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def list_command(path: Path, as_json: bool) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
-    from fmbench.cli import text_table
 
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import list_results
 
     listing = list_results(path)
@@ -301,6 +301,7 @@ def convert_command(source: Path, target: Path) -> None:
     .xcevalresult gets the single document; any other TARGET is a folder with
     one file per result, named by its result id.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import convert
 
     with _as_click_errors():
@@ -335,6 +336,7 @@ def pipeline_command(
     Exits 1 when a step or a gate fails. A manifest that requires Xcode is
     refused on a machine without it.
     """
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .pipeline import parse_settings, run_pipeline
 
     with _as_click_errors():

@@ -42,6 +42,7 @@ from .errors import GateRuleError, PipelineError
 from .json_text import load_json
 from .model import Evaluation
 from .reader import ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, read_artifacts, read_evaluation
+from .replay import build_replay
 from .reports import inspect_path, report_evaluation
 
 SCHEMA_VERSION = "xceval.pipeline/v1"
@@ -395,7 +396,6 @@ def _results(config: PipelineConfig, outcome: PipelineOutcome) -> Path:
     results = config.results_path
     if config.steps or not _is_run_file(results):
         return results
-    from .replay import build_replay
 
     replay = build_replay(results.read_bytes(), source=results)
     written = config.artifacts_directory / f"{results.stem}.replay{ARTIFACT_SUFFIX}"

@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from fmbench.compare import _load, _scenario_order, _Trials
+from fmbench.comparison_load import Trials, load_side, side_scenario_order
 from fmbench.ingest import ingest_paths
 from fmbench.queries import ordered_scenarios, scenario_order
 from fmbench.revisions import fixtures_registry
@@ -30,7 +30,7 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyCon
     connection.close()
 
 
-def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
+def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, Trials]:
     """The reference: the scenarios with figures in the side's run order, then every trial in (run, ordinal)
     order added one value at a time, then each non-warmup failure a 0 in task success's outcomes by (scenario, run,
     sample)."""
@@ -41,7 +41,7 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
         f"SELECT scenario_id FROM scenario_figures WHERE run_id IN ({marks}) ORDER BY list_position(?, run_id), ordinal",
         [*ids, ids],
     ).fetchall()
-    data: dict[str, _Trials] = {sid: _Trials() for (sid,) in figures}
+    data: dict[str, Trials] = {sid: Trials() for (sid,) in figures}
     # The series of the compared figures, in catalog order: task success's outcomes over attempts, prompt pass's
     # over trials, the constraint scores, then the speed values (PCC-executed trials only on a PCC side).
     quality = ("task_passed/attempts", "task_passed", "constraint_score")
@@ -52,7 +52,7 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
         f"executed_model FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
         ids,
     ).fetchall():
-        t = data.setdefault(sid, _Trials())
+        t = data.setdefault(sid, Trials())
         for series in (*quality, *speed):
             t.values.setdefault(series, [])
         t.trials += 1
@@ -77,7 +77,7 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, _Trials]:
         "ORDER BY scenario_id, run_id, sample_id",
         ids,
     ).fetchall():
-        t = data.setdefault(sid, _Trials())
+        t = data.setdefault(sid, Trials())
         t.failures += n
         t.values.setdefault("task_passed/attempts", []).extend([0.0] * n)
         for _ in range(n):
@@ -94,7 +94,7 @@ def _exact(value: Any) -> Any:
         return [(_exact(k), _exact(v)) for k, v in value.items()]
     if isinstance(value, list | tuple):
         return [_exact(v) for v in value]
-    if isinstance(value, _Trials):
+    if isinstance(value, Trials):
         return [(name, _exact(getattr(value, name))) for name in value.__dataclass_fields__]
     return (type(value).__name__, value)
 
@@ -114,7 +114,7 @@ def test_a_sides_trials_grouped_by_columns_are_bit_for_bit_the_trial_by_trial_wa
     assert any(len(side.runs) > 1 for side in sides)
     with_fallbacks = with_failures = 0
     for side in sides:
-        data, titles, _ = _load(con, side)
+        data, titles, _ = load_side(con, side)
         walked = _walked(con, side)
         assert _exact(data) == _exact(walked), side.run_ids
         assert list(titles) == list(data)
@@ -137,12 +137,12 @@ def test_the_scenario_order_from_the_rows_read_is_the_order_sql_gives(con: Any) 
     # A comparison orders its scenarios from the rows its sides' loads read, without another query: the newest
     # run's order first, then what it lacks from the next newest (a tie in start time by run id).
     sides = _sides(con)
-    loaded = {side.run_ids: _load(con, side)[2] for side in sides}
+    loaded = {side.run_ids: load_side(con, side)[2] for side in sides}
     pairs = [(a, b) for a in sides for b in sides if not set(a.run_ids) & set(b.run_ids)][:400]
     assert len(pairs) > 100
     for a, b in pairs:
         expected = _ordered_in_sql(con, [*a.run_ids, *b.run_ids])
-        assert _scenario_order((a, b), loaded[a.run_ids] + loaded[b.run_ids]) == expected, (a.run_ids, b.run_ids)
+        assert side_scenario_order((a, b), loaded[a.run_ids] + loaded[b.run_ids]) == expected, (a.run_ids, b.run_ids)
         assert ordered_scenarios(con, [*a.run_ids, *b.run_ids]) == expected
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
-from fmbench import compare, configuration, selection
+from fmbench import comparison_rules, configuration, selection
 from fmbench.configuration import CHOICES, FIELDS, GROUP_FIELDS, Group
 from fmbench.db import connect
 
@@ -68,8 +68,8 @@ def test_a_regression_group_holds_the_spec_fields_in_order() -> None:
 
 
 def test_comparisons_list_the_spec_fields_as_their_conditions_and_hold_its_requirements() -> None:
-    assert compare.CONDITIONS == FIELDS
-    assert compare.MUST_BE_EQUAL is configuration.MUST_BE_EQUAL
+    assert comparison_rules.CONDITIONS == FIELDS
+    assert comparison_rules.MUST_BE_EQUAL is configuration.MUST_BE_EQUAL
     for keys in configuration.MUST_BE_EQUAL.values():
         assert set(keys) <= set(configuration.FIELD)
     for refusal in (*configuration.NEVER_POOLED, *configuration.NEVER_ACROSS_SIDES):

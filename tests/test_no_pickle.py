@@ -18,8 +18,8 @@ from fmbench import stats
 from fmbench.build import build_site
 from fmbench.build_state import state_folder
 from fmbench.cache_json import Codec
-from fmbench.compare import FigureComparison
 from fmbench.comparison_cache import CODEC
+from fmbench.comparison_results import FigureComparison
 from fmbench.ingest import ingest_paths
 from fmbench.resample_store import ENTRY, Resamples, ResampleStore, location
 

@@ -21,6 +21,7 @@ from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.filters import Filters
 from fmbench.queries import token_sources
+from fmbench.views.comparisons import build_comparison
 from fmbench.views.data import figures_document, seed_as_text
 from fmbench.views.runs import filtered_runs
 from fmbench.views.site import SiteContext
@@ -69,7 +70,6 @@ def trials_json(site: SiteContext, run_id: str, scenario: str, page: int, per_pa
 
 
 def compare_json(site: SiteContext, args: dict[str, str]) -> dict[str, Any]:
-    from fmbench.views.comparisons import build_comparison
 
     comparison = build_comparison(site, args)
     return comparison.to_json()

@@ -10,6 +10,7 @@ from fmbench import urls
 from fmbench.blocks import Cell, Column, Row, Table
 from fmbench.configuration import config_label
 from fmbench.filters import Filters, run_attrs
+from fmbench.regressions import BuildChange
 from fmbench.views import build_queries as q
 from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (
@@ -20,6 +21,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.comparisons import regression_report
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
@@ -129,7 +131,6 @@ class BuildPage(Page):
 
 
 def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
-    from fmbench.views.comparisons import regression_report
 
     os_build = site.paths.builds.named(build, "OS build")
     found = q.build_runs(site.con, os_build)
@@ -217,7 +218,6 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
 
 
 def _step_changes(step: Any) -> list[Any]:
-    from fmbench.regressions import BuildChange
 
     assert step.comparison is not None
     return [BuildChange(step, s, f) for s, f in step.comparison.changes()]

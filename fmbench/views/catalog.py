@@ -25,6 +25,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.comparisons import build_pairs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
@@ -237,8 +238,6 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     for r in found:
         if r["verdict"] != "invalid":
             groups.setdefault(config_key(r), []).append(r)
-    from fmbench.views.comparisons import build_pairs  # (a module that imports this one)
-
     published = set(build_pairs(site))  # link only the comparisons the site has a page for
     sections = []
     compare_links: list[Cell] = []

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import duckdb
@@ -14,8 +15,8 @@ import duckdb
 from fmbench import charts
 from fmbench import display as d
 from fmbench import figure_catalog as fc
-from fmbench.blocks import Cell, Chart, Column, Row, Table
-from fmbench.compare import Comparison
+from fmbench.blocks import Banner, Cell, Chart, Column, Row, Table
+from fmbench.comparison_results import Comparison
 from fmbench.configuration import GROUPING
 from fmbench.selection import SideSpec
 from fmbench.views.site import SiteContext
@@ -155,3 +156,21 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class ComparisonSection:
+    heading: str
+    label: str
+    title: str
+    rule: str
+    baseline_runs: list[Cell]
+    candidate_runs: list[Cell]
+    differences: Table
+    caveats: list[Banner]
+    dropped: list[str]
+    speed_note: str | None
+    table: Table | None
+    charts: list[Chart]
+    methods: list[str]
+    refused: str | None = None

@@ -37,3 +37,12 @@ def newest_ingest(con: duckdb.DuckDBPyConnection) -> datetime | None:
     """When the newest run was ingested (``None`` for an empty database)."""
     row = con.execute("SELECT max(ingested_at) FROM runs").fetchone()
     return row[0] if row else None
+
+
+def build_order(found: list[dict[str, Any]]) -> list[str]:
+    """A device's OS builds in the order they were first measured."""
+    order: list[str] = []
+    for r in found:
+        if r["os_build"] not in order:
+            order.append(r["os_build"])
+    return order

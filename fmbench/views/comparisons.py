@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import duckdb
 
 from fmbench import urls
-from fmbench.blocks import Banner, Cell, Chart, Column, FilterForm, Row, Table
+from fmbench.blocks import Banner, Cell, Column, FilterForm, Row, Table
 from fmbench.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison_text import confidence_text
 from fmbench.configuration import config_key, config_label
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.filters import Filters, filter_form
+from fmbench.regressions import atom_feed, find_build_changes
 from fmbench.selection import ATTEMPT_RULES, select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
+    ComparisonSection,
     delta_charts,
     delta_format,
     each_section,
@@ -26,6 +30,8 @@ from fmbench.views.comparison_blocks import (
     relative_text,
     side_spec,
 )
+from fmbench.views.comparison_queries import build_order
+from fmbench.views.device_comparisons import device_comparisons_table
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
@@ -35,18 +41,8 @@ def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, An
     return q.comparable_runs(site.con, device)
 
 
-def build_order(found: list[dict[str, Any]]) -> list[str]:
-    """A device's OS builds in the order they were first measured."""
-    order: list[str] = []
-    for r in found:
-        if r["os_build"] not in order:
-            order.append(r["os_build"])
-    return order
-
-
 def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
-    from fmbench.regressions import find_build_changes
 
     return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance,
                                                                       caches=site.caches))
@@ -95,24 +91,6 @@ def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 
 
 # --- one comparison ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ComparisonSection:
-    heading: str
-    label: str
-    title: str
-    rule: str
-    baseline_runs: list[Cell]
-    candidate_runs: list[Cell]
-    differences: Table
-    caveats: list[Banner]
-    dropped: list[str]
-    speed_note: str | None
-    table: Table | None
-    charts: list[Chart]
-    methods: list[str]
-    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -303,8 +281,6 @@ def compare_choices(site: SiteContext) -> tuple[dict[str, Any], Table]:
 
 
 def compare_index_page(site: SiteContext, filters: Filters) -> CompareIndexPage:
-    from fmbench.views.device_comparisons import device_comparisons_table
-
     found = _evidence(site)
     names = {r["hardware_model"]: r["device_name"] for r in found}
     table_rows = []
@@ -403,8 +379,6 @@ _CHANGE_COLUMNS = [
 
 
 def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
-    from fmbench.compare import confidence_text
-
     report = regression_report(site)
     device = filters.values.get("device")
     steps = [s for s in report.steps if not device or s.group.hardware_model == device]
@@ -444,9 +418,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
 
 
 def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
-    from datetime import UTC, datetime
 
-    from fmbench.regressions import atom_feed
 
     report = regression_report(site)
     base = site.renderer.base_url

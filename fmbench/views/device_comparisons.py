@@ -17,12 +17,13 @@ from fmbench.selection import select_side
 from fmbench.views import comparison_queries as q
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
+    ComparisonSection,
     delta_charts,
     each_section,
     figure_table,
     side_spec,
 )
-from fmbench.views.comparisons import ComparisonSection, build_order
+from fmbench.views.comparison_queries import build_order
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

@@ -15,8 +15,10 @@ from fmbench.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
 from fmbench.configuration import SESSION_MODE, config_label
 from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.markdown_render import render_markdown
+from fmbench.methodology import fmbench_methodology, merge_methodology
 from fmbench.revisions import Revision
 from fmbench.views import home_queries as q
+from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (
     device_key,
     os_label,
@@ -24,6 +26,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.comparisons import regression_report
 from fmbench.views.page import Page
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext
@@ -100,7 +103,6 @@ def _latest_table(site: SiteContext, route: str, table_id: str, caption: str) ->
 def _overview(site: SiteContext) -> list[DeviceOverview]:
     """Each device's newest build with a publishable run: per configuration, median TTFT and output tokens/s
     per workload as small charts of their own (a PCC configuration never shares an axis with on-device)."""
-    from fmbench.views.catalog_queries import figures_by_run
 
     found = q.newest_publishable_build_runs(site.con)
     figures = figures_by_run(site.con, [r["run_id"] for r in found])
@@ -138,7 +140,6 @@ def _overview(site: SiteContext) -> list[DeviceOverview]:
 
 def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
     """The newest changes the regression report found between consecutive builds, newest candidate first."""
-    from fmbench.views.comparisons import regression_report
 
     changes: list[Any] = sorted(
         regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
@@ -197,7 +198,6 @@ class MethodologyPage(Page):
 
 
 def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
-    from fmbench.methodology import fmbench_methodology, merge_methodology
 
     source = fmbench_methodology()
     if site.methodology.strip():

@@ -9,6 +9,7 @@ import duckdb
 
 from fmbench import display as d
 from fmbench.blocks import Cell, Column, Row, Table
+from fmbench.native.linking import replay_for_run
 from fmbench.views.common import Url
 
 
@@ -148,7 +149,6 @@ def replay_section(con: duckdb.DuckDBPyConnection, url: Url, run_id: str) -> Rep
     tables = {name for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if "evaluation_rows" not in tables:
         return None
-    from fmbench.native.linking import replay_for_run
 
     replay = replay_for_run(con, run_id)
     if replay is None:

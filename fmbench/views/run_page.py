@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -300,7 +301,6 @@ def _annotations(a: dict[str, Any] | None) -> tuple[list[Condition], Table | Non
         Condition("PCC entitlement", a["entitlement"], "not given by the operator"),
         Condition("Operator note", a["note"], "no note"),
     ]
-    import json
 
     corrections = json.loads(a["corrections_json"])
     table = None

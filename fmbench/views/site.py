@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench import urls
 from fmbench.caches import Caches
 from fmbench.render import Renderer
 from fmbench.revisions import Registry
@@ -76,7 +77,6 @@ class SiteContext:
     def original(self, run_id: str, file_name: str, sha256: str) -> tuple[str, str, str] | None:
         """The original run file as the site carries it under its originals policy: ``(label, href, note)``,
         or ``None`` when it is linked and the run has no link to the publisher's repository."""
-        from fmbench import urls
 
         if self.originals == "link":
             link = self.source_links.get(run_id)
