@@ -1,4 +1,4 @@
-"""What the in-memory caches kept in issue 28 earn: a full build of the fixture corpus, in one process, with each
+"""What the in-memory caches kept earn: a full build of the fixture corpus, in one process, with each
 switched off in turn (the resample store emptied before each build, as ``make bench`` measures a full build).
 
     .venv/bin/python benchmarks/caches.py [--repeat 3]
