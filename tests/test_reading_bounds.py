@@ -126,7 +126,7 @@ this small parent's own memory is counted in it too, so the figure errs high).""
 
 def _peak_of_ingest(*args: str) -> tuple[str, int, int]:
     done = subprocess.run(
-        [sys.executable, "-c", _PEAK_OF_CHILD, sys.executable, "-m", "fmbench", "ingest", *args],
+        [sys.executable, "-c", _PEAK_OF_CHILD, sys.executable, "-P", "-m", "fmbench", "ingest", *args],
         capture_output=True, text=True, check=True,
     )
     *output, code, peak = done.stdout.splitlines()
