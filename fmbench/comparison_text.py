@@ -62,9 +62,10 @@ def _cell(text: str) -> str:
 
 
 def _run_line(r: RunInfo) -> str:
+    t = d.terminal_value  # a value from the file stays on its line: a newline in a device name cannot forge one
     return (
-        f"{r.run_id} · {r.file_name} · {r.device_name} ({r.hardware_model or d.NOT_RECORDED}) · "
-        f"{r.system_name} {r.system_version} build {r.os_build or d.NOT_RECORDED} · "
+        f"{t(r.run_id)} · {t(r.file_name)} · {t(r.device_name)} ({t(r.hardware_model or d.NOT_RECORDED)}) · "
+        f"{t(r.system_name)} {t(r.system_version)} build {t(r.os_build or d.NOT_RECORDED)} · "
         f"{configuration.ROUTE.value(r)} · {configuration.SUITE.value(r)} · "
         f"{configuration.SESSION_MODE.value(r) or 'session ' + d.NOT_RECORDED} · "
         f"tokens {_token_source_text(r.token_count_source)} · "
@@ -130,26 +131,27 @@ def markdown(c: Comparison) -> str:
 
 
 def text(c: Comparison) -> str:
-    lines = [c.title, f"attempt rule: {c.rule_description}"]
+    t = d.terminal_value  # every value from the runs on its own line, control characters escaped
+    lines = [t(c.title), f"attempt rule: {c.rule_description}"]
     if c.strict_os:
         lines.append("strict OS 26 vs OS 27 mode: only the workloads both sides can run")
     lines.append("")
     for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
         lines += _side_lines(name, side)
     lines += ["", "differs:"]
-    lines += [f"  - {x}" for x in c.differences] or ["  nothing but the runs themselves"]
+    lines += [f"  - {t(x)}" for x in c.differences] or ["  nothing but the runs themselves"]
     if c.caveats:
         lines += ["", "caveats:"]
-        lines += [f"  ! {x.message}" for x in c.caveats]
+        lines += [f"  ! {t(x.message)}" for x in c.caveats]
     if c.dropped:
         lines += ["", "left out:"]
-        lines += [f"  - {x.scenario_id}: {x.reason}" for x in c.dropped]
+        lines += [f"  - {t(x.scenario_id)}: {t(x.reason)}" for x in c.dropped]
     lines += [""]
     lines += [f"  {x}" for x in c.method_notes]
     lines.append("")
     header = ("scenario", "figure", "better", "baseline", "candidate", "delta", "relative", "interval", "verdict")
     rows = [
-        (s.scenario_id, f.label, f.better, value_text(f, "baseline"), value_text(f, "candidate"), delta_text(f),
+        (t(s.scenario_id), f.label, f.better, value_text(f, "baseline"), value_text(f, "candidate"), delta_text(f),
          relative_text(f), interval_text(f), f.verdict)
         for s in c.scenarios
         for f in s.figures

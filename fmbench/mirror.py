@@ -22,6 +22,7 @@ import duckdb
 
 from fmbench.annotations import sidecar_for
 from fmbench.db import connect
+from fmbench.display import terminal_value
 from fmbench.ingest import CHILD_TABLES, collect_run_files, ingest_paths
 from fmbench.native.linking import relink
 from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
@@ -41,12 +42,14 @@ class MirrorLine:
     column: int | None = None
 
     def describe(self) -> str:
+        """One line: a file name or message with a line break in it cannot forge another."""
+        name, message = terminal_value(self.file), terminal_value(self.message)
         what = {
-            "ingested": f"ingested {self.file} (run {self.run_id})",
-            "replaced": f"replaced {self.file}: its file changed (now run {self.run_id})",
-            "dropped": f"dropped {self.file} (run {self.run_id}): its file is gone from the runs folder",
-            "re-annotated": f"re-annotated {self.file} (run {self.run_id}): its sidecar changed",
-            "error": f"error {self.message}",
+            "ingested": f"ingested {name} (run {self.run_id})",
+            "replaced": f"replaced {name}: its file changed (now run {self.run_id})",
+            "dropped": f"dropped {name} (run {self.run_id}): its file is gone from the runs folder",
+            "re-annotated": f"re-annotated {name} (run {self.run_id}): its sidecar changed",
+            "error": f"error {message}",
         }[self.change]
         return what
 

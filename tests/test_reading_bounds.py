@@ -118,7 +118,7 @@ import resource, subprocess, sys
 done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 sys.stdout.write(done.stdout)
 print(done.returncode)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * (1 if sys.platform == "darwin" else 1024))  # macOS: bytes
 """
 """Runs a command and prints its output, exit code and peak resident memory (``ru_maxrss`` of the child;
 this small parent's own memory is counted in it too, so the figure errs high)."""

@@ -79,6 +79,31 @@ def test_summarize_validate_and_verify_print_a_hostile_device_name_escaped(hosti
     assert code == 0 and RAW.findall(out) == []
 
 
+def test_compare_prints_a_hostile_device_name_escaped_on_its_side_line(hostile_run: Path, tmp_path: Path) -> None:
+    other = tmp_path / "candidate.json"  # the same run, one second later: another run of the same device
+    data = json.loads(hostile_run.read_text(encoding="utf-8"))
+    data["startedAt"] = data["startedAt"].replace(":00Z", ":01Z") if data["startedAt"].endswith(":00Z") else data["startedAt"]
+    other.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    for fmt in ((), ("--markdown",)):
+        code, out = invoke("compare", str(hostile_run), str(other), *fmt)
+        assert code == 0, out
+        assert RAW.findall(out) == []
+        assert not [line for line in out.splitlines() if line.startswith("forged-run")]
+        assert "\\u001b]52" in out and "\\nforged-run" in out
+
+
+def test_a_project_build_names_a_run_file_with_a_line_break_on_one_line(hostile_run: Path, tmp_path: Path) -> None:
+    from fmbench.scaffold import init_project
+
+    project = init_project(tmp_path / "results", title="Odd names").root
+    (project / "runs" / "run\ningested forged.json").write_bytes(hostile_run.read_bytes())
+    code, out = invoke("build", "--project", str(project))
+    assert code == 0, out
+    assert RAW.findall(out) == []
+    assert not [line for line in out.splitlines() if line.startswith("ingested forged.json")]
+    assert "ingested run\\ningested forged.json" in out
+
+
 def test_an_error_naming_a_hostile_file_name_is_one_escaped_line(tmp_path: Path) -> None:
     path = tmp_path / f"run {CLIPBOARD_WRITE}\u202e\nError: forged.json"
     path.write_text("{ not json", encoding="utf-8")
