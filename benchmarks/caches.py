@@ -17,8 +17,8 @@ from pathlib import Path
 
 
 def _build(db: Path, out: Path) -> float:
-    from fmbench.build import build_site
-    from fmbench.resample_store import location
+    from fmbench.comparison.resample_store import location
+    from fmbench.publish.build import build_site
 
     shutil.rmtree(location(db), ignore_errors=True)  # type: ignore[arg-type]
     shutil.rmtree(out, ignore_errors=True)
@@ -33,9 +33,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     repeat = parser.parse_args().repeat
 
-    from fmbench.comparison_cache import ComparisonCache
+    from fmbench.comparison.cache import ComparisonCache
+    from fmbench.comparison.resample_store import Resamples
     from fmbench.ingest import ingest_paths
-    from fmbench.resample_store import Resamples
 
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "db.duckdb"

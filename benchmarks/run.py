@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fmbench.figures import nearest_rank
+from fmbench.analysis.figures import nearest_rank
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "benchmarks" / "out"
@@ -100,8 +100,8 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def resample_store_of(db: Path) -> Path:
-    """The folder of the database's resample store (:mod:`fmbench.resample_store`)."""
-    from fmbench.resample_store import location
+    """The folder of the database's resample store (:mod:`fmbench.comparison.resample_store`)."""
+    from fmbench.comparison.resample_store import location
 
     folder = location(db)
     assert folder is not None
@@ -110,7 +110,7 @@ def resample_store_of(db: Path) -> Path:
 
 def store_size(db: Path) -> tuple[int, int]:
     """``(entries, bytes)`` of the database's resample store."""
-    from fmbench.resample_store import ResampleStore
+    from fmbench.comparison.resample_store import ResampleStore
 
     return ResampleStore(resample_store_of(db)).size()
 
@@ -284,7 +284,7 @@ elif kind == "floor":
     con.close()
     result = {}
 else:
-    from fmbench.build import build_site
+    from fmbench.publish.build import build_site
     report = build_site(args["db"], args["site"])
     result = {
         "pages": report.pages, "data_files": report.data_files, "bytes_total": report.bytes_total,
@@ -360,15 +360,15 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
     import gc
     import hashlib
 
-    from fmbench.analysis import analyze
-    from fmbench.db import connect
+    from fmbench.analysis.revisions import load_registry
+    from fmbench.analysis.run import analyze
     from fmbench.ingest import BULK_CHECKPOINT_THRESHOLD, _Writer, write_prepared
     from fmbench.ingest import rows as R
     from fmbench.ingest.prepare import PreparedRun, to_arrow
-    from fmbench.originals import stored_form
-    from fmbench.reader import parse_run
-    from fmbench.record import to_record
-    from fmbench.revisions import load_registry
+    from fmbench.runfile.reader import parse_run
+    from fmbench.runfile.record import to_record
+    from fmbench.storage.db import connect
+    from fmbench.storage.originals import stored_form
 
     registry = load_registry()
     spent: dict[str, float] = {}
@@ -423,7 +423,7 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
 
 _PEAK_SCRIPT = """
 import sys
-from fmbench.db import connect
+from fmbench.storage.db import connect
 from fmbench.ingest import ingest_paths
 if sys.argv[1] in ("ingest", "refuse"):
     limits = {"max_trials": int(sys.argv[5])} if len(sys.argv) > 5 else {}
@@ -440,7 +440,7 @@ with open("/proc/self/status", encoding="ascii") as status:  # this process's ow
 def peak_rss(mode: str, file: Path, db: Path, max_bytes: int | None = None, max_trials: int | None = None) -> int:
     """Peak resident memory (bytes) of a fresh Python process that ingests ``file`` (``refuse``: and sees it
     refused), or only opens a database."""
-    from fmbench.reader import DEFAULT_MAX_BYTES
+    from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 
     fresh(db)
     trials = [] if max_trials is None else [str(max_trials)]
@@ -463,7 +463,7 @@ TINY_TRIAL = {
 def shape_peaks(out: Path, results: Results) -> None:
     """Peak memory of ingesting runs of odd shapes: many empty trials, and as many tiny valid ones as the
     default trial limit takes. The bound is the realistic files' own: 5 x the file + 200 MiB."""
-    from fmbench.reader import DEFAULT_MAX_TRIALS
+    from fmbench.runfile.reader import DEFAULT_MAX_TRIALS
 
     shapes = [
         ("1,000,000 empty trials, refused by the trial limit", [{}] * 1_000_000, "refuse", None),
@@ -516,8 +516,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     builds, the PCC page for a PCC run, and every index."""
     import duckdb
 
-    from fmbench import urls
-    from fmbench.build import output_file
+    from fmbench.publish.build import output_file
+    from fmbench.views import urls
     from fmbench.views.trials import trial_pages
 
     con = duckdb.connect(str(db), read_only=True)
@@ -688,7 +688,7 @@ def first_request(db: Path, path: str, log_file: Path) -> tuple[float, float]:
 def serve_figures(results: Results, label: str, db: Path, out: Path, requests: int) -> None:
     import duckdb
 
-    from fmbench.render import Renderer
+    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
     from fmbench.views.comparisons import comparison_instances
 
@@ -831,7 +831,7 @@ def run(args: argparse.Namespace) -> Results:
 
     # Peak memory of single big runs: one near the default --max-bytes, one beyond it (the limit raised).
     from fmbench.fixtures.generate import generate_large_corpus
-    from fmbench.reader import DEFAULT_MAX_BYTES
+    from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 
     for trials, within_default in ((6000, True), (10000, False)):
         folder = out / f"single-run-{trials}"
@@ -899,8 +899,8 @@ def run(args: argparse.Namespace) -> Results:
                        f"{len(again.result['rendered'])} rendered, {again.wall:.2f} s"))
 
     # Adding one run.
+    from fmbench.analysis.revisions import fixtures_registry
     from fmbench.ingest import ingest_paths
-    from fmbench.revisions import fixtures_registry
 
     log(f"adding one run: {extra.name}")
     add_seconds, added = timed(lambda: ingest_paths([extra], db))
@@ -941,7 +941,7 @@ def run(args: argparse.Namespace) -> Results:
                        ", ".join(f"{a.removeprefix('assets/')} {n / 1024:.0f} KiB" for a, n in asset_gz.items())))
 
     # Past one machine: the Parquet export.
-    from fmbench.dataset import export_parquet
+    from fmbench.storage.dataset import export_parquet
 
     log("Parquet export")
     export_seconds, meta = timed(lambda: export_parquet(db, out / "parquet"))

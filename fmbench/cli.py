@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fmbench import __version__
-from fmbench.display import terminal_value
-from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.analysis.display import terminal_value
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def ingest(
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
     """Check run files without a database: generation, errors, verdict, summary mismatches."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.validate import validate_paths
+    from fmbench.ingest.validate import validate_paths
 
     registry = _registry(_project())
     with user_errors():
@@ -233,8 +233,8 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
 def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.analysis import analyze_file
-    from fmbench.report import markdown_summary, summary_json, text_summary
+    from fmbench.analysis.report import markdown_summary, summary_json, text_summary
+    from fmbench.analysis.run import analyze_file
 
     registry = _registry(_project())
     with user_errors():
@@ -254,7 +254,7 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
 def runs(db: Path | None, as_json: bool) -> None:
     """List the ingested runs, one per source file."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.queries import list_runs
+    from fmbench.storage.queries import list_runs
 
     project = _project()
     with user_errors():
@@ -339,8 +339,8 @@ def build(
     also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.build import build_site
-    from fmbench.build_summary import report_to_github, summarize_build
+    from fmbench.publish.build import build_site
+    from fmbench.publish.summary import report_to_github, summarize_build
 
     source = _source(db, parquet)
     project = _project()
@@ -359,7 +359,7 @@ def build(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
             )
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-            from fmbench.revisions import load_registry
+            from fmbench.analysis.revisions import load_registry
 
             summary = summarize_build(source, registry=load_registry(), strict=strict)
     echo(
@@ -399,7 +399,7 @@ def serve(
     project's methodology notes and revision registry show on the next request.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.serve import run_server
+    from fmbench.serving.serve import run_server
 
     _source(db, parquet)
     project = _project()
@@ -431,8 +431,8 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
     demo refuses one that holds runs other than the bundled fixtures.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.db import default_db_path
     from fmbench.demo import run_demo
+    from fmbench.storage.db import default_db_path
 
     with user_errors():
         run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=echo)
@@ -457,8 +457,8 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
     refused or a side cannot be read.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.compare import compare_runs, sides_are_files
-    from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
+    from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
+    from fmbench.comparison.compare import compare_runs, sides_are_files
 
     project = _project()
     # Two run files and no --db: compared in memory, no database needed.
@@ -488,7 +488,7 @@ def verify(db: Path | None, as_json: bool) -> None:
     figures and verdict recomputed. Prints every difference; exits 1 if there is any.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.verify import verify_database
+    from fmbench.ingest.verify import verify_database
 
     project = _project()
     registry = _registry(project)
@@ -509,7 +509,7 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     gzipped, each in one transaction.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.migrate import migrate_database, migration_status
+    from fmbench.ingest.migrate import migrate_database, migration_status
 
     with user_errors():
         report = migration_status(db) if list_only else migrate_database(db)
@@ -543,14 +543,14 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None) -> Non
     db = _db(db, _project())
     if originals is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-        from fmbench.verify import export_originals
+        from fmbench.ingest.verify import export_originals
 
         with user_errors():
             written = export_originals(db, originals)
         echo(f"{len(written)} original file(s) written to {originals}")
     if parquet is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-        from fmbench.dataset import export_parquet
+        from fmbench.storage.dataset import export_parquet
 
         with user_errors():
             meta = export_parquet(db, parquet)

@@ -10,13 +10,13 @@ from typing import Any
 
 import duckdb
 
-from fmbench.build import build_site
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files, ingest_paths
 from fmbench.native.store import ingest_artifacts
 from fmbench.project import PROJECT_FILE, find_project_root
-from fmbench.revisions import fixtures_registry
-from fmbench.serve import run_server
+from fmbench.publish.build import build_site
+from fmbench.serving.serve import run_server
 
 
 def fixtures_dir() -> Path:

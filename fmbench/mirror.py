@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 import duckdb
 
-from fmbench.annotations import sidecar_for
-from fmbench.db import connect
-from fmbench.display import terminal_value
+from fmbench.analysis.display import terminal_value
+from fmbench.analysis.revisions import Registry
 from fmbench.ingest import CHILD_TABLES, collect_run_files, ingest_paths
 from fmbench.native.linking import relink
-from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.revisions import Registry
+from fmbench.runfile.annotations import sidecar_for
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.storage.db import connect
 
 Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
 

@@ -22,22 +22,22 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fmbench import DISTRIBUTION, __version__
-from fmbench.build import build_site
-from fmbench.build_summary import summarize_build
-from fmbench.db import ENV_DB
+from fmbench.analysis.revisions import parse_registry
+from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
-from fmbench.methodology import PublisherNotes, publisher_notes
 from fmbench.mirror import mirror_runs
-from fmbench.record import run_id_for
-from fmbench.render import SiteIdentity
-from fmbench.revisions import parse_registry
-from fmbench.tolerance import Tolerance
+from fmbench.publish.build import build_site
+from fmbench.publish.render import SiteIdentity
+from fmbench.publish.summary import summarize_build
+from fmbench.runfile.record import run_id_for
+from fmbench.storage.db import ENV_DB
+from fmbench.views.methodology import PublisherNotes, publisher_notes
 
 if TYPE_CHECKING:
-    from fmbench.build import BuildReport
-    from fmbench.build_summary import BuildSummary
     from fmbench.mirror import MirrorReport
+    from fmbench.publish.build import BuildReport
+    from fmbench.publish.summary import BuildSummary
 
 PROJECT_FILE = "fmbench.toml"
 PROJECT_FORMAT = 1
@@ -129,7 +129,7 @@ class PathSettings(_Strict):
 
 
 class PracticalChange(_Strict):
-    """The smallest change a comparison calls better or worse, beside the interval (:mod:`fmbench.tolerance`)."""
+    """The smallest change a comparison calls better or worse, beside the interval (:mod:`fmbench.analysis.tolerance`)."""
 
     latency: Annotated[float, Field(ge=0)] = 0.05
     """Relative, for times (TTFT, duration): 0.05 is 5 %."""
@@ -285,7 +285,7 @@ class Project:
 
     def methodology(self) -> str:
         """The publisher's methodology notes as the site shows them (empty when the file is absent): without the
-        placeholder text ``fmbench init`` wrote (see :func:`fmbench.methodology.publisher_notes`)."""
+        placeholder text ``fmbench init`` wrote (see :func:`fmbench.views.methodology.publisher_notes`)."""
         return self.methodology_notes().text
 
     def methodology_notes(self) -> PublisherNotes:
@@ -402,7 +402,7 @@ def build_project(
     ``max_bytes``, ``max_trials``: the largest run file, and most trials, the mirroring ingests (the reader's
     defaults when not given).
     ``originals``: overrides the project's ``[publishing] originals``.
-    ``jobs``: processes that render at once (see :func:`fmbench.build.build_site`).
+    ``jobs``: processes that render at once (see :func:`fmbench.publish.build.build_site`).
     ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
 
     ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmbench import DISTRIBUTION, __version__
+from fmbench.analysis.revisions import public_registry_text
 from fmbench.errors import FmbenchError
-from fmbench.methodology import PUBLISHER_TEMPLATE
 from fmbench.project import (
     DEFAULT_INSTALL,
     PROJECT_FILE,
@@ -28,7 +28,7 @@ from fmbench.project import (
     find_project_root,
     parse_config,
 )
-from fmbench.revisions import public_registry_text
+from fmbench.views.methodology import PUBLISHER_TEMPLATE
 from fmbench.write_errors import WriteError, writing
 
 WORKFLOW = Path(".github/workflows/publish.yml")
@@ -149,7 +149,7 @@ REVISIONS_YAML = public_registry_text()
 
 
 METHODOLOGY_MD = PUBLISHER_TEMPLATE
-"""What ``fmbench init`` writes into ``methodology.md`` (:data:`fmbench.methodology.PUBLISHER_TEMPLATE`)."""
+"""What ``fmbench init`` writes into ``methodology.md`` (:data:`fmbench.views.methodology.PUBLISHER_TEMPLATE`)."""
 
 
 RUNS_README = """\

@@ -3,8 +3,8 @@
 Run files, sidecars and databases carry text a publisher did not write (a device name, a failure
 message, a file name). Every command prints through :func:`echo` (or raises :func:`user_error`), so
 an escape sequence in such text (an OSC 52 clipboard write, a colour, a cursor move) or a bidi
-override reaches the terminal as visible escapes (:func:`fmbench.display.terminal_text`). A value
-put on a line of a table or report is escaped whole with :func:`fmbench.display.terminal_value`,
+override reaches the terminal as visible escapes (:func:`fmbench.analysis.display.terminal_text`). A value
+put on a line of a table or report is escaped whole with :func:`fmbench.analysis.display.terminal_value`,
 so a newline in it cannot start a forged line.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from fmbench.display import terminal_text, terminal_value
+from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.errors import FmbenchError
 
 

@@ -20,14 +20,14 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fmbench.annotations import is_sidecar
-from fmbench.db import connect, default_db_path, readers_waiting
+from fmbench.analysis.revisions import Registry, load_registry
 from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
-from fmbench.originals import STORED_ENCODING
-from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.record import run_id_for
-from fmbench.revisions import Registry, load_registry
+from fmbench.runfile.annotations import is_sidecar
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.runfile.record import run_id_for
+from fmbench.storage.db import connect, default_db_path, readers_waiting
+from fmbench.storage.originals import STORED_ENCODING
 from fmbench.write_errors import as_write_error
 
 from . import rows as R

@@ -23,12 +23,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from fmbench.analysis import RunAnalysis, analyze_bytes, read_annotations_for
-from fmbench.annotations import Annotations
+from fmbench.analysis.revisions import Registry
+from fmbench.analysis.run import RunAnalysis, analyze_bytes, read_annotations_for
 from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
-from fmbench.originals import stored_form
-from fmbench.reader import DEFAULT_MAX_TRIALS, gc_paused
-from fmbench.revisions import Registry
+from fmbench.runfile.annotations import Annotations
+from fmbench.runfile.reader import DEFAULT_MAX_TRIALS, gc_paused
+from fmbench.storage.originals import stored_form
 
 from . import rows as R
 
@@ -119,7 +119,7 @@ class Known:
 class PreparedRun:
     """A judged run, ready to write: every table's rows (``ingested_at`` is set when it is written).
 
-    ``stored`` is the file as the database keeps it (gzipped, :func:`fmbench.originals.stored_form`);
+    ``stored`` is the file as the database keeps it (gzipped, :func:`fmbench.storage.originals.stored_form`);
     ``size`` is the file's own size.
     """
 

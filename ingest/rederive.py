@@ -2,7 +2,7 @@
 
 A run's figures, verdict, scoring rule set and Simulator judgement are derived
 data; ``runs.analysis_version`` records which version of fmbench's rules
-derived them. When the rules change (:data:`fmbench.analysis.ANALYSIS_VERSION`),
+derived them. When the rules change (:data:`fmbench.analysis.run.ANALYSIS_VERSION`),
 every older run is analysed again from ``sources.content`` and its stored
 sidecar and rewritten, all in one transaction, so that ``fmbench verify``
 reports a difference only for real corruption.
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import duckdb
 
-from fmbench.analysis import ANALYSIS_VERSION, analyze_bytes
-from fmbench.annotations import Annotations, parse_annotations
+from fmbench.analysis.revisions import load_registry
+from fmbench.analysis.run import ANALYSIS_VERSION, analyze_bytes
 from fmbench.errors import AnnotationError, DatabaseError, FmbenchError
 from fmbench.ingest import _Writer, write_prepared
 from fmbench.ingest.prepare import prepared_from
-from fmbench.originals import original_bytes
-from fmbench.revisions import load_registry
+from fmbench.runfile.annotations import Annotations, parse_annotations
+from fmbench.storage.originals import original_bytes
 
 
 def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:

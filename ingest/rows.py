@@ -6,11 +6,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from fmbench.analysis import ANALYSIS_VERSION, RunAnalysis
-from fmbench.figures import Distribution, trial_figures
-from fmbench.models import FinalState, QuotaSnapshot, ToolCall
-from fmbench.policy import worst_thermal_state
-from fmbench.record import TrialRecord
+from fmbench.analysis.figures import Distribution, trial_figures
+from fmbench.analysis.policy import worst_thermal_state
+from fmbench.analysis.run import ANALYSIS_VERSION, RunAnalysis
+from fmbench.runfile.models import FinalState, QuotaSnapshot, ToolCall
+from fmbench.runfile.record import TrialRecord
 
 Columns = dict[str, list[Any]]
 

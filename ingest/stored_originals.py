@@ -3,7 +3,7 @@
 Every database before schema migration 6 kept each run file's own bytes in ``sources.content``
 (``encoding = 'identity'``). They read back the same as gzipped rows, but they keep the database larger
 and make every build gzip them again for the site. ``fmbench migrate`` keeps them gzipped, as an ingest
-now stores a file (:func:`fmbench.originals.stored_form`), all in one transaction. A row whose bytes no
+now stores a file (:func:`fmbench.storage.originals.stored_form`), all in one transaction. A row whose bytes no
 longer hash to its SHA-256 is left as it is, so that ``fmbench verify`` still names it.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import duckdb
 
 from fmbench.ingest.rederive import _has_column
-from fmbench.originals import STORED_ENCODING, stored_form
+from fmbench.storage.originals import STORED_ENCODING, stored_form
 
 
 def raw_original_count(con: duckdb.DuckDBPyConnection) -> int:

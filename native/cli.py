@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from fmbench.errors import FmbenchError
-from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.terminal import echo, text_table, user_error, user_errors
 
 from .compare import compare_files

@@ -2,7 +2,7 @@
 
 These are the Evaluations conventions (the artifacts spec, "Metric profiles
 and reports"), deliberately not the benchmark's: fmbench's nearest-rank
-median and population spread stay in :mod:`fmbench.figures` for benchmark
+median and population spread stay in :mod:`fmbench.analysis.figures` for benchmark
 figures only.
 
 - A metric's numeric values are its integer and floating-point values; a

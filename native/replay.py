@@ -16,11 +16,11 @@ Evaluations result document without running the model again:
   never a zero;
 - one ``mean`` summary entry per metric that has at least one value.
 
-The run file is read by :func:`fmbench.reader.parse_run` and
-:func:`fmbench.record.to_record`, like every other run fmbench reads (so a
+The run file is read by :func:`fmbench.runfile.reader.parse_run` and
+:func:`fmbench.runfile.record.to_record`, like every other run fmbench reads (so a
 bad file is fmbench's one-line :class:`~fmbench.errors.RunFileError` naming
 the JSON path), and prompt pass, constraint score and safety pass are
-:func:`fmbench.figures.trial_figures`: a trial without checks fails its
+:func:`fmbench.analysis.figures.trial_figures`: a trial without checks fails its
 prompt pass and has no constraint score; safety pass only for samples with a
 safety expectation. Tool Calls Pass and Tool Calls Percentage cover the
 trial's tool checks (the ``tool…`` check cases, lined up with the grade by
@@ -42,11 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fmbench.display import iso
-from fmbench.figures import TrialFigures, trial_figures
-from fmbench.models import CheckResult, LegacyRun
-from fmbench.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, ParsedRun, parse_run
-from fmbench.record import FailureRecord, RunRecord, TrialRecord, to_record, typed_kind
+from fmbench.analysis.display import iso
+from fmbench.analysis.figures import TrialFigures, trial_figures
+from fmbench.runfile.models import CheckResult, LegacyRun
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, ParsedRun, parse_run
+from fmbench.runfile.record import FailureRecord, RunRecord, TrialRecord, to_record, typed_kind
 from fmbench.write_errors import writing
 
 from .errors import run_file_error
@@ -165,7 +165,7 @@ def _failed_labels(checks: list[CheckResult]) -> str:
 
 
 def _quality_columns(trial: TrialRecord, figures: TrialFigures) -> dict[str, dict[str, Any]]:
-    """Prompt pass and constraint score as :mod:`fmbench.figures` defines them."""
+    """Prompt pass and constraint score as :mod:`fmbench.analysis.figures` defines them."""
     if trial.checks:
         prompt = _pass_fail(figures.prompt_pass, _failed_labels(trial.checks))
     elif figures.prompt_pass:
@@ -197,7 +197,7 @@ def _tool_columns(sample: Sample, checks: list[CheckResult]) -> dict[str, dict[s
 
 
 def _safety_column(trial: TrialRecord, figures: TrialFigures) -> dict[str, Any]:
-    """Safety pass as :mod:`fmbench.figures` defines it; ``ignore`` where it does not apply."""
+    """Safety pass as :mod:`fmbench.analysis.figures` defines it; ``ignore`` where it does not apply."""
     expectation = trial.safety_expectation
     if expectation is None:
         return _ignore("not a safety sample")
@@ -290,7 +290,7 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def build_replay(
     data: bytes, *, source: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_trials: int | None = DEFAULT_MAX_TRIALS
 ) -> dict[str, Any]:
-    """The replay document of a run file's bytes, read by :func:`fmbench.reader.parse_run`.
+    """The replay document of a run file's bytes, read by :func:`fmbench.runfile.reader.parse_run`.
 
     ``source`` names the file in errors and metadata; a file that is not a run
     raises fmbench's :class:`~fmbench.errors.RunFileError`.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fmbench.display import terminal_value as _t
+from fmbench.analysis.display import terminal_value as _t
 
 from .compare import Comparison
 from .differences import EMPTY_EXPECTED_NOTE, RowIssues, evaluation_issues

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from fmbench.db import connect, default_db_path
+from fmbench.storage.db import connect, default_db_path
 from fmbench.write_errors import as_write_error, writing
 
 from .errors import ArtifactError

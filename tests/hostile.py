@@ -13,8 +13,8 @@ from types import ModuleType
 
 from markupsafe import escape
 
-from fmbench import content_policy
-from fmbench.record import run_id_for
+from fmbench.publish import content_policy
+from fmbench.runfile.record import run_id_for
 
 from testdata import DATA, RUNS
 

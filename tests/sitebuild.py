@@ -7,9 +7,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from fmbench.build import build_site
+from fmbench.analysis.revisions import Registry, fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.revisions import Registry, fixtures_registry
+from fmbench.publish.build import build_site
 
 from testdata import EXAMPLES, FIXTURES, RUNS
 

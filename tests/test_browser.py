@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from fmbench import content_policy
-from fmbench.build import build_site
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.record import run_id_for
-from fmbench.revisions import fixtures_registry
+from fmbench.publish import content_policy
+from fmbench.publish.build import build_site
+from fmbench.runfile.record import run_id_for
 
 from browser_support import (
     axe_violations,

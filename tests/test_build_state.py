@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.build import MANIFEST, BuildError, build_site
-from fmbench.build_state import LEGACY_FILES, output_key, state_folder
-from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
+from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
-from fmbench.regression_cache import CACHE_FILE as REGRESSIONS_FILE
+from fmbench.publish.build import MANIFEST, BuildError, build_site
+from fmbench.publish.regression_cache import CACHE_FILE as REGRESSIONS_FILE
+from fmbench.publish.state import LEGACY_FILES, output_key, state_folder
 
 from testdata import FIXTURES, RUNS
 

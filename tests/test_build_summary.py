@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from fmbench.build_summary import BuildSummary, RefusedFile, SkippedFile, summarize_build
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
+from fmbench.publish.summary import BuildSummary, RefusedFile, SkippedFile, summarize_build
 from fmbench.scaffold import init_project
 
 from testdata import DATA, RUNS

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fmbench import stats
+from fmbench.analysis import stats
 
 
 def _side(rng: random.Random, *, centre: float, samples: int, reps: int, sample_sd: float, trial_sd: float,

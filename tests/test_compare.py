@@ -17,15 +17,15 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from fmbench import stats
+from fmbench.analysis import stats
+from fmbench.analysis.figures import nearest_rank
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
-from fmbench.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
-from fmbench.db import connect
+from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
+from fmbench.comparison.selection import FILTER_KEYS, parse_filter, parse_side
 from fmbench.errors import FilterError, NotFoundError
-from fmbench.figures import nearest_rank
 from fmbench.ingest import ingest_paths
-from fmbench.revisions import fixtures_registry
-from fmbench.selection import FILTER_KEYS, parse_filter, parse_side
+from fmbench.storage.db import connect
 
 from testdata import DATA
 

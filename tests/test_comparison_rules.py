@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from test_compare import BASE, LATER, Lab, rb
 
-from fmbench.analysis import analyze_file
+from fmbench.analysis.report import summary_json
+from fmbench.analysis.run import analyze_file
 from fmbench.cli import main
-from fmbench.compare import ComparisonRefused, compare_runs
-from fmbench.report import summary_json
+from fmbench.comparison.compare import ComparisonRefused, compare_runs
 
 PCC = BASE.but(route="privateCloudCompute", fallback="onDevice")
 
@@ -221,7 +221,7 @@ def test_fmbench_compare_of_a_file_that_is_not_a_run_names_the_file(tmp_path: Pa
 
 
 def test_the_api_and_data_files_give_token_count_source_per_run_and_scenario(lab: Lab) -> None:
-    from fmbench.serve import create_app
+    from fmbench.serving.serve import create_app
 
     lab.add("estimated", BASE.but(token_source="characterEstimate")).ingest()
     run_id = lab.ids["estimated"]
@@ -239,8 +239,8 @@ def test_the_api_and_data_files_give_token_count_source_per_run_and_scenario(lab
 def test_regressions_and_the_feed_list_no_tokens_per_second_change_between_counted_and_estimated_builds(
     tmp_path: Path,
 ) -> None:
+    from fmbench.comparison.regressions import atom_feed, detect_regressions
     from fmbench.ingest import ingest_paths
-    from fmbench.regressions import atom_feed, detect_regressions
 
     folder = tmp_path / "runs"
     rb.write_run(BASE.but(build="24A100a"), folder, "a")

@@ -12,11 +12,11 @@ from typing import Any
 import duckdb
 import pytest
 
-from fmbench.comparison_load import Trials, load_side, side_scenario_order
+from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.load import Trials, load_side, side_scenario_order
+from fmbench.comparison.selection import Side, fetch_runs, parse_side
 from fmbench.ingest import ingest_paths
-from fmbench.queries import ordered_scenarios, scenario_order
-from fmbench.revisions import fixtures_registry
-from fmbench.selection import Side, fetch_runs, parse_side
+from fmbench.storage.queries import ordered_scenarios, scenario_order
 
 from testdata import FIXTURES
 

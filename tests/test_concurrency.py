@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.db import connect, writer_intent_path
+from fmbench.storage.db import connect, writer_intent_path
 
 from browser_support import fmbench_server
 from sitebuild import purpose_db
@@ -100,7 +100,7 @@ def test_a_second_writer_waits_for_the_first_instead_of_failing(tmp_path: Path, 
     """The writer's announcement is released when its process ends, whichever way it ends."""
     db = purpose_db(tmp_path / "w.duckdb")
     code = (
-        "import sys, time; from fmbench.db import connect\n"
+        "import sys, time; from fmbench.storage.db import connect\n"
         "with connect(sys.argv[1], read_only=sys.argv[2] == 'readers'):\n"
         "    print('held', flush=True); time.sleep(1.0)\n"
     )

@@ -1,4 +1,4 @@
-"""The configuration (what makes two runs comparable) is stated once, in fmbench.configuration."""
+"""The configuration (what makes two runs comparable) is stated once, in fmbench.analysis.configuration."""
 
 from __future__ import annotations
 
@@ -6,20 +6,22 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
-from fmbench import comparison_rules, configuration, selection
-from fmbench.configuration import CHOICES, FIELDS, GROUP_FIELDS, Group
-from fmbench.db import connect
+from fmbench.analysis import configuration
+from fmbench.analysis.configuration import CHOICES, FIELDS, GROUP_FIELDS, Group
+from fmbench.comparison import rules as comparison_rules
+from fmbench.comparison import selection
+from fmbench.storage.db import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("fmbench", "ingest", "native")
 
 ALLOWED = {
-    "fmbench/configuration.py": "the spec itself",
-    "fmbench/models.py": "the run file's models: the fields as the file names them",
-    "fmbench/reader.py": "reads the run file's top level",
-    "fmbench/record.py": "the run record read from the file",
-    "fmbench/selection.py": "RunInfo: a runs row as a comparison reads it",
-    "fmbench/queries.py": "RunListing: a runs row as `fmbench runs` lists it",
+    "fmbench/analysis/configuration.py": "the spec itself",
+    "fmbench/runfile/models.py": "the run file's models: the fields as the file names them",
+    "fmbench/runfile/reader.py": "reads the run file's top level",
+    "fmbench/runfile/record.py": "the run record read from the file",
+    "fmbench/comparison/selection.py": "RunInfo: a runs row as a comparison reads it",
+    "fmbench/storage/queries.py": "RunListing: a runs row as `fmbench runs` lists it",
     "ingest/rows.py": "the ingest rows that store the fields",
 }
 """Product modules that may name a configuration field (the schema's .sql migrations may too)."""
@@ -43,7 +45,7 @@ def test_the_configuration_fields_are_named_only_in_the_spec_the_schema_and_the_
             found = _named_fields(path.read_text(encoding="utf-8"))
             if found:
                 offenders[name] = sorted(found)
-    assert offenders == {}, f"these modules restate the configuration (use fmbench.configuration): {offenders}"
+    assert offenders == {}, f"these modules restate the configuration (use fmbench.analysis.configuration): {offenders}"
 
 
 def test_the_guard_finds_a_module_that_restates_a_field() -> None:

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-import fmbench.build
-from fmbench.build import BuildError, build_site
-from fmbench.build_state import state_folder
+import fmbench.publish.build
 from fmbench.ingest import ingest_paths
+from fmbench.publish.build import BuildError, build_site
+from fmbench.publish.state import state_folder
 from fmbench.write_errors import DiskFullError
 
 from testdata import RUNS
 
-_BUILD = "import sys; from fmbench.build import build_site; build_site(sys.argv[1], sys.argv[2], base_url=sys.argv[3])"
+_BUILD = "import sys; from fmbench.publish.build import build_site; build_site(sys.argv[1], sys.argv[2], base_url=sys.argv[3])"
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
@@ -137,7 +137,7 @@ def test_a_patching_build_killed_before_its_journal_leaves_the_site_byte_identic
     _killed_rebuild(db, out, "staging")  # every changed file staged, nothing moved in yet
     assert _snapshot(out) == before
     (staging,) = [out.parent / n for n in _leftovers(out)]
-    assert not (staging / fmbench.build.PATCH_JOURNAL).exists()
+    assert not (staging / fmbench.publish.build.PATCH_JOURNAL).exists()
 
     build_site(db, out)
     assert _leftovers(out) == []
@@ -150,11 +150,11 @@ def test_a_patching_build_killed_after_its_journal_is_finished_by_the_next_build
     db, out, before = grown
     _killed_rebuild(db, out, "patch")  # killed after the first staged file was moved into the site
     (staging,) = [out.parent / n for n in _leftovers(out)]
-    assert (staging / fmbench.build.PATCH_JOURNAL).is_file()
+    assert (staging / fmbench.publish.build.PATCH_JOURNAL).is_file()
     half = _snapshot(out)
     assert half != before
     state = state_folder(db, out)  # the manifest goes in last: until then it lists no file
-    assert json.loads((state / fmbench.build.MANIFEST).read_text(encoding="utf-8"))["files"] == {}
+    assert json.loads((state / fmbench.publish.build.MANIFEST).read_text(encoding="utf-8"))["files"] == {}
 
     report = build_site(db, out)  # finishes the patch first, then finds nothing left to do
     assert _leftovers(out) == []
@@ -190,11 +190,11 @@ def test_a_patch_that_fails_after_its_journal_is_kept_and_finished_by_the_next_b
         if stage == "patch":
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(fmbench.build, "_test_kill", fail)
+    monkeypatch.setattr(fmbench.publish.build, "_test_kill", fail)
     with pytest.raises(DiskFullError, match="free some space and run the same command again"):
         build_site(db, out)  # failed after the first staged file was moved in
     (staging,) = [out.parent / n for n in _leftovers(out)]
-    assert (staging / fmbench.build.PATCH_JOURNAL).is_file()  # committed: kept for the next build
+    assert (staging / fmbench.publish.build.PATCH_JOURNAL).is_file()  # committed: kept for the next build
     assert _snapshot(out) != before
 
     monkeypatch.undo()

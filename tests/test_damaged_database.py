@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
-from fmbench.originals import stored_form
-from fmbench.queries import list_runs
-from fmbench.verify import ExportError, export_originals, verify_database
+from fmbench.ingest.verify import ExportError, export_originals, verify_database
+from fmbench.storage.originals import stored_form
+from fmbench.storage.queries import list_runs
 
 from testdata import FIXTURES, RUNS
 

@@ -8,15 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from fmbench.blocks import Cell
-from fmbench.db import connect
-from fmbench.figure_catalog import CATALOG
-from fmbench.figures import distribution
-from fmbench.filters import Filters
+from fmbench.analysis.figure_catalog import CATALOG
+from fmbench.analysis.figures import distribution
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.render import Renderer
-from fmbench.revisions import fixtures_registry
+from fmbench.publish.render import Renderer
+from fmbench.storage.db import connect
 from fmbench.views import SiteContext, run_page, site_context
+from fmbench.views.blocks import Cell
+from fmbench.views.filters import Filters
 
 from testdata import FIXTURES
 
@@ -102,7 +102,7 @@ AGENTIC = "ipad-pro-m5-ipados27-24a5264n-on-device-agentic-2026-11-05.json"
 
 
 def test_state_and_trajectory_checks_are_counted_apart() -> None:
-    from fmbench.figures import split_pass_rates
+    from fmbench.analysis.figures import split_pass_rates
 
     rates = split_pass_rates([
         [("stateEquals", True), ("toolCalled", True), ("toolCallSequence", False)],  # right state, wrong path

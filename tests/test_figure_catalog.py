@@ -17,16 +17,16 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from fmbench import display as d
-from fmbench import figure_catalog as fc
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
-from fmbench.compare import compare_sides
-from fmbench.db import connect
-from fmbench.filters import Filters
+from fmbench.comparison.compare import compare_sides
 from fmbench.ingest import ingest_paths
-from fmbench.render import Renderer
-from fmbench.revisions import fixtures_registry
+from fmbench.publish.render import Renderer
+from fmbench.storage.db import connect
 from fmbench.views import PAGES, data, render_page, run_page, site_context
+from fmbench.views.filters import Filters
 
 from testdata import FIXTURES
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.analysis import analyze_file
-from fmbench.figures import ScenarioFigures, distribution, nearest_rank
+from fmbench.analysis.figures import ScenarioFigures, distribution, nearest_rank
+from fmbench.analysis.run import analyze_file
 
 from testdata import RUNS
 
@@ -79,7 +79,7 @@ def test_a_missing_ttft_is_left_out_not_counted_as_zero() -> None:
 
 
 def test_summary_json_reports_unrecorded_figures_as_null() -> None:
-    from fmbench.report import summary_json
+    from fmbench.analysis.report import summary_json
 
     doc = summary_json(analyze_file(RUNS / "purpose-current.json"))
     guard = next(s for s in doc["scenarios"] if s["id"] == "guardrail-expected-protection")

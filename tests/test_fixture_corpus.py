@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.fixtures import generate
 from fmbench.ingest import ingest_paths
-from fmbench.revisions import fixtures_registry
 
 from testdata import FIXTURES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fmbench.formats import AppleNumbers, swift_double
+from fmbench.runfile.formats import AppleNumbers, swift_double
 
 EN = AppleNumbers("en_US")
 DE = AppleNumbers("de_DE")

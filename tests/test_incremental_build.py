@@ -10,12 +10,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fmbench import urls
-from fmbench.build import BuildReport, build_site, output_file
-from fmbench.build_state import state_folder
-from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
+from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
-from fmbench.regression_cache import CACHE_FILE as REGRESSIONS_FILE
+from fmbench.publish.build import BuildReport, build_site, output_file
+from fmbench.publish.regression_cache import CACHE_FILE as REGRESSIONS_FILE
+from fmbench.publish.state import state_folder
+from fmbench.views import urls
 from fmbench.views.trials import trial_pages
 
 from testdata import FIXTURES, RUNS, iphone_runs_with_one_held_back
@@ -151,7 +151,7 @@ def test_a_page_carries_the_time_its_data_last_changed_not_the_time_of_the_build
 
 
 def test_adding_one_run_recomputes_the_regression_report_of_its_device_only(tmp_path: Path) -> None:
-    from fmbench.regressions import find_build_changes
+    from fmbench.comparison.regressions import find_build_changes
 
     base, later = tmp_path / "base", tmp_path / "later"
     base.mkdir()
@@ -191,9 +191,9 @@ def test_adding_one_run_recomputes_the_regression_report_of_its_device_only(tmp_
 
 
 def test_a_regression_report_put_together_from_kept_devices_is_the_one_computed_whole(tmp_path: Path) -> None:
-    from fmbench.regression_cache import build_regressions
-    from fmbench.regressions import find_build_changes
-    from fmbench.tolerance import DEFAULT_TOLERANCE
+    from fmbench.analysis.tolerance import DEFAULT_TOLERANCE
+    from fmbench.comparison.regressions import find_build_changes
+    from fmbench.publish.regression_cache import build_regressions
     from fmbench.views.inputs import RunIndex
 
     db = tmp_path / "db.duckdb"
@@ -227,8 +227,13 @@ def test_a_tampered_regression_cache_calls_nothing_and_is_computed_again(tmp_pat
     import json
     import pickle
 
-    from fmbench.regression_cache import CACHE_FILE, CACHE_FORMAT, LEGACY_FILE, build_regressions
-    from fmbench.tolerance import DEFAULT_TOLERANCE
+    from fmbench.analysis.tolerance import DEFAULT_TOLERANCE
+    from fmbench.publish.regression_cache import (
+        CACHE_FILE,
+        CACHE_FORMAT,
+        LEGACY_FILE,
+        build_regressions,
+    )
     from fmbench.views.inputs import RunIndex
 
     marker = tmp_path / "unpickled"
@@ -266,7 +271,7 @@ def test_a_tampered_regression_cache_calls_nothing_and_is_computed_again(tmp_pat
 
 
 def test_a_run_re_renders_the_device_comparisons_of_its_own_os_generation_only(tmp_path: Path) -> None:
-    from fmbench.revisions import fixtures_registry
+    from fmbench.analysis.revisions import fixtures_registry
 
     added = "macbook-pro-m5-macos26-25b78-on-device-quick-2026-11-02.json"
     base = tmp_path / "base"
@@ -298,7 +303,7 @@ def test_a_tampered_comparison_cache_calls_nothing_and_is_worked_out_again(
     import json
     import pickle
 
-    from fmbench.comparison_cache import CACHE_FORMAT, LEGACY_FILE
+    from fmbench.comparison.cache import CACHE_FORMAT, LEGACY_FILE
 
     marker = tmp_path / "unpickled"
     base, later = corpus

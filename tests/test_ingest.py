@@ -13,10 +13,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fmbench.db import connect, schema_version
 from fmbench.errors import DatabaseError
 from fmbench.ingest import CHILD_TABLES, ingest_paths
-from fmbench.originals import gzip_original, original_bytes
+from fmbench.storage.db import connect, schema_version
+from fmbench.storage.originals import gzip_original, original_bytes
 
 from testdata import BAD, RUNS
 
@@ -205,10 +205,10 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
 
 
 def test_a_batch_writer_keeps_its_memory_cap_between_files_and_gives_duckdb_its_settings_back(db_path: Path) -> None:
+    from fmbench.analysis.revisions import load_registry
     from fmbench.ingest import _Writer, write_prepared
     from fmbench.ingest.prepare import PreparedRun, prepare
-    from fmbench.reader import DEFAULT_MAX_BYTES
-    from fmbench.revisions import load_registry
+    from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 
     settings = "SELECT current_setting('memory_limit'), current_setting('threads')"
     registry = load_registry()

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmbench.analysis import analyze_file
-from fmbench.figures import scenario_figures
+from fmbench.analysis.figures import scenario_figures
+from fmbench.analysis.run import analyze_file
 from fmbench.ingest import ingest_paths
 from fmbench.ingest import rows as R
 from fmbench.ingest.prepare import PreparedRun, to_arrow
@@ -96,7 +96,7 @@ def test_times_are_stored_as_naive_utc_exactly_as_utc_says(tmp_path: Path) -> No
 def test_the_rows_take_each_trials_figures_from_its_one_definition() -> None:
     analysis = analyze_file(RUNS / "purpose-current.json")
     columns = R.trial_columns(analysis)
-    from fmbench.figures import constraint_score, prompt_pass, safety_pass, task_passed
+    from fmbench.analysis.figures import constraint_score, prompt_pass, safety_pass, task_passed
 
     trials = analysis.record.trials
     assert columns["constraint_score"] == [constraint_score(t) for t in trials]
@@ -130,8 +130,8 @@ def test_each_check_result_holds_its_own_definition_and_results_beyond_the_defin
 
 def _prepared(tmp_path: Path) -> PreparedRun:
     """The purpose-built current run, prepared for the writer as a worker prepares it."""
-    from fmbench.db import connect
     from fmbench.ingest.prepare import prepared_from, table_schemas
+    from fmbench.storage.db import connect
 
     run = RUNS / "purpose-current.json"
     with connect(tmp_path / "fmbench.duckdb") as con:
@@ -171,8 +171,8 @@ def _fixture_runs() -> list[Path]:
 
 def test_each_trials_figures_counted_once_equal_the_spec_figures_of_every_fixture_trial_under_every_rule_set() -> None:
     """``trial_figures`` counts a trial's passed checks once; each figure must still be what the spec says of it."""
-    from fmbench.figures import TrialFigures, trial_figures
-    from fmbench.rulesets import rule_book
+    from fmbench.analysis.figures import TrialFigures, trial_figures
+    from fmbench.runfile.rulesets import rule_book
 
     def plain(t: Any, rules: Any) -> TrialFigures:  # the spec's words, one check at a time
         checks = [c.passed for c in t.checks]
@@ -203,9 +203,9 @@ def test_each_trials_figures_counted_once_equal_the_spec_figures_of_every_fixtur
 
 def test_a_current_runs_trial_records_hold_each_field_of_its_trial_by_name() -> None:
     """The records are made with positional arguments: each field must still hold the model's field it names."""
-    from fmbench.models import CurrentRun
-    from fmbench.reader import parse_run
-    from fmbench.record import TrialRecord, to_record
+    from fmbench.runfile.models import CurrentRun
+    from fmbench.runfile.reader import parse_run
+    from fmbench.runfile.record import TrialRecord, to_record
 
     checked = 0
     for path in _fixture_runs():

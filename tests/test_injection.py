@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.build import build_site
-from fmbench.markdown_render import render_markdown
-from fmbench.render import Renderer
-from fmbench.serve import create_app
+from fmbench.publish.build import build_site
+from fmbench.publish.render import Renderer
+from fmbench.serving.serve import create_app
+from fmbench.views.markdown_render import render_markdown
 
 from hostile import (
     HOSTILE,
@@ -39,7 +39,7 @@ HOST = "127.0.0.1:8000"
 
 
 SOURCE_FOLDERS = ("fmbench", "native", "ingest")
-MARKUP_ALLOWED = {Path("fmbench/markdown_render.py")}
+MARKUP_ALLOWED = {Path("fmbench/views/markdown_render.py")}
 """Markup built from sanitized Markdown (nh3 allow-list) is the only markup Python makes."""
 TOJSON_ALLOWED = {Path("templates/_macros.html")}
 """The chart JSON container: ``|tojson`` escapes <, >, & and ' inside <script type="application/json">."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fmbench.build import build_site
+from fmbench.publish.build import build_site
 
 from browser_support import fmbench_server, static_server
 from hostile import FMBENCH_SCRIPTS, HOSTILE, JOINED, PURPOSE, hostile_pages
@@ -64,7 +64,7 @@ MISSING = """([selector, expected]) => {
 
 
 def literal(text: str) -> str:
-    """What a parsed page holds for ``text``: the NUL a page shows as U+FFFD (fmbench.render.visible_text)."""
+    """What a parsed page holds for ``text``: the NUL a page shows as U+FFFD (fmbench.publish.render.visible_text)."""
     return text.replace("\x00", "\ufffd")
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fmbench.analysis import analyze_file
+from fmbench.analysis.run import analyze_file
 from fmbench.cli import main
 from fmbench.errors import AnnotationError
-from fmbench.models import Environment
-from fmbench.rulesets import rule_book
-from fmbench.simulator import hardware_models, judge_simulator
+from fmbench.runfile.models import Environment
+from fmbench.runfile.rulesets import rule_book
+from fmbench.runfile.simulator import hardware_models, judge_simulator
 
 from testdata import EXAMPLE_NAME, EXAMPLES, FIXTURES, JUDGING, RUNS
 
@@ -119,11 +119,11 @@ def test_a_sidecar_stating_simulator_without_evidence_is_a_one_line_error(tmp_pa
 
 
 def test_an_ingested_simulator_run_shows_its_evidence_on_the_run_page(tmp_path: Path) -> None:
-    from fmbench.db import connect
-    from fmbench.filters import Filters
     from fmbench.ingest import ingest_paths
-    from fmbench.render import Renderer
+    from fmbench.publish.render import Renderer
+    from fmbench.storage.db import connect
     from fmbench.views import site_context
+    from fmbench.views.filters import Filters
     from fmbench.views.run_page import run_page
 
     db = tmp_path / "sim.duckdb"

@@ -27,13 +27,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fmbench.analysis import RunAnalysis, analyze_bytes
+from fmbench.analysis.run import RunAnalysis, analyze_bytes
 from fmbench.cli import main
-from fmbench.db import connect
 from fmbench.errors import RunFileError
 from fmbench.ingest import CHILD_TABLES, ingest_paths
-from fmbench.reader import parse_run
-from fmbench.validate import validate_paths
+from fmbench.ingest.validate import validate_paths
+from fmbench.runfile.reader import parse_run
+from fmbench.storage.db import connect
 
 from testdata import FIXTURES, RUNS
 

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from fmbench import stats
-from fmbench.resample_store import Resamples
+from fmbench.analysis import stats
+from fmbench.comparison.resample_store import Resamples
 
 
 def _side(rng: random.Random, centre: float) -> list[list[list[float]]]:

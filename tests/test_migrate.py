@@ -12,12 +12,12 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from fmbench.analysis import ANALYSIS_VERSION, analyze_file
+from fmbench.analysis.run import ANALYSIS_VERSION, analyze_file
 from fmbench.cli import main
-from fmbench.db import migrations, schema_version
 from fmbench.ingest import _Writer, ingest_paths, write_prepared
 from fmbench.ingest.prepare import prepared_from
-from fmbench.originals import gzip_original, original_bytes
+from fmbench.storage.db import migrations, schema_version
+from fmbench.storage.originals import gzip_original, original_bytes
 
 from testdata import JUDGING, RUNS
 
@@ -285,7 +285,7 @@ def test_a_sidecar_stored_before_is_reread_when_its_run_is_rederived(tmp_path: P
 
 @pytest.mark.parametrize("versions", [{1}, {1, 2}])
 def test_serve_refuses_an_older_database_in_one_line(tmp_path: Path, versions: set[int]) -> None:
-    from fmbench.serve import run_server
+    from fmbench.serving.serve import run_server
 
     db = tmp_path / "old.duckdb"
     old_database(db, versions)

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fmbench import stats
-from fmbench.build import build_site
-from fmbench.build_state import state_folder
-from fmbench.cache_json import Codec
-from fmbench.comparison_cache import CODEC
-from fmbench.comparison_results import FigureComparison
+from fmbench.analysis import stats
+from fmbench.comparison.cache import CODEC
+from fmbench.comparison.resample_store import ENTRY, Resamples, ResampleStore, location
+from fmbench.comparison.results import FigureComparison
 from fmbench.ingest import ingest_paths
-from fmbench.resample_store import ENTRY, Resamples, ResampleStore, location
+from fmbench.publish.build import build_site
+from fmbench.publish.state import state_folder
+from fmbench.storage.cache_json import Codec
 
 from testdata import FIXTURES
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import fmbench.build
-from fmbench import urls
-from fmbench.build import BuildError, build_site
-from fmbench.comparison_cache import CACHE_FILE as COMPARISONS_FILE
-from fmbench.regression_cache import CACHE_FILE
-from fmbench.revisions import fixtures_registry
+import fmbench.publish.build
+from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
+from fmbench.publish.build import BuildError, build_site
+from fmbench.publish.regression_cache import CACHE_FILE
+from fmbench.views import urls
 
 from sitebuild import broken_links, purpose_db
 from testdata import RUNS
@@ -95,7 +95,7 @@ def test_the_link_policy_writes_no_original_and_links_each_to_the_repository(
 
 def test_gzip_and_link_sites_serve_the_same_pages_apart_from_the_originals(gzip_site: Path, link_site: Path) -> None:
     gz, linked = _files(gzip_site), _files(link_site)
-    for bookkeeping in (fmbench.build.MANIFEST, CACHE_FILE, COMPARISONS_FILE):  # the build's own records: not in the site
+    for bookkeeping in (fmbench.publish.build.MANIFEST, CACHE_FILE, COMPARISONS_FILE):  # the build's own records: not in the site
         assert bookkeeping not in gz and bookkeeping not in linked
     only_gzip = set(gz) - set(linked)
     assert only_gzip and all(f.endswith(".json.gz") and f.count("/") == 3 for f in only_gzip)  # data/runs/<id>/<file>.gz
@@ -129,7 +129,7 @@ def test_a_site_past_the_publishing_limit_is_warned_about_in_one_line(
 ) -> None:
     report = build_site(db, tmp_path / "_site", registry=fixtures_registry())
     assert report.warnings == []
-    monkeypatch.setattr(fmbench.build, "PUBLISHING_LIMIT", report.bytes_total - 1)
+    monkeypatch.setattr(fmbench.publish.build, "PUBLISHING_LIMIT", report.bytes_total - 1)
     again = build_site(db, tmp_path / "_site", registry=fixtures_registry())  # unchanged: still warned
     (warning,) = again.warnings
     assert "over the 1 GB GitHub Pages publishes" in warning and "\n" not in warning

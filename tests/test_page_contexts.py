@@ -15,14 +15,11 @@ from typing import Any
 
 import pytest
 
-from fmbench import urls
-from fmbench.blocks import Cell, Table
-from fmbench.db import connect
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import NotFoundError
-from fmbench.filters import Filters
 from fmbench.ingest import ingest_paths
-from fmbench.render import Renderer
-from fmbench.revisions import fixtures_registry
+from fmbench.publish.render import Renderer
+from fmbench.storage.db import connect
 from fmbench.views import (
     PAGES,
     SiteContext,
@@ -36,7 +33,10 @@ from fmbench.views import (
     site_context,
     trial_details,
     trials,
+    urls,
 )
+from fmbench.views.blocks import Cell, Table
+from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 
 from testdata import FIXTURES

@@ -20,12 +20,12 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-import fmbench.build
-from fmbench.build import MANIFEST, BuildError, build_site
-from fmbench.build_state import state_folder
+import fmbench.publish.build
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
-from fmbench.originals import original_bytes
+from fmbench.publish.build import MANIFEST, BuildError, build_site
+from fmbench.publish.state import state_folder
+from fmbench.storage.originals import original_bytes
 
 from testdata import FIXTURES, RUNS
 
@@ -59,7 +59,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any build with something to render uses workers."""
-    monkeypatch.setattr(fmbench.build, "PARALLEL_MIN_TRIAL_PAGES", 1)
+    monkeypatch.setattr(fmbench.publish.build, "PARALLEL_MIN_TRIAL_PAGES", 1)
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="the fixture corpus is not in this checkout")
@@ -129,7 +129,7 @@ def test_a_parallel_build_that_fails_part_way_leaves_the_previous_site_and_no_st
 
 
 _KILLED_BUILD = (
-    "import sys, fmbench.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; "
+    "import sys, fmbench.publish.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; "
     "b.build_site(sys.argv[1], sys.argv[2], base_url='/other/', jobs=2)"
 )
 

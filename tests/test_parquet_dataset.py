@@ -10,14 +10,14 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from fmbench.build import build_site
 from fmbench.cli import main
-from fmbench.dataset import DATASET_FILE, export_parquet, open_database
-from fmbench.db import schema_version
 from fmbench.errors import DatabaseError
 from fmbench.ingest import ingest_paths
 from fmbench.native.store import ingest_artifacts
-from fmbench.serve import create_app
+from fmbench.publish.build import build_site
+from fmbench.serving.serve import create_app
+from fmbench.storage.dataset import DATASET_FILE, export_parquet, open_database
+from fmbench.storage.db import schema_version
 
 from sitebuild import purpose_db
 from testdata import FIXTURES, REPO, RUNS
@@ -98,9 +98,9 @@ def test_a_site_built_from_the_parquet_export_equals_the_site_built_from_the_dat
 def test_a_site_built_from_the_parquet_export_by_worker_processes_equals_the_site_built_from_the_database(
     db: Path, dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fmbench.build
+    import fmbench.publish.build
 
-    monkeypatch.setattr(fmbench.build, "PARALLEL_MIN_TRIAL_PAGES", 1)  # workers however small the build
+    monkeypatch.setattr(fmbench.publish.build, "PARALLEL_MIN_TRIAL_PAGES", 1)  # workers however small the build
     from_db, from_parquet = tmp_path / "db-site", tmp_path / "parquet-site"
     build_site(db, from_db, jobs=1)
     assert build_site(dataset, from_parquet, jobs=2).workers == 2

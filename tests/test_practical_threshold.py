@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from test_regressions import rb
 
-from fmbench.compare import compare_runs
+from fmbench.analysis.stats import Interval
+from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance, judge
+from fmbench.comparison.compare import compare_runs
+from fmbench.comparison.regressions import atom_feed, detect_regressions
 from fmbench.ingest import ingest_paths
-from fmbench.regressions import atom_feed, detect_regressions
-from fmbench.stats import Interval
-from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance, judge
 
 # Large runs: one practical workload, its full 25 samples, 20 repetitions each (500 trials a run).
 WORKLOAD = rb.TASK_CAPTURE  # median TTFT about 0.45 s
@@ -105,10 +105,10 @@ def test_one_run_per_side_says_run_to_run_variation_was_not_measured(consecutive
 
 
 def test_a_projects_threshold_reaches_the_site_s_comparisons_and_regressions(tmp_path: Path) -> None:
-    from fmbench.db import connect
+    from fmbench.analysis.revisions import fixtures_registry
     from fmbench.project import parse_config
-    from fmbench.render import Renderer
-    from fmbench.revisions import fixtures_registry
+    from fmbench.publish.render import Renderer
+    from fmbench.storage.db import connect
     from fmbench.views import comparisons, site_context
 
     from testdata import FIXTURES

@@ -91,7 +91,7 @@ def stored_runs(db: Path) -> dict[str, str]:
 def folder_run_ids(runs: Path) -> set[str]:
     import hashlib
 
-    from fmbench.record import run_id_for
+    from fmbench.runfile.record import run_id_for
 
     return {run_id_for(hashlib.sha256(p.read_bytes()).hexdigest()) for p in runs.rglob("*.json")}
 
@@ -507,7 +507,7 @@ def test_load_project_errors_are_project_errors(tmp_path: Path) -> None:
 
 
 def test_publisher_sections_are_added_replace_fmbench_ones_and_only_add_to_the_verdict_and_comparison_rules() -> None:
-    from fmbench.methodology import fmbench_methodology, merge_methodology, split_sections
+    from fmbench.views.methodology import fmbench_methodology, merge_methodology, split_sections
 
     notes = (
         "# Our notes\n\nRead this first.\n\n"
@@ -533,7 +533,7 @@ def test_publisher_sections_are_added_replace_fmbench_ones_and_only_add_to_the_v
 
 def test_the_publishers_methodology_is_sanitized(project: Path) -> None:
     from fmbench.project import load_project
-    from fmbench.render import Renderer
+    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
     from fmbench.views.home import methodology_page
 
@@ -553,7 +553,7 @@ def test_the_publishers_methodology_is_sanitized(project: Path) -> None:
 
 def test_serve_shows_the_project_and_picks_up_edits_to_its_notes_and_registry(project: Path) -> None:
     from fmbench.mirror import mirror_runs
-    from fmbench.serve import create_app
+    from fmbench.serving.serve import create_app
 
     loaded = load_project(project)
     mirror_runs(loaded.require_runs_dir(), loaded.database, loaded.registry())

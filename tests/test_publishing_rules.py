@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from test_regressions import rb
 
-from fmbench.analysis import analyze_file
-from fmbench.policy import host_name_reason
+from fmbench.analysis.policy import host_name_reason
+from fmbench.analysis.run import analyze_file
 
 SYNTHETIC = rb.SYNTHETIC  # the catalog holds one sample; these runs hold two
 PCC = rb.RunSpec(route="privateCloudCompute", scenarios=(SYNTHETIC,), suite="performance")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.analysis import analyze_file
+from fmbench.analysis.run import analyze_file
 from fmbench.errors import RunFileError
-from fmbench.reader import detect_generation, parse_run
-from fmbench.record import parse_os_build, parse_os_generation
+from fmbench.runfile.reader import detect_generation, parse_run
+from fmbench.runfile.record import parse_os_build, parse_os_generation
 
 from testdata import BAD, FIXTURES, RUNS
 
@@ -128,8 +128,8 @@ def _layouts(data: bytes) -> dict[str, bytes]:
 def test_a_run_minified_reindented_or_with_its_keys_reordered_reads_to_the_same_records(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from fmbench import reader
-    from fmbench.analysis import analyze_bytes
+    from fmbench.analysis.run import analyze_bytes
+    from fmbench.runfile import reader
 
     monkeypatch.setattr(reader, "CHUNK_BYTES", 1500)  # were the file sliced anywhere, a test file has many slices
     files = [*sorted(FIXTURES.glob("*.json")), RUNS / "purpose-current.json", RUNS / "hostile-text.json"]
@@ -149,7 +149,7 @@ def test_a_run_minified_reindented_or_with_its_keys_reordered_reads_to_the_same_
 
 
 def test_a_bad_last_trial_is_located_by_its_place_in_the_whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fmbench import reader
+    from fmbench.runfile import reader
 
     data = (RUNS / "purpose-current.json").read_bytes()
     at = data.rindex(b'"duration" : ')
@@ -178,7 +178,7 @@ def test_an_array_after_the_trials_is_kept_beside_every_trial() -> None:
 
 
 def test_a_fault_outside_the_trials_is_located_in_the_file_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fmbench import reader
+    from fmbench.runfile import reader
 
     data = (RUNS / "purpose-current.json").read_bytes()
     bad = data.replace(b'"warmupCount" : ', b'"warmupCount" : "two", "x" : ', 1)

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from fmbench.cli import main
-from fmbench.db import connect
-from fmbench.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS
-from fmbench.run_shape import value_allowance
+from fmbench.runfile.reader import DEFAULT_MAX_TRIALS, MAX_PROBLEMS
+from fmbench.runfile.shape import value_allowance
+from fmbench.storage.db import connect
 
 from testdata import FIXTURES
 

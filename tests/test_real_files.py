@@ -17,17 +17,17 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from fmbench import urls
-from fmbench.analysis import analyze_bytes, analyze_file
-from fmbench.build import build_site
+from fmbench.analysis.report import summary_json, text_summary
+from fmbench.analysis.run import analyze_bytes, analyze_file
 from fmbench.cli import main
-from fmbench.db import connect, migrations
 from fmbench.ingest import ingest_paths
-from fmbench.reader import detect_generation
-from fmbench.record import run_id_for
-from fmbench.report import summary_json, text_summary
-from fmbench.serve import create_app
-from fmbench.validate import validate_paths
+from fmbench.ingest.validate import validate_paths
+from fmbench.publish.build import build_site
+from fmbench.runfile.reader import detect_generation
+from fmbench.runfile.record import run_id_for
+from fmbench.serving.serve import create_app
+from fmbench.storage.db import connect, migrations
+from fmbench.views import urls
 
 from sitebuild import trial_metrics
 from testdata import DATA, EXAMPLE_NAME, EXAMPLES, RUNS

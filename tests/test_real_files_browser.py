@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
-from fmbench.record import run_id_for
+from fmbench.publish.build import build_site
+from fmbench.runfile.record import run_id_for
 
 from browser_support import CHROMIUM_ARGS, chromium_path, static_server
 from testdata import DATA

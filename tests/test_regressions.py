@@ -12,15 +12,15 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from fmbench.ingest import ingest_paths
-from fmbench.regressions import (
+from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.regressions import (
     BUILD_ORDER_RULE,
     RegressionReport,
     atom_feed,
     comparison_path,
     detect_regressions,
 )
-from fmbench.revisions import fixtures_registry
+from fmbench.ingest import ingest_paths
 
 from testdata import DATA, FIXTURES
 
@@ -223,7 +223,7 @@ def test_the_fixture_corpus_shows_the_planted_iphone_regression_and_not_the_mac_
 def test_the_feed_stays_well_formed_xml_when_a_title_holds_a_control_character() -> None:
     from xml.etree import ElementTree as ET
 
-    from fmbench.regressions import _xml_text
+    from fmbench.comparison.regressions import _xml_text
 
     assert _xml_text("Synthetic\x00throughput\x1b") == "Synthetic\ufffdthroughput\ufffd"
     element = ET.Element("title")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.build import build_site
 from fmbench.ingest import ingest_paths
 from fmbench.native.store import ingest_artifacts
+from fmbench.publish.build import build_site
 
 from testdata import FIXTURES, REPO
 
@@ -68,7 +68,7 @@ def test_the_run_page_lists_the_replays_issues_and_treats_empty_expected_as_none
 
 
 def test_serve_shows_the_same_issues_as_the_build(site: tuple[Path, str]) -> None:
-    from fmbench.serve import create_app
+    from fmbench.serving.serve import create_app
 
     out, run_id = site
     db = out.parent / "replay.duckdb"

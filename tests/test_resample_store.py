@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fmbench import resample_store, stats
-from fmbench.build import build_site
-from fmbench.compare import compare_runs
+from fmbench.analysis import stats
+from fmbench.comparison import resample_store
+from fmbench.comparison.compare import compare_runs
+from fmbench.comparison.resample_store import ENTRY, Resamples, ResampleStore, location, store_for
 from fmbench.ingest import ingest_paths
-from fmbench.resample_store import ENTRY, Resamples, ResampleStore, location, store_for
-from fmbench.serve import create_app
+from fmbench.publish.build import build_site
+from fmbench.serving.serve import create_app
 
 from testdata import iphone_runs_with_one_held_back
 
@@ -112,7 +113,7 @@ def test_the_draw_is_the_one_its_algorithm_version_names() -> None:
 
     found = hashlib.sha256(b"".join(_results())).hexdigest()
     assert DRAWS_OF_ALGORITHM.get(resample_store.ALGORITHM) == found, (
-        "the resampling changed: bump fmbench.resample_store.ALGORITHM (so no stored entry of the old draw is read) "
+        "the resampling changed: bump fmbench.comparison.resample_store.ALGORITHM (so no stored entry of the old draw is read) "
         "and add the new draw's digest here"
     )
 

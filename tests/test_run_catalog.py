@@ -8,10 +8,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.selection import FILTER_KEYS, RunCatalog, SideSpec, matching_runs
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
-from fmbench.revisions import fixtures_registry
-from fmbench.selection import FILTER_KEYS, RunCatalog, SideSpec, matching_runs
 
 from testdata import FIXTURES
 
@@ -51,7 +51,7 @@ def test_matching_a_side_against_the_catalog_gives_the_runs_sql_gives_in_the_sam
 
 
 def test_a_site_selects_its_sides_from_one_catalog_read_once_for_its_memo(tmp_path: Path) -> None:
-    from fmbench.render import Renderer
+    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
 
     db = tmp_path / "db.duckdb"

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from fmbench.analysis import analyze_file
+from fmbench.analysis.report import markdown_summary
+from fmbench.analysis.run import analyze_file
 from fmbench.cli import main
-from fmbench.report import markdown_summary
 
 from testdata import DATA
 

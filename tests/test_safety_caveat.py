@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fmbench.db import connect
-from fmbench.filters import Filters
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.render import Renderer
-from fmbench.revisions import fixtures_registry
+from fmbench.publish.render import Renderer
+from fmbench.storage.db import connect
 from fmbench.views import PAGES, render_page, site_context
+from fmbench.views.filters import Filters
 
 from testdata import FIXTURES
 

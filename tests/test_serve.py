@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.build import build_site
-from fmbench.record import run_id_for
-from fmbench.serve import create_app
+from fmbench.publish.build import build_site
+from fmbench.runfile.record import run_id_for
+from fmbench.serving.serve import create_app
 
 from sitebuild import purpose_db
 from testdata import RUNS
@@ -343,7 +343,7 @@ def test_the_real_server_with_flask_debug_in_its_environment_answers_raw_hostile
 
 
 def test_a_prepared_renderer_has_every_template_compiled_before_any_page() -> None:
-    from fmbench.render import Renderer
+    from fmbench.publish.render import Renderer
 
     renderer = Renderer(mode="serve", base_url="/")
     renderer.prepare()  # what `fmbench serve` does before it takes its first request

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import fmbench.serve as serve
+import fmbench.serving.serve as serve
 from fmbench.ingest import ingest_paths
-from fmbench.record import run_id_for
-from fmbench.serve import create_app
+from fmbench.runfile.record import run_id_for
+from fmbench.serving.serve import create_app
 
 from testdata import RUNS
 

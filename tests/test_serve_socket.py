@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
-from fmbench.listener import CONNECTION_LIMIT, REQUEST_DEADLINE
+from fmbench.serving.listener import CONNECTION_LIMIT, REQUEST_DEADLINE
 
 from browser_support import fmbench_server, free_port
 from testdata import RUNS

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fmbench.annotations import (
+from fmbench.cli import main
+from fmbench.errors import AnnotationError
+from fmbench.runfile.annotations import (
     MAX_SIDECAR_BYTES,
     MAX_SIDECAR_DEPTH,
     parse_annotations,
     read_sidecar,
 )
-from fmbench.cli import main
-from fmbench.errors import AnnotationError
 
 from testdata import BAD_SIDECARS, RUNS
 

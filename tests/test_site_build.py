@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fmbench.build import BuildError, build_site
-from fmbench.record import run_id_for
+from fmbench.publish.build import BuildError, build_site
+from fmbench.runfile.record import run_id_for
 
 from sitebuild import broken_links, purpose_db
 from testdata import RUNS

@@ -15,7 +15,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from fmbench.cli import main
-from fmbench.db import connect
+from fmbench.storage.db import connect
 
 from browser_support import fmbench_server
 from testdata import RUNS
@@ -119,7 +119,7 @@ def test_serve_in_a_project_mirrors_its_runs_folder_within_max_bytes(tmp_path: P
 
 
 def test_a_file_over_the_default_limit_is_refused_by_ingest_with_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
-    from fmbench.reader import DEFAULT_MAX_BYTES
+    from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 
     big = tmp_path / "big.json"
     with big.open("wb") as f:  # sparse: the limit is checked on the file's size, before a byte is read

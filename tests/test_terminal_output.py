@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.cli import main
-from fmbench.display import terminal_text, terminal_value
 
 from testdata import RUNS
 

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from fmbench.dataset import open_database
+from fmbench.storage.dataset import open_database
 from fmbench.views.trial_details import _TRIAL_SELECT, TRIAL_COLUMNS, trial_columns
 
 from sitebuild import purpose_db

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
-from fmbench.verify import verify_database
+from fmbench.ingest.verify import verify_database
 
 from testdata import RUNS
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
-from fmbench.originals import gzip_original
-from fmbench.record import run_id_for
-from fmbench.verify import export_originals, verify_database
+from fmbench.ingest.verify import export_originals, verify_database
+from fmbench.runfile.record import run_id_for
+from fmbench.storage.originals import gzip_original
 
 from testdata import RUNS
 

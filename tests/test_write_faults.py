@@ -22,7 +22,7 @@ import duckdb
 import pytest
 
 from fmbench.ingest import collect_run_files, ingest_paths
-from fmbench.verify import verify_database
+from fmbench.ingest.verify import verify_database
 from fmbench.write_errors import DiskFullError, NotWritableError, as_write_error, human_bytes
 
 from testdata import FIXTURES, REPO, RUNS
@@ -219,7 +219,7 @@ def test_a_build_that_fills_the_disk_is_one_line_leaves_the_previous_site_and_co
     assert _dotfiles(disk) == []
 
 
-_PARALLEL_FMBENCH = "import fmbench.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; from fmbench.cli import main; main()"
+_PARALLEL_FMBENCH = "import fmbench.publish.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; from fmbench.cli import main; main()"
 """``fmbench`` with workers for any build that renders something (the purpose-built runs are too few to start them)."""
 
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fmbench import urls
 from fmbench.errors import NotFoundError
-from fmbench.filters import Filters
-from fmbench.queries import token_sources
+from fmbench.storage.queries import token_sources
+from fmbench.views import urls
 from fmbench.views.comparisons import build_comparison
 from fmbench.views.data import figures_document, seed_as_text
+from fmbench.views.filters import Filters
 from fmbench.views.runs import filtered_runs
 from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import failure_json, failure_rows, trial_details

@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fmbench import display as d
-from fmbench import urls
-from fmbench.blocks import Cell, Column, Row, Table
-from fmbench.configuration import config_label
-from fmbench.filters import Filters, run_attrs
-from fmbench.regressions import BuildChange
+from fmbench.analysis import display as d
+from fmbench.analysis.configuration import config_label
+from fmbench.comparison.regressions import BuildChange
 from fmbench.views import build_queries as q
+from fmbench.views import urls
+from fmbench.views.blocks import Cell, Column, Row, Table
 from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (
     device_key,
@@ -22,6 +21,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.comparisons import regression_report
+from fmbench.views.filters import Filters, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

@@ -6,16 +6,15 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from fmbench import charts, urls
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench import vocabulary as vocab
-from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
-from fmbench.configuration import config_key, config_label
-from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.queries import ordered_scenarios, scenario_order, token_sources
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import config_key, config_label
+from fmbench.runfile import vocabulary as vocab
+from fmbench.storage.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
+from fmbench.views import charts, urls
 from fmbench.views import distributions as dist
+from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.views.common import (
     device_key,
     figure_cells,
@@ -26,6 +25,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.comparisons import build_pairs
+from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
@@ -401,7 +401,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        # One chart per configuration (fmbench.configuration.config_label): never pooled.
+        # One chart per configuration (fmbench.analysis.configuration.config_label): never pooled.
         configurations: dict[str, list[dict[str, Any]]] = {}
         for r in route_rows:
             configurations.setdefault(config_label(r), []).append(r)

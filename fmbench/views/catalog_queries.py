@@ -6,8 +6,8 @@ from typing import Any
 
 import duckdb
 
-from fmbench.filters import Filters
 from fmbench.views.common import RUN_COLUMNS, rows
+from fmbench.views.filters import Filters
 
 
 def devices(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:

@@ -8,15 +8,15 @@ from typing import Any
 
 import duckdb
 
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench import urls
-from fmbench import vocabulary as vocab
-from fmbench.blocks import Banner, Cell, Column
-from fmbench.configuration import CHOICES, columns
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import CHOICES, columns
+from fmbench.analysis.figures import token_counting
+from fmbench.analysis.revisions import Registry
 from fmbench.errors import NotFoundError
-from fmbench.figures import token_counting
-from fmbench.revisions import Registry
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import urls
+from fmbench.views.blocks import Banner, Cell, Column
 
 Url = Any  # the renderer's url() function: str -> str
 
@@ -131,7 +131,7 @@ _TOKENS = Column("tokens", "Token count source", False,
 
 
 def figure_keys(table: fc.Table) -> tuple[str, ...]:
-    """The column keys of the figures ``table`` shows (:meth:`fmbench.figure_catalog.Catalog.columns`)."""
+    """The column keys of the figures ``table`` shows (:meth:`fmbench.analysis.figure_catalog.Catalog.columns`)."""
     return fc.CATALOG.columns(table)
 
 

@@ -12,13 +12,13 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from fmbench import charts
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench.blocks import Banner, Cell, Chart, Column, Row, Table
-from fmbench.comparison_results import Comparison
-from fmbench.configuration import GROUPING
-from fmbench.selection import SideSpec
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import GROUPING
+from fmbench.comparison.results import Comparison
+from fmbench.comparison.selection import SideSpec
+from fmbench.views import charts
+from fmbench.views.blocks import Banner, Cell, Chart, Column, Row, Table
 from fmbench.views.site import SiteContext
 
 J = TypeVar("J")

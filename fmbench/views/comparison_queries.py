@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from fmbench.configuration import GENERATION, GROUPING, columns
+from fmbench.analysis.configuration import GENERATION, GROUPING, columns
 from fmbench.views.common import rows
 
 

@@ -9,16 +9,15 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import urls
-from fmbench.blocks import Banner, Cell, Column, FilterForm, Row, Table
-from fmbench.compare import Comparison, ComparisonRefused, compare_selected
-from fmbench.comparison_text import confidence_text
-from fmbench.configuration import config_key, config_label
+from fmbench.analysis.configuration import config_key, config_label
+from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison.regressions import atom_feed, find_build_changes
+from fmbench.comparison.selection import ATTEMPT_RULES, select_side
+from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
-from fmbench.filters import Filters, filter_form
-from fmbench.regressions import atom_feed, find_build_changes
-from fmbench.selection import ATTEMPT_RULES, select_side
 from fmbench.views import comparison_queries as q
+from fmbench.views import urls
+from fmbench.views.blocks import Banner, Cell, Column, FilterForm, Row, Table
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
@@ -32,6 +31,7 @@ from fmbench.views.comparison_blocks import (
 )
 from fmbench.views.comparison_queries import build_order
 from fmbench.views.device_comparisons import device_comparisons_table
+from fmbench.views.filters import Filters, filter_form
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

@@ -10,13 +10,13 @@ from typing import Any
 import orjson
 from zlib_ng import gzip_ng
 
-from fmbench import urls
-from fmbench.configuration import CHOICES, columns
+from fmbench.analysis.configuration import CHOICES, columns
+from fmbench.analysis.figures import token_count_source
 from fmbench.errors import NotFoundError
-from fmbench.figures import token_count_source
-from fmbench.filters import Filters
-from fmbench.originals import gzipped_original, original_bytes
+from fmbench.storage.originals import gzipped_original, original_bytes
+from fmbench.views import urls
 from fmbench.views.common import rows
+from fmbench.views.filters import Filters
 from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import CSV_COLUMNS, failure_json, run_trials
 
@@ -72,7 +72,7 @@ def source_gzip_bytes(site: SiteContext, filters: Filters, run_id: str, file_nam
 
 
 def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[str, str, bytes, str]]:
-    """``(run id, file name, stored bytes, encoding)`` of many runs (see :mod:`fmbench.originals`).
+    """``(run id, file name, stored bytes, encoding)`` of many runs (see :mod:`fmbench.storage.originals`).
 
     DuckDB reads one stored file by scanning the column that holds them all, so
     a few files are read one by one and many in one pass over the table.

@@ -8,13 +8,12 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench.blocks import Banner, Cell, Column, Row, Table
-from fmbench.compare import ComparisonRefused, compare_selected
-from fmbench.configuration import config_key, config_label
+from fmbench.analysis.configuration import config_key, config_label
+from fmbench.comparison.compare import ComparisonRefused, compare_selected
+from fmbench.comparison.selection import select_side
 from fmbench.errors import NotFoundError
-from fmbench.filters import Filters
-from fmbench.selection import select_side
 from fmbench.views import comparison_queries as q
+from fmbench.views.blocks import Banner, Cell, Column, Row, Table
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (
     ComparisonSection,
@@ -24,6 +23,7 @@ from fmbench.views.comparison_blocks import (
     side_spec,
 )
 from fmbench.views.comparison_queries import build_order
+from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

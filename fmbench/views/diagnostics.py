@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fmbench.blocks import Column, Row, Table
+from fmbench.views.blocks import Column, Row, Table
 from fmbench.views.page import Page
 
 

@@ -1,8 +1,8 @@
 """Distributions where readers look: per scenario, the full distribution of each per-trial figure, as a table,
 and the trials themselves as a box chart with every point.
 
-The figures are the metrics of :data:`fmbench.figure_catalog.CATALOG`, summarized by
-:func:`fmbench.figures.distribution`; a value that was not recorded is not a
+The figures are the metrics of :data:`fmbench.analysis.figure_catalog.CATALOG`, summarized by
+:func:`fmbench.analysis.figures.distribution`; a value that was not recorded is not a
 value, so it is left out of the count, never entered as 0.
 """
 
@@ -13,11 +13,11 @@ from typing import Any
 
 import duckdb
 
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench.blocks import Cell, Chart, Column, Row, Table
-from fmbench.figure_catalog import Metric
-from fmbench.figures import SplitPassRates, distribution, split_pass_rates
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.figure_catalog import Metric
+from fmbench.analysis.figures import SplitPassRates, distribution, split_pass_rates
+from fmbench.views.blocks import Cell, Chart, Column, Row, Table
 
 Values = dict[str, dict[str, list[float]]]
 """Scenario id -> figure key -> the recorded values of its trials, in trial order."""
@@ -25,7 +25,7 @@ Values = dict[str, dict[str, list[float]]]
 
 def trial_values(found: Iterable[Sequence[Any]]) -> Values:
     """Per scenario, the recorded values of each distribution figure: from trials in order, each its scenario id
-    and then its value of each of :attr:`fmbench.figure_catalog.Catalog.metrics`."""
+    and then its value of each of :attr:`fmbench.analysis.figure_catalog.Catalog.metrics`."""
     keys = [f.key for f in fc.CATALOG.metrics]
     out: Values = {}
     for row in found:

@@ -7,17 +7,14 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
-from fmbench import charts, urls
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench import vocabulary as vocab
-from fmbench.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
-from fmbench.configuration import SESSION_MODE, config_label
-from fmbench.filters import Filters, filter_form, run_attrs
-from fmbench.markdown_render import render_markdown
-from fmbench.methodology import fmbench_methodology, merge_methodology
-from fmbench.revisions import Revision
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import SESSION_MODE, config_label
+from fmbench.analysis.revisions import Revision
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import charts, urls
 from fmbench.views import home_queries as q
+from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
 from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (
     device_key,
@@ -27,6 +24,9 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.comparisons import regression_report
+from fmbench.views.filters import Filters, filter_form, run_attrs
+from fmbench.views.markdown_render import render_markdown
+from fmbench.views.methodology import fmbench_methodology, merge_methodology
 from fmbench.views.page import Page
 from fmbench.views.runs import runs_table
 from fmbench.views.site import SiteContext

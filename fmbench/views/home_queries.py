@@ -7,9 +7,9 @@ from typing import Any
 
 import duckdb
 
-from fmbench.configuration import GENERATION, GROUPING, LISTING_ORDER, columns
-from fmbench.filters import Filters
+from fmbench.analysis.configuration import GENERATION, GROUPING, LISTING_ORDER, columns
 from fmbench.views.common import RUN_COLUMNS, rows
+from fmbench.views.filters import Filters
 
 
 @dataclass(frozen=True)

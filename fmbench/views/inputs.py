@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from fmbench import urls
+from fmbench.views import urls
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fmbench import charts, urls
-from fmbench import display as d
-from fmbench import vocabulary as vocab
-from fmbench.blocks import Cell, Chart, Column, FilterForm, Row, Table
-from fmbench.configuration import config_label, pcc_setup_label
-from fmbench.figures import distribution
-from fmbench.filters import Filters, filter_form, run_attrs
+from fmbench.analysis import display as d
+from fmbench.analysis.configuration import config_label, pcc_setup_label
+from fmbench.analysis.figures import distribution
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import charts, urls
 from fmbench.views import pcc_queries as q
+from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
+from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

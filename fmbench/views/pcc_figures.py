@@ -4,7 +4,7 @@ A PCC run whose fallback mode is on may have trials that ran on the device
 instead; its stored figures pool them (that is what the runner's summaries
 hold and what the stored-summary check compares). Pages that show a PCC run's
 latency, throughput or memory replace those figures with the PCC-executed
-trials' own (:func:`fmbench.figures.distribution`, as everywhere) and say how
+trials' own (:func:`fmbench.analysis.figures.distribution`, as everywhere) and say how
 many trials fell back.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from fmbench import figure_catalog as fc
+from fmbench.analysis import figure_catalog as fc
 
 
 def speed_keys() -> tuple[str, ...]:
@@ -69,7 +69,7 @@ def with_pcc_speed(row: dict[str, Any], speed: PccSpeed | None) -> dict[str, Any
 
 def by_executed_model(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
     """Per scenario whose trials ran on more than one executed model: each model's trial count and the catalog's
-    figures of the executed-model table (latency, throughput and peak memory; :func:`fmbench.figures.model_figures`,
+    figures of the executed-model table (latency, throughput and peak memory; :func:`fmbench.analysis.figures.model_figures`,
     as ``summarize --json`` gives them), by their stored columns."""
     shown = [fc.CATALOG.column(k) for k in fc.CATALOG.columns("executed-model")]
     sources = list(dict.fromkeys(f.source for f in shown))

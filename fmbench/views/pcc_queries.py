@@ -10,8 +10,8 @@ from typing import Any
 
 import duckdb
 
-from fmbench.filters import Filters
 from fmbench.views.common import RUN_COLUMNS, rows
+from fmbench.views.filters import Filters
 
 
 def pcc_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:

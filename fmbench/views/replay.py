@@ -7,9 +7,9 @@ from typing import Any
 
 import duckdb
 
-from fmbench import display as d
-from fmbench.blocks import Cell, Column, Row, Table
+from fmbench.analysis import display as d
 from fmbench.native.linking import replay_for_run
+from fmbench.views.blocks import Cell, Column, Row, Table
 from fmbench.views.common import Url
 
 

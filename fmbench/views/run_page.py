@@ -8,11 +8,15 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import charts, urls
-from fmbench import display as d
-from fmbench import figure_catalog as fc
-from fmbench import vocabulary as vocab
-from fmbench.blocks import (
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import CHOICES
+from fmbench.analysis.figures import token_count_source
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import charts, urls
+from fmbench.views import distributions as dist
+from fmbench.views import run_queries as q
+from fmbench.views.blocks import (
     Banner,
     Cell,
     Chart,
@@ -22,11 +26,6 @@ from fmbench.blocks import (
     Row,
     Table,
 )
-from fmbench.configuration import CHOICES
-from fmbench.figures import token_count_source
-from fmbench.filters import Filters
-from fmbench.views import distributions as dist
-from fmbench.views import run_queries as q
 from fmbench.views.common import (
     Url,
     figure_cells,
@@ -40,6 +39,7 @@ from fmbench.views.common import (
     token_source_cell,
     verdict_cell,
 )
+from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import by_executed_model
 from fmbench.views.replay import replay_section

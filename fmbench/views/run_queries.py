@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from fmbench.errors import NotFoundError
-from fmbench.queries import token_sources
+from fmbench.storage.queries import token_sources
 from fmbench.views.common import rows
 
 T = TypeVar("T")

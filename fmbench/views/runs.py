@@ -7,18 +7,17 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import display as d
-from fmbench import urls
-from fmbench import vocabulary as vocab
-from fmbench.blocks import (
+from fmbench.analysis import display as d
+from fmbench.analysis.configuration import SESSION_MODE
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import urls
+from fmbench.views.blocks import (
     Cell,
     Column,
     FilterForm,
     Row,
     Table,
 )
-from fmbench.configuration import SESSION_MODE
-from fmbench.filters import Filters, filter_form, run_attrs
 from fmbench.views.common import (
     RUN_COLUMNS,
     Url,
@@ -30,6 +29,7 @@ from fmbench.views.common import (
     run_link,
     verdict_cell,
 )
+from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 

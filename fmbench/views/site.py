@@ -8,14 +8,14 @@ from typing import Any
 
 import duckdb
 
-from fmbench import urls
-from fmbench.caches import Caches
-from fmbench.render import Renderer
-from fmbench.revisions import Registry
-from fmbench.selection import RunCatalog
-from fmbench.tolerance import DEFAULT_TOLERANCE, Tolerance
-from fmbench.urls import SitePaths, segments_of
+from fmbench.analysis.revisions import Registry
+from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
+from fmbench.comparison.caches import Caches
+from fmbench.comparison.selection import RunCatalog
+from fmbench.publish.render import Renderer
+from fmbench.views import urls
 from fmbench.views.run_queries import RunData
+from fmbench.views.urls import SitePaths, segments_of
 
 
 @dataclass
@@ -40,7 +40,7 @@ class SiteContext:
     tolerance: Tolerance = DEFAULT_TOLERANCE
     """The practical threshold comparisons apply (a project's ``[publishing.practical_change]``)."""
     caches: Caches = field(default_factory=Caches)
-    """What the comparisons of this build or server keep (:class:`fmbench.caches.Caches`): made by the build (with its
+    """What the comparisons of this build or server keep (:class:`fmbench.comparison.caches.Caches`): made by the build (with its
     comparison cache) or the server's application factory, each with the resample store beside its database."""
     run_data: RunData = field(init=False)
     """What the run pages and data files ask of the per-run tables: about the runs asked for (a request), or about
@@ -69,7 +69,7 @@ class SiteContext:
         self._kept.clear()
 
     def run_catalog(self) -> RunCatalog:
-        """Every run's :class:`fmbench.selection.RunInfo`, read once for all the comparisons a build (or a request,
+        """Every run's :class:`fmbench.comparison.selection.RunInfo`, read once for all the comparisons a build (or a request,
         or ``serve`` while the database stays as it is) selects sides for."""
         catalog: RunCatalog = self.once("run_catalog", lambda: RunCatalog.read(self.con))
         return catalog

@@ -8,16 +8,16 @@ from typing import Any, ClassVar
 
 import duckdb
 
-from fmbench import urls
-from fmbench.blocks import (
+from fmbench.errors import NotFoundError
+from fmbench.views import urls
+from fmbench.views.blocks import (
     Pager,
     Table,
 )
-from fmbench.errors import NotFoundError
-from fmbench.filters import Filters
 from fmbench.views.common import (
     run_title,
 )
+from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.run_page import failure_table
 from fmbench.views.site import SiteContext

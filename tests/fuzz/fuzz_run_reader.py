@@ -15,7 +15,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["fmbench"]):
-    from fmbench.analysis import analyze_bytes
+    from fmbench.analysis.run import analyze_bytes
     from fmbench.errors import RunFileError
 
 

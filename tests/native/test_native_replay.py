@@ -16,7 +16,7 @@ from fmbench.native import (
     read_evaluation,
     write_replay,
 )
-from fmbench.reader import detect_generation
+from fmbench.runfile.reader import detect_generation
 
 P = "FoundationModelsBench "
 EXECUTION = P + "Execution Success"

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 from native_data import DATA
 
-from fmbench.db import connect
 from fmbench.ingest import ingest_paths
 from fmbench.native import write_replay
 from fmbench.native.cli import native
 from fmbench.native.linking import RunReplay, relink, replay_for_run
 from fmbench.native.store import ingest_artifacts
+from fmbench.storage.db import connect
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 PURPOSE = RUNS / "purpose-current.json"

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from fmbench.analysis import analyze_bytes
+from fmbench.analysis.run import analyze_bytes
 
 
 @dataclass(frozen=True)

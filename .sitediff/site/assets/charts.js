@@ -1,0 +1,271 @@
+/*
+ * fmbench: draws the charts of a page with Plotly (loaded before this file
+ * as the shared asset plotly.min.js).
+ *
+ * For each element [data-chart="<id>"], the figure is read from
+ * <script type="application/json" id="<id>"> ({"data": [...], "layout":
+ * {...}} or a bare list of traces), themed from the CSS custom properties
+ * of style.css (font, colours, the Okabe-Ito colourway, light or dark
+ * following prefers-color-scheme) and drawn with Plotly.newPlot.
+ *
+ * Strings that come from data (trace names, text, hover text, category
+ * labels, custom data) are shown as plain text: Plotly would otherwise read
+ * a few HTML-like tags in them, so <, > and & are turned into entities,
+ * which Plotly prints literally.
+ *
+ * When Plotly is missing or a chart fails, the chart's table (always in the
+ * page) is opened and a note says why.
+ *
+ * Below each drawn chart, two buttons: its data (the figure's JSON as the
+ * page holds it) and a PNG (Plotly.downloadImage), saved through
+ * window.fmbenchDownloads (downloads.js, loaded before this file).
+ */
+(function () {
+  "use strict";
+
+  var doc = document;
+  var plots = Array.prototype.slice.call(doc.querySelectorAll("[data-chart]"));
+  if (plots.length === 0) {
+    return;
+  }
+
+  var FALLBACK_COLORWAY = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000"];
+  var darkQuery = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+
+  function showFallback(plot, message) {
+    var figure = plot.closest("figure") || plot.parentNode;
+    if (!figure) {
+      return;
+    }
+    plot.hidden = true;
+    var details = figure.querySelector("details.chart-table");
+    if (details) {
+      details.open = true;
+    }
+    if (!figure.querySelector(".chart-fallback")) {
+      var p = doc.createElement("p");
+      p.className = "chart-fallback";
+      p.textContent = message;
+      figure.insertBefore(p, details || null);
+    }
+  }
+
+  var P = window.Plotly;
+  if (!P || typeof P.newPlot !== "function") {
+    plots.forEach(function (plot) {
+      showFallback(plot, "The interactive chart could not be loaded, so the table below shows its data.");
+    });
+    return;
+  }
+
+  /* ---------- theme ---------- */
+
+  function cssVar(style, name, fallback) {
+    var v = style.getPropertyValue(name);
+    v = v ? v.trim() : "";
+    return v || fallback;
+  }
+
+  function theme() {
+    var s = window.getComputedStyle(doc.documentElement);
+    var fg = cssVar(s, "--fg", "#15191e");
+    var muted = cssVar(s, "--muted", "#55606b");
+    var border = cssVar(s, "--border", "#d6dce2");
+    var grid = cssVar(s, "--chart-grid", border);
+    var surface = cssVar(s, "--surface", "#f5f7f9");
+    var font = cssVar(s, "--font", "system-ui, sans-serif");
+    var colorway = [];
+    for (var i = 1; i <= 8; i += 1) {
+      colorway.push(cssVar(s, "--chart-" + i, FALLBACK_COLORWAY[i - 1]));
+    }
+    var axis = {
+      gridcolor: grid,
+      linecolor: border,
+      zerolinecolor: border,
+      tickcolor: border,
+      tickfont: { color: muted },
+      title: { font: { color: muted } },
+      automargin: true
+    };
+    return {
+      data: {},
+      layout: {
+        font: { family: font, color: fg, size: 13 },
+        paper_bgcolor: "rgba(0,0,0,0)",
+        plot_bgcolor: "rgba(0,0,0,0)",
+        colorway: colorway,
+        xaxis: axis,
+        yaxis: axis,
+        /* legend above the plot, horizontal: leaves the plot its width on phones */
+        legend: {
+          bgcolor: "rgba(0,0,0,0)",
+          font: { color: fg },
+          orientation: "h",
+          x: 0,
+          xanchor: "left",
+          y: 1.02,
+          yanchor: "bottom"
+        },
+        hoverlabel: {
+          bgcolor: surface,
+          bordercolor: border,
+          font: { family: font, color: fg }
+        },
+        margin: { l: 56, r: 16, t: 32, b: 48 },
+        autosize: true
+      }
+    };
+  }
+
+  /* ---------- plain text for data strings ---------- */
+
+  function plain(s) {
+    return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  function plainDeep(v) {
+    if (typeof v === "string") {
+      return plain(v);
+    }
+    if (Array.isArray(v)) {
+      return v.map(plainDeep);
+    }
+    return v; /* numbers, null, typed-array objects: unchanged */
+  }
+
+  var DATA_KEYS = ["name", "text", "hovertext", "x", "y", "labels", "parents", "ids", "customdata"];
+
+  function plainTrace(trace) {
+    if (!trace || typeof trace !== "object") {
+      return trace;
+    }
+    DATA_KEYS.forEach(function (key) {
+      if (Object.prototype.hasOwnProperty.call(trace, key)) {
+        trace[key] = plainDeep(trace[key]);
+      }
+    });
+    if (trace.legendgrouptitle && typeof trace.legendgrouptitle.text === "string") {
+      trace.legendgrouptitle.text = plain(trace.legendgrouptitle.text);
+    }
+    return trace;
+  }
+
+  /* ---------- figures ---------- */
+
+  function readFigure(plot) {
+    var id = plot.getAttribute("data-chart");
+    var script = id ? doc.getElementById(id) : null;
+    if (!script || script.tagName !== "SCRIPT" || script.type !== "application/json") {
+      throw new Error("no chart data");
+    }
+    var fig = JSON.parse(script.textContent);
+    if (typeof fig === "string") {
+      fig = JSON.parse(fig); /* a figure serialized twice */
+    }
+    if (Array.isArray(fig)) {
+      fig = { data: fig, layout: {} };
+    }
+    if (!fig || typeof fig !== "object") {
+      throw new Error("chart data is not a figure");
+    }
+    var data = Array.isArray(fig.data) ? fig.data.map(plainTrace) : [];
+    var layout = fig.layout && typeof fig.layout === "object" ? fig.layout : {};
+    layout.template = theme(); /* replaces any template from the Python side */
+    delete layout.width; /* the container decides the width */
+    return { data: data, layout: layout };
+  }
+
+  var CONFIG = { responsive: true, displaylogo: false };
+
+  function draw(plot, first) {
+    var fig;
+    try {
+      fig = readFigure(plot);
+    } catch (err) {
+      showFallback(plot, "This chart could not be drawn, so the table below shows its data.");
+      return;
+    }
+    try {
+      var result = first
+        ? P.newPlot(plot, fig.data, fig.layout, CONFIG)
+        : P.react(plot, fig.data, fig.layout, CONFIG);
+      if (result && typeof result.then === "function") {
+        result.then(null, function () {
+          showFallback(plot, "This chart could not be drawn, so the table below shows its data.");
+        });
+      }
+    } catch (err) {
+      showFallback(plot, "This chart could not be drawn, so the table below shows its data.");
+    }
+  }
+
+  function drawAll(first) {
+    plots.forEach(function (plot) {
+      if (!plot.hidden) {
+        draw(plot, first);
+      }
+    });
+  }
+
+  drawAll(true);
+
+  /* ---------- downloads: each chart's data (its figure as JSON) and a PNG ---------- */
+
+  function addDownloads(plot) {
+    var dl = window.fmbenchDownloads;
+    var id = plot.getAttribute("data-chart");
+    var figure = plot.closest("figure");
+    if (!dl || !id || !figure || plot.hidden) {
+      return;
+    }
+    var caption = figure.querySelector("figcaption");
+    var title = caption ? caption.textContent.trim() : id;
+    var name = id.replace(/-data$/, "");
+    var bar = doc.createElement("p");
+    bar.className = "downloads";
+    var data = dl.button("Chart data (JSON)", "Chart data (JSON) of \u201c" + title + "\u201d");
+    data.setAttribute("data-download-chart-data", name);
+    data.addEventListener("click", function () {
+      var script = doc.getElementById(id);
+      dl.save(name + ".json", "application/json", script ? script.textContent : "{}");
+    });
+    var png = dl.button("Chart as PNG", "Chart as PNG: \u201c" + title + "\u201d");
+    png.setAttribute("data-download-chart-png", name);
+    png.addEventListener("click", function () {
+      P.downloadImage(plot, { format: "png", filename: name, scale: 2 });
+    });
+    bar.appendChild(data);
+    bar.appendChild(doc.createTextNode(" "));
+    bar.appendChild(png);
+    figure.insertBefore(bar, plot.nextSibling);
+  }
+
+  plots.forEach(addDownloads);
+
+  if (darkQuery) {
+    var redraw = function () {
+      drawAll(false);
+    };
+    if (typeof darkQuery.addEventListener === "function") {
+      darkQuery.addEventListener("change", redraw);
+    } else if (typeof darkQuery.addListener === "function") {
+      darkQuery.addListener(redraw);
+    }
+  }
+
+  /* charts inside a <details> opened later need a size recomputation */
+  doc.addEventListener(
+    "toggle",
+    function (ev) {
+      var t = ev.target;
+      if (t && t.open && t.querySelectorAll) {
+        Array.prototype.forEach.call(t.querySelectorAll("[data-chart]"), function (plot) {
+          if (plot.classList.contains("js-plotly-plot") && P.Plots && P.Plots.resize) {
+            P.Plots.resize(plot);
+          }
+        });
+      }
+    },
+    true
+  );
+})();

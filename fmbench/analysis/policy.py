@@ -1,0 +1,300 @@
+"""Which runs are evidence: publishable, exploratory or invalid, with every reason named.
+
+The bar is the benchmark's own (publishing rules §4). Every rule a run misses
+is listed; the verdict is the worst level among them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from operator import attrgetter
+from typing import Literal
+
+from fmbench.analysis.figures import SummaryMismatch
+from fmbench.runfile import vocabulary as vocab
+from fmbench.runfile.annotations import Annotations
+from fmbench.runfile.catalog import catalog_sample_count
+from fmbench.runfile.record import RunRecord
+from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
+
+VerdictLevel = Literal["publishable", "exploratory", "invalid"]
+
+MIN_WARMUPS = 5
+MIN_REPETITIONS = 20
+PCC_MIN_OS_GENERATION = 27
+"""Private Cloud Compute needs OS 27: a PCC run on an earlier OS is not a PCC measurement."""
+EARLIEST_PLAUSIBLE_START = datetime(2025, 6, 9, tzinfo=UTC)
+"""No run can start before Apple announced the Foundation Models framework (WWDC, 9 June 2025)."""
+CLOCK_LEEWAY = timedelta(days=1)
+"""A run may end at most this far after the moment it is judged (a device clock a little ahead, a time zone)."""
+DEVICE_NAME_FIELDS = ("deviceName", "environment.deviceName", "device_name")
+"""The names a sidecar correction may give the device-name field."""
+
+_HOST_NAME_PATTERNS = (
+    (re.compile(r"\.local\.?$", re.IGNORECASE), "ends in .local, as a network host name does"),
+    (re.compile(r"\w['’]s\b", re.IGNORECASE), "is a possessive, naming a person"),
+    (
+        re.compile(r"^[A-Za-z]+s-(?:MacBook|iMac|Mac|iPhone|iPad)\b", re.IGNORECASE),
+        "follows the owner's-device host name pattern (Janes-MacBook-Pro)",
+    ),
+)
+_MODEL_ID = re.compile(r"^[A-Za-z]+\d+,\d+$")
+"""The runner's default device name when none is set: the hardware model id (``iPhone18,1``)."""
+
+
+def host_name_reason(device_name: str | None, hardware_model: str | None = None) -> str | None:
+    """Why a device name looks like a host name or names a person; ``None`` for a generic name.
+
+    The runner's own default, the hardware model id, is generic.
+    """
+    if not device_name:
+        return None
+    name = device_name.strip()
+    if name == hardware_model or _MODEL_ID.match(name):
+        return None
+    for pattern, why in _HOST_NAME_PATTERNS:
+        if pattern.search(name):
+            return why
+    return None
+
+
+def corrected_device_name(annotations: Annotations | None) -> str | None:
+    """The device name an operator's sidecar correction gives, if it gives one."""
+    if annotations is None:
+        return None
+    for c in annotations.corrections:
+        if c.field in DEVICE_NAME_FIELDS and c.value.strip():
+            return c.value.strip()
+    return None
+
+
+@dataclass(frozen=True)
+class Reason:
+    level: VerdictLevel
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    level: VerdictLevel
+    reasons: tuple[Reason, ...]
+
+    @property
+    def label(self) -> str:
+        return {"publishable": "Publishable", "exploratory": "Exploratory", "invalid": "Invalid as evidence"}[self.level]
+
+
+def _thermal_states(run: RunRecord) -> set[str | None]:
+    """Every thermal state the run records, each once (a run of a thousand trials repeats a few); absent
+    and unknown ones are left to :func:`_worst_thermal`, which reads only the known ones."""
+    states: set[str | None] = {run.environment.thermalState}
+    environments = [e for e in map(attrgetter("environment"), run.trials) if e is not None]
+    states.update(map(attrgetter("thermalState"), environments))
+    metrics = list(map(attrgetter("metrics"), run.trials))
+    for name in ("startingThermalState", "endingThermalState", "worstObservedThermalState"):
+        states.update(map(attrgetter(name), metrics))
+    return states
+
+
+def _worst_thermal(states: set[str | None]) -> str | None:
+    known = [s for s in states if s in vocab.THERMAL_ORDER]
+    return max(known, key=vocab.THERMAL_ORDER.__getitem__) if known else None
+
+
+def assess(
+    run: RunRecord,
+    mismatches: list[SummaryMismatch],
+    annotations: Annotations | None = None,
+    simulator: SimulatorJudgement | None = None,
+) -> Verdict:
+    reasons: list[Reason] = []
+    simulator = simulator or judge_simulator(run.environment, annotations)
+
+    def invalid(code: str, message: str) -> None:
+        reasons.append(Reason("invalid", code, message))
+
+    def exploratory(code: str, message: str) -> None:
+        reasons.append(Reason("exploratory", code, message))
+
+    # --- invalid as evidence -----------------------------------------------------
+    if simulator.is_simulator:
+        invalid(
+            "simulator",
+            f"Measured in a Simulator, not on a device ({simulator.evidence}): the Simulator's speed "
+            "and memory are the host Mac's, not the device's.",
+        )
+    if run.os_build is None:
+        invalid("no-os-build", "The run file records no OS build, and the OS build is the unit of every OS comparison.")
+    if run.route == "privateCloudCompute":
+        measured = run.measured_failures
+        pcc_trials = [t for t in run.trials if t.executed_model == "privateCloudCompute"]
+        if measured and not pcc_trials and all(f.kind == "availability" for f in measured):
+            invalid(
+                "pcc-entitlement",
+                f"Every one of {len(measured)} PCC requests failed with an availability error before "
+                "any output: the process most likely lacked the Private Cloud Compute entitlement.",
+            )
+        elif annotations is not None and annotations.entitlement_missing:
+            invalid("pcc-entitlement", "The operator's annotation says the process lacked the PCC entitlement.")
+        generation = run.os_generation
+        if generation is not None and generation < PCC_MIN_OS_GENERATION:
+            invalid(
+                "pcc-os26",
+                f"A Private Cloud Compute run on OS {generation}: PCC requires OS {PCC_MIN_OS_GENERATION}, "
+                "so these requests did not measure PCC.",
+            )
+    clock = implausible_clock(run.started_at, run.ended_at)
+    if clock is not None:
+        invalid("implausible-clock", clock)
+    if mismatches:
+        shown = "; ".join(str(m) for m in mismatches[:3])
+        more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
+        invalid(
+            "summary-mismatch",
+            f"The stored summaries disagree with the trials under every scoring rule set the benchmark has used "
+            f"({shown}{more}): the file was edited by hand or written by a faulty runner, so it is not "
+            "benchmark evidence.",
+        )
+    attempts: Counter[tuple[str, str]] = Counter()
+    for t in run.trials:
+        attempts[(t.scenario_id, t.sample_id)] += 1
+    for f in run.measured_failures:
+        attempts[(f.scenario_id, f.sample_id or f"{f.scenario_id}-001")] += 1
+    short = sorted(key for key, n in attempts.items() if n < run.repetitions)
+    if short:
+        _scenario, sample = short[0]
+        invalid(
+            "missing-repetitions",
+            f"The file declares {run.repetitions} repetitions, but {len(short)} sample(s) hold fewer "
+            f"attempts (for example {sample} has {attempts[short[0]]}): measured requests are missing.",
+        )
+
+    # --- short of the publishing bar -------------------------------------------
+    if not run.trials:
+        exploratory(
+            "no-measured-trial",
+            "No measured trial: every measured request failed, so the run has failures to show but no "
+            "latency, throughput or quality figure.",
+        )
+    if run.warmup_count < MIN_WARMUPS:
+        exploratory("few-warmups", f"{run.warmup_count} warmup request(s); a publishable run has at least {MIN_WARMUPS}.")
+    if run.repetitions < MIN_REPETITIONS:
+        exploratory(
+            "few-repetitions",
+            f"{run.repetitions} repetition(s) per sample; a publishable run has at least {MIN_REPETITIONS}.",
+        )
+    if run.sample_limit is not None:
+        exploratory(
+            "sample-limit",
+            f"Sample limit {run.sample_limit}: only part of each workload's sample set ran "
+            "(the quick suite runs one sample per workload).",
+        )
+    elif run.generation == "current":
+        partial = _partial_workloads(run)
+        if partial:
+            scenario, ran, full = partial[0]
+            exploratory(
+                "partial-samples",
+                f"{len(partial)} workload(s) ran fewer samples than the benchmark's catalog holds "
+                f"(for example {scenario}: {ran} of {full}); a publishable run measures the full sample set.",
+            )
+    if run.randomized_order is not True:
+        what = (
+            "The workload order was not randomized" if run.randomized_order is False
+            else "The file does not record whether the workload order was randomized"
+        )
+        exploratory("fixed-order", f"{what}; a publishable run shuffles it with a recorded seed.")
+    if run.random_seed is None:
+        exploratory("no-seed", "No random seed recorded: the order the workloads ran in cannot be reproduced.")
+    if run.route == "privateCloudCompute" and (
+        annotations is None or not (annotations.connection or "").strip() or not (annotations.location or "").strip()
+    ):
+        missing = [
+            what
+            for what, value in (
+                ("connection type", annotations.connection if annotations else None),
+                ("approximate location", annotations.location if annotations else None),
+            )
+            if not (value or "").strip()
+        ]
+        exploratory(
+            "pcc-network",
+            f"Network conditions not recorded: a PCC run is a service measurement and needs its "
+            f"{' and '.join(missing)} in a sidecar (connection: and location: in <run>.meta.yaml).",
+        )
+    corrected = corrected_device_name(annotations)
+    name = corrected if corrected is not None else run.environment.deviceName
+    why = host_name_reason(name, run.environment.hardwareModel)
+    if why is not None:
+        source = "corrected device name" if corrected is not None else "device name"
+        exploratory(
+            "host-name",
+            f"The {source} “{name}” {why}: a publishable run names the device generically "
+            "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
+        )
+    states = _thermal_states(run)
+    worst = _worst_thermal(states)
+    if worst is not None and worst not in vocab.PUBLISHABLE_THERMAL:
+        exploratory("thermal", f"The thermal state reached {worst}; a publishable run stays nominal or fair throughout.")
+    elif run.environment.thermalState not in vocab.THERMAL_ORDER:
+        exploratory("thermal-unknown", "The thermal state at the start of the run is not recorded, so it cannot be shown to stay nominal or fair.")
+
+    level: VerdictLevel = "publishable"
+    if any(r.level == "invalid" for r in reasons):
+        level = "invalid"
+    elif reasons:
+        level = "exploratory"
+    return Verdict(level, tuple(reasons))
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def implausible_clock(started_at: datetime, ended_at: datetime, now: datetime | None = None) -> str | None:
+    """Why a run's start and end cannot be real readings of a clock, or ``None`` if they can be.
+
+    The bounds live here alone: not before :data:`EARLIEST_PLAUSIBLE_START`, not after ``now`` (the
+    moment of judging) + :data:`CLOCK_LEEWAY`, and an end no earlier than the start.
+    """
+    start, end = _utc(started_at), _utc(ended_at)
+    latest = (now or datetime.now(UTC)) + CLOCK_LEEWAY
+    stamps = f"started {start.isoformat()}, ended {end.isoformat()}"
+    if start < EARLIEST_PLAUSIBLE_START or end < EARLIEST_PLAUSIBLE_START:
+        return (
+            f"The run's clock is implausible ({stamps}): no run can predate the Foundation Models framework "
+            f"({EARLIEST_PLAUSIBLE_START:%d %B %Y}), so its times are not evidence."
+        )
+    if start > latest or end > latest:
+        return (
+            f"The run's clock is implausible ({stamps}): it is dated after the moment it was judged, "
+            "so its times are not evidence."
+        )
+    if end < start:
+        return f"The run's clock is implausible ({stamps}): it ends before it starts, so its times are not evidence."
+    return None
+
+
+def _partial_workloads(run: RunRecord) -> list[tuple[str, int, int]]:
+    """``(workload, samples attempted, catalog size)`` of each fixed-catalog workload short of its full set."""
+    samples: dict[str, set[str]] = {}
+    for t in run.trials:
+        samples.setdefault(t.scenario_id, set()).add(t.sample_id)
+    for f in run.measured_failures:
+        if f.sample_id:
+            samples.setdefault(f.scenario_id, set()).add(f.sample_id)  # attempted, though it failed
+    partial = []
+    for scenario in sorted(samples):
+        full = catalog_sample_count(scenario)
+        if full is not None and len(samples[scenario]) < full:
+            partial.append((scenario, len(samples[scenario]), full))
+    return partial
+
+
+def worst_thermal_state(run: RunRecord) -> str | None:
+    """The worst thermal state seen anywhere in the run."""
+    return _worst_thermal(_thermal_states(run))

@@ -1,0 +1,195 @@
+"""What a comparison gives: per figure, per scenario and as a whole, with its JSON, text and Markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fmbench.analysis import display as d
+from fmbench.analysis import stats
+from fmbench.analysis import tolerance as tol
+from fmbench.comparison import text as comparison_text
+from fmbench.comparison.rules import SPEED_NOTE, Caveat, Difference, Kind
+from fmbench.comparison.selection import RULE_DESCRIPTIONS, AttemptRule, Side
+from fmbench.comparison.text import confidence_text
+
+Better = Literal["higher", "lower"]
+Multiplicity = Literal["none", "bonferroni"]
+FigureVerdict = Literal[
+    "better",
+    "worse",
+    "no detectable change",
+    "within tolerance",
+    "not recorded",
+    "not comparable",
+    "too few trials",
+    "not tested",
+    "no measured trial",
+]
+
+
+@dataclass(frozen=True)
+class FigureComparison:
+    key: str
+    label: str
+    unit: str
+    better: Better
+    """The direction that is better: ``higher`` or ``lower``."""
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    """candidate − baseline; ``None`` when a side has no value or the figure is not comparable."""
+    relative_delta: float | None
+    """delta / |baseline|; ``None`` when the baseline is 0 or missing."""
+    interval: stats.Interval | None
+    verdict: FigureVerdict
+    note: str | None = None
+    baseline_absent: str = d.NOT_RECORDED
+    """What the baseline's value reads when it has none: ``not recorded``, or ``no measured trial``."""
+    candidate_absent: str = d.NOT_RECORDED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "unit": self.unit,
+            "better": self.better,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "delta": self.delta,
+            "relative_delta": self.relative_delta,
+            "interval": self.interval.to_json() if self.interval else None,
+            "verdict": self.verdict,
+            "note": self.note,
+            "baseline_absent": None if self.baseline is not None else self.baseline_absent,
+            "candidate_absent": None if self.candidate is not None else self.candidate_absent,
+        }
+
+
+@dataclass(frozen=True)
+class ScenarioComparison:
+    scenario_id: str
+    title: str
+    category: str | None
+    baseline_trials: int
+    baseline_attempts: int
+    candidate_trials: int
+    candidate_attempts: int
+    figures: tuple[FigureComparison, ...]
+    note: str | None = None
+
+    def figure(self, key: str) -> FigureComparison:
+        return next(f for f in self.figures if f.key == key)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario_id": self.scenario_id,
+            "title": self.title,
+            "category": self.category,
+            "baseline": {"trials": self.baseline_trials, "attempts": self.baseline_attempts},
+            "candidate": {"trials": self.candidate_trials, "attempts": self.candidate_attempts},
+            "note": self.note,
+            "figures": [f.to_json() for f in self.figures],
+        }
+
+
+@dataclass(frozen=True)
+class DroppedScenario:
+    scenario_id: str
+    title: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"scenario_id": self.scenario_id, "title": self.title, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    kind: Kind
+    label: str
+    title: str
+    rule: AttemptRule
+    baseline: Side
+    candidate: Side
+    differences: tuple[Difference, ...]
+    caveats: tuple[Caveat, ...]
+    scenarios: tuple[ScenarioComparison, ...]
+    dropped: tuple[DroppedScenario, ...]
+    strict_os: bool
+    speed_comparable: bool
+    confidence: float
+    """The confidence the caller asked for (per figure, or family-wise under Bonferroni)."""
+    figure_confidence: float
+    """The level each interval was computed at."""
+    multiplicity: Multiplicity
+    tested_figures: int
+    tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
+    """The practical threshold a change must pass to be better or worse."""
+
+    @property
+    def rule_description(self) -> str:
+        return RULE_DESCRIPTIONS[self.rule]
+
+    def scenario(self, scenario_id: str) -> ScenarioComparison:
+        return next(s for s in self.scenarios if s.scenario_id == scenario_id)
+
+    def changes(self) -> list[tuple[ScenarioComparison, FigureComparison]]:
+        """Every figure whose interval excludes zero."""
+        return [(s, f) for s in self.scenarios for f in s.figures if f.verdict in ("better", "worse")]
+
+    @property
+    def method_notes(self) -> tuple[str, ...]:
+        level = f"{confidence_text(self.figure_confidence)}"
+        notes = [
+            f"Intervals are {level} intervals on candidate − baseline"
+            + (
+                f" (Bonferroni: a family-wise {confidence_text(self.confidence)} over {self.tested_figures} tested figures)"
+                if self.multiplicity == "bonferroni"
+                else ""
+            )
+            + ".",
+            f"Medians and p90s: {stats.CLUSTER_METHOD}.",
+            f"Task success and completed prompt pass: {stats.CLUSTER_RATE_METHOD}.",
+            f"Mean constraint score: {stats.CLUSTER_MEAN_METHOD}.",
+            "Peak memory is a maximum: its change is shown, not tested.",
+            "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
+            f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
+            f"{self.tolerance.describe('tokens/s')} for throughput, {self.tolerance.describe('bytes')} for memory, "
+            f"{self.tolerance.describe('rate')} for rates); a detectable change below it is within tolerance.",
+        ]
+        if len(self.baseline.run_ids) == 1 and len(self.candidate.run_ids) == 1:
+            notes.append(
+                "One run per side: run-to-run variation was not measured, so the intervals cover the samples "
+                "and trials of these two runs only, not how a repeat of either run would differ."
+            )
+        return tuple(notes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "label": self.label,
+            "title": self.title,
+            "rule": self.rule,
+            "rule_description": self.rule_description,
+            "strict_os": self.strict_os,
+            "speed_comparable": self.speed_comparable,
+            "speed_note": None if self.speed_comparable else SPEED_NOTE,
+            "confidence": self.confidence,
+            "figure_confidence": self.figure_confidence,
+            "multiplicity": self.multiplicity,
+            "tested_figures": self.tested_figures,
+            "methods": list(self.method_notes),
+            "baseline": self.baseline.to_json(),
+            "candidate": self.candidate.to_json(),
+            "differences": [x.to_json() for x in self.differences],
+            "caveats": [c.to_json() for c in self.caveats],
+            "dropped": [x.to_json() for x in self.dropped],
+            "scenarios": [s.to_json() for s in self.scenarios],
+        }
+
+    def to_markdown(self) -> str:
+        return comparison_text.markdown(self)
+
+    def to_text(self) -> str:
+        return comparison_text.text(self)
+

@@ -1,0 +1,164 @@
+"""A comparison as text and Markdown: its values, deltas and intervals as a reader sees them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from fmbench.analysis import configuration
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.figures import token_counting
+from fmbench.runfile import vocabulary as vocab
+
+if TYPE_CHECKING:
+    from fmbench.comparison.results import Comparison, FigureComparison
+    from fmbench.comparison.selection import RunInfo, Side
+
+
+def confidence_text(confidence: float) -> str:
+    """``95%``, ``99.95%``: a confidence level as a reader sees it."""
+    text = f"{confidence * 100:.4f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def ids_text(runs: Sequence[RunInfo]) -> str:
+    """Run ids, comma-separated."""
+    return ", ".join(r.run_id for r in runs)
+
+
+def _value(unit: str, value: float | None) -> str:
+    if value is None:
+        return d.NOT_RECORDED
+    return fc.format_value(unit, value) or ""
+
+
+_signed = fc.format_change
+
+
+def delta_text(f: FigureComparison) -> str:
+    return "—" if f.delta is None else _signed(f.unit, f.delta)
+
+
+def relative_text(f: FigureComparison) -> str:
+    return "—" if f.relative_delta is None else f"{f.relative_delta * 100:+.1f}%"
+
+
+def interval_text(f: FigureComparison) -> str:
+    if f.interval is None:
+        return "—"
+    return f"[{_signed(f.unit, f.interval.low)}, {_signed(f.unit, f.interval.high)}]"
+
+
+def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> str:
+    value = f.baseline if side == "baseline" else f.candidate
+    if value is None:
+        return f.baseline_absent if side == "baseline" else f.candidate_absent
+    return _value(f.unit, value)
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _run_line(r: RunInfo) -> str:
+    t = d.terminal_value  # a value from the file stays on its line: a newline in a device name cannot forge one
+    return (
+        f"{t(r.run_id)} · {t(r.file_name)} · {t(r.device_name)} ({t(r.hardware_model or d.NOT_RECORDED)}) · "
+        f"{t(r.system_name)} {t(r.system_version)} build {t(r.os_build or d.NOT_RECORDED)} · "
+        f"{configuration.ROUTE.value(r)} · {configuration.SUITE.value(r)} · "
+        f"{configuration.SESSION_MODE.value(r) or 'session ' + d.NOT_RECORDED} · "
+        f"tokens {_token_source_text(r.token_count_source)} · "
+        f"started {d.iso(r.started_at)} · {r.verdict}"
+    )
+
+
+def _token_source_text(source: str | None) -> str:
+    if source is None:
+        return d.NOT_RECORDED
+    if source == "mixed":
+        return "mixed"
+    kind = "estimated" if token_counting([source]) == "estimated" else "counted"
+    return f"{kind} ({vocab.label('tokenCountSource', source)})"
+
+
+def _side_lines(name: str, side: Side) -> list[str]:
+    lines = [f"{name}: {side.spec.describe()} — {len(side.runs)} run(s) used of {len(side.matched)} matched"]
+    lines += [f"  - {_run_line(r)}" for r in side.runs]
+    if side.not_used:
+        lines.append(f"  - not used under the attempt rule: {ids_text(side.not_used)}")
+    if side.excluded_invalid:
+        lines.append(f"  - left out as invalid evidence: {ids_text(side.excluded_invalid)}")
+    return lines
+
+
+def markdown(c: Comparison) -> str:
+    lines = [f"# {_cell(c.title)}", "", f"**{c.label}.** Attempt rule: {c.rule_description}."]
+    if c.strict_os:
+        lines.append("Strict OS 26 vs OS 27 mode: only the workloads both sides can run.")
+    lines += ["", "## Runs", ""]
+    for name, side in (("Baseline", c.baseline), ("Candidate", c.candidate)):
+        first, *rest = _side_lines(name, side)
+        lines.append(f"- {_cell(first)}")
+        lines += [f"  {_cell(x)}" for x in rest]
+    lines += ["", "## What differs", ""]
+    if c.differences:
+        lines += ["| Condition | Baseline | Candidate |", "| --- | --- | --- |"]
+        lines += [f"| {_cell(x.label)} | {_cell(x.baseline)} | {_cell(x.candidate)} |" for x in c.differences]
+    else:
+        lines.append("Nothing but the runs themselves: every recorded condition is equal.")
+    lines += ["", "## Caveats", ""]
+    lines += [f"- {_cell(x.message)}" for x in c.caveats] or ["None."]
+    if c.dropped:
+        lines += ["", "## Workloads left out", ""]
+        lines += [f"- {_cell(x.title)} (`{x.scenario_id}`): {x.reason}" for x in c.dropped]
+    lines += ["", "## Figures", ""]
+    lines += [f"- {x}" for x in c.method_notes]
+    lines += [
+        "",
+        "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Verdict |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for s in c.scenarios:
+        for f in s.figures:
+            verdict = f.verdict if f.note is None or f.verdict in ("better", "worse") else f"{f.verdict} ({f.note})"
+            lines.append(
+                f"| {_cell(s.title)} | {f.label} | {f.better} | {value_text(f, 'baseline')} "
+                f"| {value_text(f, 'candidate')} | {delta_text(f)} | {relative_text(f)} | {interval_text(f)} "
+                f"| {_cell(verdict)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def text(c: Comparison) -> str:
+    t = d.terminal_value  # every value from the runs on its own line, control characters escaped
+    lines = [t(c.title), f"attempt rule: {c.rule_description}"]
+    if c.strict_os:
+        lines.append("strict OS 26 vs OS 27 mode: only the workloads both sides can run")
+    lines.append("")
+    for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
+        lines += _side_lines(name, side)
+    lines += ["", "differs:"]
+    lines += [f"  - {t(x)}" for x in c.differences] or ["  nothing but the runs themselves"]
+    if c.caveats:
+        lines += ["", "caveats:"]
+        lines += [f"  ! {t(x.message)}" for x in c.caveats]
+    if c.dropped:
+        lines += ["", "left out:"]
+        lines += [f"  - {t(x.scenario_id)}: {t(x.reason)}" for x in c.dropped]
+    lines += [""]
+    lines += [f"  {x}" for x in c.method_notes]
+    lines.append("")
+    header = ("scenario", "figure", "better", "baseline", "candidate", "delta", "relative", "interval", "verdict")
+    rows = [
+        (t(s.scenario_id), f.label, f.better, value_text(f, "baseline"), value_text(f, "candidate"), delta_text(f),
+         relative_text(f), interval_text(f), f.verdict)
+        for s in c.scenarios
+        for f in s.figures
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines)
+
