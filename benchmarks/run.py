@@ -362,12 +362,12 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
 
     from fmbench.analysis.revisions import load_registry
     from fmbench.analysis.run import analyze
-    from fmbench.ingest import BULK_CHECKPOINT_THRESHOLD, _Writer, write_prepared
     from fmbench.ingest import rows as R
+    from fmbench.ingest import writable
     from fmbench.ingest.prepare import PreparedRun, to_arrow
+    from fmbench.ingest.writer import BULK_CHECKPOINT_THRESHOLD, Writer, write_prepared
     from fmbench.runfile.reader import parse_run
     from fmbench.runfile.record import to_record
-    from fmbench.storage.db import connect
     from fmbench.storage.originals import stored_form
 
     registry = load_registry()
@@ -379,10 +379,10 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
         return now
 
     size = 0.0
-    with connect(fresh(db)) as con:
+    with writable(fresh(db)) as con:
         con.execute(f"SET checkpoint_threshold = '{BULK_CHECKPOINT_THRESHOLD}'")
         con.execute("SET threads = 1")
-        writer = _Writer(con, hold_cap=True)  # as a batch's writer: its memory cap held between files
+        writer = Writer(con, hold_cap=True)  # as a batch's writer: its memory cap held between files
         schemas = writer.schemas()
         for path in files:
             gc.disable()
@@ -423,14 +423,13 @@ def ingest_budget(files: Sequence[Path], db: Path, corpus_mb: float) -> dict[str
 
 _PEAK_SCRIPT = """
 import sys
-from fmbench.storage.db import connect
-from fmbench.ingest import ingest_paths
+from fmbench.ingest import ingest_paths, writable
 if sys.argv[1] in ("ingest", "refuse"):
     limits = {"max_trials": int(sys.argv[5])} if len(sys.argv) > 5 else {}
     report = ingest_paths([sys.argv[2]], sys.argv[3], max_bytes=int(sys.argv[4]), **limits)
     assert report.ok == (sys.argv[1] == "ingest"), report.outcomes
 else:
-    with connect(sys.argv[3]):
+    with writable(sys.argv[3]):
         pass
 with open("/proc/self/status", encoding="ascii") as status:  # this process's own peak (ru_maxrss counts the parent's before exec)
     print(next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")))
@@ -516,8 +515,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     builds, the PCC page for a PCC run, and every index."""
     import duckdb
 
+    from fmbench import urls
     from fmbench.publish.build import output_file
-    from fmbench.views import urls
     from fmbench.views.trials import trial_pages
 
     con = duckdb.connect(str(db), read_only=True)
@@ -688,9 +687,9 @@ def first_request(db: Path, path: str, log_file: Path) -> tuple[float, float]:
 def serve_figures(results: Results, label: str, db: Path, out: Path, requests: int) -> None:
     import duckdb
 
-    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
     from fmbench.views.comparisons import comparison_instances
+    from fmbench.views.render import Renderer
 
     con = duckdb.connect(str(db), read_only=True)
     try:

@@ -26,16 +26,16 @@ from fmbench.analysis.revisions import parse_registry
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
-from fmbench.mirror import mirror_runs
+from fmbench.ingest.mirror import mirror_runs
 from fmbench.publish.build import build_site
-from fmbench.publish.render import SiteIdentity
 from fmbench.publish.summary import summarize_build
 from fmbench.runfile.record import run_id_for
 from fmbench.storage.db import ENV_DB
 from fmbench.views.methodology import PublisherNotes, publisher_notes
+from fmbench.views.render import SiteIdentity
 
 if TYPE_CHECKING:
-    from fmbench.mirror import MirrorReport
+    from fmbench.ingest.mirror import MirrorReport
     from fmbench.publish.build import BuildReport
     from fmbench.publish.summary import BuildSummary
 

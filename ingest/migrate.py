@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from fmbench.analysis.run import ANALYSIS_VERSION
 from fmbench.errors import DatabaseError
-from fmbench.ingest.rederive import applied_data_migrations, rederive_stale, stale_run_count
+from fmbench.ingest.rederive import applied_data_migrations, rederive_stale
 from fmbench.ingest.stored_originals import gzip_raw_originals, raw_original_count
 from fmbench.storage.db import (
     _open,
@@ -25,6 +25,7 @@ from fmbench.storage.db import (
     default_db_path,
     migrations,
     pending_migrations,
+    stale_run_count,
 )
 
 

@@ -10,44 +10,25 @@ reports a difference only for real corruption.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 
 from fmbench.analysis.revisions import load_registry
 from fmbench.analysis.run import ANALYSIS_VERSION, analyze_bytes
 from fmbench.errors import AnnotationError, DatabaseError, FmbenchError
-from fmbench.ingest import _Writer, write_prepared
 from fmbench.ingest.prepare import prepared_from
+from fmbench.ingest.writer import Writer, write_prepared
 from fmbench.runfile.annotations import Annotations, parse_annotations
+from fmbench.storage.db import connect, has_column, stale_where
 from fmbench.storage.originals import original_bytes
-
-
-def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
-    row = con.execute(
-        "SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ? "
-        "AND table_schema = 'main'",
-        [table, column],
-    ).fetchone()
-    return bool(row and row[0])
-
-
-def _stale_where(con: duckdb.DuckDBPyConnection) -> str:
-    """Runs derived by an older analysis version (every run, before the column was recorded)."""
-    if not _has_column(con, "runs", "analysis_version"):
-        return "TRUE"
-    return f"(analysis_version IS NULL OR analysis_version < {int(ANALYSIS_VERSION)})"
-
-
-def stale_run_count(con: duckdb.DuckDBPyConnection) -> int:
-    """How many stored runs an older analysis version derived (0 for a database without runs)."""
-    if not _has_column(con, "runs", "run_id"):
-        return 0
-    row = con.execute(f"SELECT count(*) FROM runs WHERE {_stale_where(con)}").fetchone()
-    return int(row[0]) if row else 0
 
 
 def applied_data_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int, object]]:
     """Recorded data migrations: (analysis version, runs re-derived, applied at)."""
-    if not _has_column(con, "fmbench_data_migrations", "analysis_version"):
+    if not has_column(con, "fmbench_data_migrations", "analysis_version"):
         return []
     return [
         (int(v), int(n), at)
@@ -71,16 +52,16 @@ def _stored_annotations(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[An
 
 def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:
     """Re-derive every run of an older analysis version, in one transaction; return how many."""
-    if not _has_column(con, "runs", "analysis_version"):
+    if not has_column(con, "runs", "analysis_version"):
         return 0  # the schema migration that records versions comes first
     stale = con.execute(
-        f"SELECT r.run_id, r.file_name, r.source_sha256 FROM runs r WHERE {_stale_where(con)} ORDER BY r.run_id"
+        f"SELECT r.run_id, r.file_name, r.source_sha256 FROM runs r WHERE {stale_where(con)} ORDER BY r.run_id"
     ).fetchall()
     if not stale:
         return 0
 
     registry = load_registry()
-    writer = _Writer(con)
+    writer = Writer(con)
     schemas = writer.schemas()
     con.execute("BEGIN TRANSACTION")
     try:
@@ -109,3 +90,10 @@ def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:
         con.execute("ROLLBACK")
         raise
     return len(stale)
+
+
+@contextmanager
+def writable(path: str | os.PathLike[str] | None = None, *, wait: float = 10.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open the database for writing: created if missing, its schema migrated and its stale runs re-derived."""
+    with connect(path, wait=wait, data_migration=rederive_stale) as con:
+        yield con

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 import duckdb
 
-from fmbench.ingest.rederive import _has_column
+from fmbench.storage.db import has_column
 from fmbench.storage.originals import STORED_ENCODING, stored_form
 
 
 def raw_original_count(con: duckdb.DuckDBPyConnection) -> int:
     """How many stored originals are kept raw (every one, before schema migration 6)."""
-    if not _has_column(con, "sources", "sha256"):
+    if not has_column(con, "sources", "sha256"):
         return 0
-    where = "encoding = 'identity'" if _has_column(con, "sources", "encoding") else "TRUE"
+    where = "encoding = 'identity'" if has_column(con, "sources", "encoding") else "TRUE"
     row = con.execute(f"SELECT count(*) FROM sources WHERE {where}").fetchone()
     return int(row[0]) if row else 0
 
@@ -50,7 +50,7 @@ class Gzipped:
 
 def gzip_raw_originals(con: duckdb.DuckDBPyConnection) -> Gzipped:
     """Keep every original stored raw gzipped, in one transaction; one file at a time is held in memory."""
-    if not _has_column(con, "sources", "encoding"):
+    if not has_column(con, "sources", "encoding"):
         return Gzipped(0, 0, 0, 0)  # schema migration 6 comes first
     keys = [row[0] for row in con.execute(
         "SELECT sha256 FROM sources WHERE encoding = 'identity' ORDER BY sha256"

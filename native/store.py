@@ -30,7 +30,8 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from fmbench.storage.db import connect, default_db_path
+from fmbench.ingest import writable
+from fmbench.storage.db import default_db_path
 from fmbench.write_errors import as_write_error, writing
 
 from .errors import ArtifactError
@@ -362,7 +363,7 @@ def ingest_artifacts(
         for error in result.errors
     ]
     contents = _Contents()
-    with connect(db) as con:
+    with writable(db) as con:
         tables = _Tables(con)
         for document in result.documents:
             try:

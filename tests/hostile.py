@@ -13,8 +13,8 @@ from types import ModuleType
 
 from markupsafe import escape
 
-from fmbench.publish import content_policy
 from fmbench.runfile.record import run_id_for
+from fmbench.views import content_policy
 
 from testdata import DATA, RUNS
 

@@ -14,9 +14,9 @@ import pytest
 
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.publish import content_policy
 from fmbench.publish.build import build_site
 from fmbench.runfile.record import run_id_for
+from fmbench.views import content_policy
 
 from browser_support import (
     axe_violations,

@@ -15,10 +15,10 @@ import pytest
 
 from fmbench.ingest import ingest_paths
 from fmbench.native.store import ingest_artifacts
-from fmbench.publish.render import Renderer
 from fmbench.storage.dataset import open_database
 from fmbench.views import DATA, PAGES, DataKind, PageKind, render_page, site_context
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 from fmbench.views.run_queries import GATES, LINKED_REPLAY, RunData
 from fmbench.views.site import SiteContext
 

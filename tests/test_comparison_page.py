@@ -12,10 +12,10 @@ import pytest
 
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.views import comparison_blocks, comparisons, site_context
 from fmbench.views.comparisons import build_comparison, build_pairs, comparison_page
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 
 from testdata import FIXTURES
 

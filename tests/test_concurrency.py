@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from fmbench.ingest import writable
 from fmbench.storage.db import connect, writer_intent_path
 
 from browser_support import fmbench_server
@@ -100,14 +101,14 @@ def test_a_second_writer_waits_for_the_first_instead_of_failing(tmp_path: Path, 
     """The writer's announcement is released when its process ends, whichever way it ends."""
     db = purpose_db(tmp_path / "w.duckdb")
     code = (
-        "import sys, time; from fmbench.storage.db import connect\n"
-        "with connect(sys.argv[1], read_only=sys.argv[2] == 'readers'):\n"
+        "import sys, time; from fmbench.ingest import writable; from fmbench.storage.db import connect\n"
+        "with (connect(sys.argv[1], read_only=True) if sys.argv[2] == 'readers' else writable(sys.argv[1])):\n"
         "    print('held', flush=True); time.sleep(1.0)\n"
     )
     with connect(db, read_only=True) as con:
         before = con.execute("SELECT count(*) FROM runs").fetchone()
     with subprocess.Popen([sys.executable, "-P", "-c", code, str(db), held], stdout=subprocess.PIPE) as holder:
         assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
-        with connect(db, wait=10.0) as con:
+        with writable(db, wait=10.0) as con:
             assert con.execute("SELECT count(*) FROM runs").fetchone() == before
         assert holder.wait(timeout=10) == 0

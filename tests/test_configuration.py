@@ -10,7 +10,7 @@ from fmbench.analysis import configuration
 from fmbench.analysis.configuration import CHOICES, FIELDS, GROUP_FIELDS, Group
 from fmbench.comparison import rules as comparison_rules
 from fmbench.comparison import selection
-from fmbench.storage.db import connect
+from fmbench.ingest import writable
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("fmbench", "ingest", "native")
@@ -55,7 +55,7 @@ def test_the_guard_finds_a_module_that_restates_a_field() -> None:
 
 
 def test_every_column_of_the_spec_is_a_runs_column(tmp_path: Path) -> None:
-    with connect(tmp_path / "db.duckdb") as con:
+    with writable(tmp_path / "db.duckdb") as con:
         stored = {name for (name,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'runs'"
         ).fetchall()}

@@ -12,11 +12,11 @@ from fmbench.analysis.figure_catalog import CATALOG
 from fmbench.analysis.figures import distribution
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.storage.db import connect
 from fmbench.views import SiteContext, run_page, site_context
 from fmbench.views.blocks import Cell
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 
 from testdata import FIXTURES
 

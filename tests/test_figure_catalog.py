@@ -23,10 +23,10 @@ from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.comparison.compare import compare_sides
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.storage.db import connect
 from fmbench.views import PAGES, data, render_page, run_page, site_context
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 
 from testdata import FIXTURES
 

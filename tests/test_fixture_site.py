@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fmbench.views import urls
+from fmbench import urls
 
 from sitebuild import broken_links, fixture_site
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from fmbench import urls
 from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import BuildReport, build_site, output_file
 from fmbench.publish.regression_cache import CACHE_FILE as REGRESSIONS_FILE
 from fmbench.publish.state import state_folder
-from fmbench.views import urls
 from fmbench.views.trials import trial_pages
 
 from testdata import FIXTURES, RUNS, iphone_runs_with_one_held_back

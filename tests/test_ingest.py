@@ -14,7 +14,8 @@ import duckdb
 import pytest
 
 from fmbench.errors import DatabaseError
-from fmbench.ingest import CHILD_TABLES, ingest_paths
+from fmbench.ingest import ingest_paths, writable
+from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.storage.db import connect, schema_version
 from fmbench.storage.originals import gzip_original, original_bytes
 
@@ -116,7 +117,7 @@ def test_a_database_from_a_newer_fmbench_is_refused_with_a_message_to_upgrade(db
     con = duckdb.connect(str(db_path))
     con.execute("INSERT INTO fmbench_migrations VALUES (?, 'from_the_future', now()::TIMESTAMP)", [schema_version() + 1])
     con.close()
-    with pytest.raises(DatabaseError, match="upgrade fmbench"), connect(db_path):
+    with pytest.raises(DatabaseError, match="upgrade fmbench"), writable(db_path):
         pass
 
 
@@ -189,9 +190,10 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import fmbench.ingest as ingest
+    import fmbench.ingest.writer as writer
 
     run = RUNS / "purpose-current.json"
-    monkeypatch.setattr(ingest, "write_memory_limit", lambda size, largest=0: -(2**40))  # a limit DuckDB cannot write a row under
+    monkeypatch.setattr(writer, "write_memory_limit", lambda size, largest=0: -(2**40))  # a limit DuckDB cannot write a row under
     prepared = []
     prepare = ingest.prepare
     monkeypatch.setattr(ingest, "prepare", lambda *a, **k: prepared.append(1) or prepare(*a, **k))
@@ -206,15 +208,15 @@ def test_a_file_that_needs_more_than_the_write_memory_cap_is_written_again_uncap
 
 def test_a_batch_writer_keeps_its_memory_cap_between_files_and_gives_duckdb_its_settings_back(db_path: Path) -> None:
     from fmbench.analysis.revisions import load_registry
-    from fmbench.ingest import _Writer, write_prepared
     from fmbench.ingest.prepare import PreparedRun, prepare
+    from fmbench.ingest.writer import Writer, write_prepared
     from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 
     settings = "SELECT current_setting('memory_limit'), current_setting('threads')"
     registry = load_registry()
-    with connect(db_path) as con:
+    with writable(db_path) as con:
         own = con.execute(settings).fetchone()
-        writer = _Writer(con, hold_cap=True)
+        writer = Writer(con, hold_cap=True)
         limits = []
         for name in ("purpose-current.json", "hostile-text.json", "purpose-declares-more-repetitions.json"):
             prepared = prepare(RUNS / name, registry, DEFAULT_MAX_BYTES, writer.schemas())
@@ -228,9 +230,16 @@ def test_a_batch_writer_keeps_its_memory_cap_between_files_and_gives_duckdb_its_
         writer.release_cap()
         assert con.execute(settings).fetchone() == own
 
-        single = _Writer(con)
+        single = Writer(con)
         prepared = prepare(RUNS / "purpose-hand-edited.json", registry, DEFAULT_MAX_BYTES, single.schemas())
         assert isinstance(prepared, PreparedRun)
         write_prepared(single, prepared)
         assert con.execute(settings).fetchone() == own, "a lone file's writer gives the settings back at once"
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (4,)
+
+
+def test_a_writable_open_without_the_data_migration_is_refused(tmp_path: Path) -> None:
+    """Storage sits below the analysis that re-derives runs: a writer opens through fmbench.ingest.writable."""
+    with pytest.raises(TypeError, match=r"fmbench\.ingest\.writable"), connect(tmp_path / "db.duckdb"):
+        pass
+    assert not (tmp_path / "db.duckdb").exists()

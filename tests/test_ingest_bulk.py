@@ -130,11 +130,11 @@ def test_each_check_result_holds_its_own_definition_and_results_beyond_the_defin
 
 def _prepared(tmp_path: Path) -> PreparedRun:
     """The purpose-built current run, prepared for the writer as a worker prepares it."""
+    from fmbench.ingest import writable
     from fmbench.ingest.prepare import prepared_from, table_schemas
-    from fmbench.storage.db import connect
 
     run = RUNS / "purpose-current.json"
-    with connect(tmp_path / "fmbench.duckdb") as con:
+    with writable(tmp_path / "fmbench.duckdb") as con:
         schemas = table_schemas(con)
     return prepared_from(analyze_file(run), run.read_bytes(), None, schemas)
 

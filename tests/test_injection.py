@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from fmbench.publish.build import build_site
-from fmbench.publish.render import Renderer
 from fmbench.serving.serve import create_app
 from fmbench.views.markdown_render import render_markdown
+from fmbench.views.render import Renderer
 
 from hostile import (
     HOSTILE,

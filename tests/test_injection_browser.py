@@ -64,7 +64,7 @@ MISSING = """([selector, expected]) => {
 
 
 def literal(text: str) -> str:
-    """What a parsed page holds for ``text``: the NUL a page shows as U+FFFD (fmbench.publish.render.visible_text)."""
+    """What a parsed page holds for ``text``: the NUL a page shows as U+FFFD (fmbench.views.render.visible_text)."""
     return text.replace("\x00", "\ufffd")
 
 

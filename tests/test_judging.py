@@ -120,10 +120,10 @@ def test_a_sidecar_stating_simulator_without_evidence_is_a_one_line_error(tmp_pa
 
 def test_an_ingested_simulator_run_shows_its_evidence_on_the_run_page(tmp_path: Path) -> None:
     from fmbench.ingest import ingest_paths
-    from fmbench.publish.render import Renderer
     from fmbench.storage.db import connect
     from fmbench.views import site_context
     from fmbench.views.filters import Filters
+    from fmbench.views.render import Renderer
     from fmbench.views.run_page import run_page
 
     db = tmp_path / "sim.duckdb"

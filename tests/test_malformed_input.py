@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 from fmbench.analysis.run import RunAnalysis, analyze_bytes
 from fmbench.cli import main
 from fmbench.errors import RunFileError
-from fmbench.ingest import CHILD_TABLES, ingest_paths
+from fmbench.ingest import ingest_paths
 from fmbench.ingest.validate import validate_paths
+from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.runfile.reader import parse_run
 from fmbench.storage.db import connect
 

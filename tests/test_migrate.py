@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from fmbench.analysis.run import ANALYSIS_VERSION, analyze_file
 from fmbench.cli import main
-from fmbench.ingest import _Writer, ingest_paths, write_prepared
+from fmbench.ingest import ingest_paths
 from fmbench.ingest.prepare import prepared_from
+from fmbench.ingest.writer import Writer, write_prepared
 from fmbench.storage.db import migrations, schema_version
 from fmbench.storage.originals import gzip_original, original_bytes
 
@@ -44,7 +45,7 @@ def old_database(path: Path, versions: set[int]) -> None:
         if m.version in versions:
             con.execute(m.sql)
             con.execute("INSERT INTO fmbench_migrations VALUES (?, ?, now()::TIMESTAMP)", [m.version, m.name])
-    writer = _Writer(con)
+    writer = Writer(con)
     ids = {}
     for f in FILES:
         analysis = analyze_file(f)

@@ -18,13 +18,12 @@ PACKAGES = {"fmbench": REPOSITORY / "fmbench", "fmbench.ingest": REPOSITORY / "i
             "fmbench.native": REPOSITORY / "native"}
 MAX_LINES = 800
 
-# Imports inside functions that still close a cycle, each with why it is left for now: (importer, imported).
-CYCLE_ALLOWED: dict[tuple[str, str], str] = {
-    ("fmbench.storage.db", "fmbench.ingest.rederive"): (
-        "opening a database for writing re-derives runs judged by an older fmbench, and checking one for reading "
-        "counts them; the re-derivation writes through fmbench.ingest, which opens databases with fmbench.storage.db"
-    ),
-}
+# The layers, lowest first: a module imports only from its own layer or one below. The base modules (the package's
+# version, its exceptions, the refused-write messages and the site's address scheme) sit under every layer; the
+# top-level commands (cli, demo, project, scaffold, terminal) over all of them. fmbench.native is a slice of its
+# own through the layers (artifacts read, stored, compared and shown beside the runs they replay).
+LAYERS = ("runfile", "analysis", "storage", "ingest", "comparison", "views", "publish", "serving")
+BASE = {"fmbench", "fmbench.errors", "fmbench.write_errors", "fmbench.urls", "fmbench.processes"}
 
 
 def _modules() -> dict[str, Path]:
@@ -118,9 +117,7 @@ def _silent_function_imports(path: Path) -> list[int]:
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for module, path in MODULES.items():
-        for target, _line, inside in _imports(module, path):
-            if inside and (module, target) in CYCLE_ALLOWED:
-                continue
+        for target, _line, _inside in _imports(module, path):
             graph[module].add(target)
     return graph
 
@@ -157,9 +154,31 @@ def test_the_modules_import_one_another_without_a_cycle() -> None:
     assert cycle is None, "import cycle: " + " → ".join(cycle or [])
 
 
-def test_the_cycle_allow_list_names_imports_that_exist() -> None:
-    present = {(m, t) for m, p in MODULES.items() for t, _line, inside in _imports(m, p) if inside}
-    assert set(CYCLE_ALLOWED) <= present, set(CYCLE_ALLOWED) - present
+def _layer(module: str) -> int | None:
+    """The module's place among :data:`LAYERS` (``None``: a base module, a top-level command or fmbench.native)."""
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_every_layer_imports_only_from_itself_and_the_layers_below() -> None:
+    upward = [
+        f"{module} ({LAYERS[low]}) imports {target} ({LAYERS[high]}), line {line}"
+        for module, path in MODULES.items()
+        if (low := _layer(module)) is not None
+        for target, line, _inside in _imports(module, path)
+        if (high := _layer(target)) is not None and high > low
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_layers_import_from_no_top_level_command() -> None:
+    tops = {m for m in MODULES if m.count(".") == 1 and m not in BASE and _layer(m) is None and m != "fmbench.native"}
+    found = [
+        f"{module} imports {target}, line {line}"
+        for module, path in MODULES.items() if _layer(module) is not None
+        for target, line, _inside in _imports(module, path) if target in tops
+    ]
+    assert not found, "\n".join(found)
 
 
 def test_every_import_inside_a_function_says_why() -> None:

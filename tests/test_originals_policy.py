@@ -12,11 +12,11 @@ import duckdb
 import pytest
 
 import fmbench.publish.build
+from fmbench import urls
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.publish.build import BuildError, build_site
 from fmbench.publish.regression_cache import CACHE_FILE
-from fmbench.views import urls
 
 from sitebuild import broken_links, purpose_db
 from testdata import RUNS

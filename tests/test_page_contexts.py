@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from fmbench import urls
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.storage.db import connect
 from fmbench.views import (
     PAGES,
@@ -33,11 +33,11 @@ from fmbench.views import (
     site_context,
     trial_details,
     trials,
-    urls,
 )
 from fmbench.views.blocks import Cell, Table
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
+from fmbench.views.render import Renderer
 
 from testdata import FIXTURES
 

@@ -107,9 +107,9 @@ def test_one_run_per_side_says_run_to_run_variation_was_not_measured(consecutive
 def test_a_projects_threshold_reaches_the_site_s_comparisons_and_regressions(tmp_path: Path) -> None:
     from fmbench.analysis.revisions import fixtures_registry
     from fmbench.project import parse_config
-    from fmbench.publish.render import Renderer
     from fmbench.storage.db import connect
     from fmbench.views import comparisons, site_context
+    from fmbench.views.render import Renderer
 
     from testdata import FIXTURES
 

@@ -533,9 +533,9 @@ def test_publisher_sections_are_added_replace_fmbench_ones_and_only_add_to_the_v
 
 def test_the_publishers_methodology_is_sanitized(project: Path) -> None:
     from fmbench.project import load_project
-    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
     from fmbench.views.home import methodology_page
+    from fmbench.views.render import Renderer
 
     (project / "methodology.md").write_text(
         "## Our devices\n\n<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)> kept\n",
@@ -552,7 +552,7 @@ def test_the_publishers_methodology_is_sanitized(project: Path) -> None:
 
 
 def test_serve_shows_the_project_and_picks_up_edits_to_its_notes_and_registry(project: Path) -> None:
-    from fmbench.mirror import mirror_runs
+    from fmbench.ingest.mirror import mirror_runs
     from fmbench.serving.serve import create_app
 
     loaded = load_project(project)

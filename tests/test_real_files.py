@@ -17,6 +17,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from fmbench import urls
 from fmbench.analysis.report import summary_json, text_summary
 from fmbench.analysis.run import analyze_bytes, analyze_file
 from fmbench.cli import main
@@ -27,7 +28,6 @@ from fmbench.runfile.reader import detect_generation
 from fmbench.runfile.record import run_id_for
 from fmbench.serving.serve import create_app
 from fmbench.storage.db import connect, migrations
-from fmbench.views import urls
 
 from sitebuild import trial_metrics
 from testdata import DATA, EXAMPLE_NAME, EXAMPLES, RUNS

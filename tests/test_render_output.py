@@ -6,7 +6,7 @@ import jinja2
 import markupsafe
 import pytest
 
-from fmbench.publish.render import Renderer, attr_key
+from fmbench.views.render import Renderer, attr_key
 
 
 @pytest.mark.parametrize(

@@ -51,8 +51,8 @@ def test_matching_a_side_against_the_catalog_gives_the_runs_sql_gives_in_the_sam
 
 
 def test_a_site_selects_its_sides_from_one_catalog_read_once_for_its_memo(tmp_path: Path) -> None:
-    from fmbench.publish.render import Renderer
     from fmbench.views import site_context
+    from fmbench.views.render import Renderer
 
     db = tmp_path / "db.duckdb"
     assert ingest_paths([FIXTURES], db, registry=fixtures_registry()).ok

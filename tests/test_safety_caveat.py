@@ -6,10 +6,10 @@ from pathlib import Path
 
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.storage.db import connect
 from fmbench.views import PAGES, render_page, site_context
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 
 from testdata import FIXTURES
 

@@ -12,10 +12,10 @@ import pytest
 
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
-from fmbench.publish.render import Renderer
 from fmbench.storage.db import connect
 from fmbench.views import SiteContext, site_context
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer
 from fmbench.views.search import os_names, search_index
 
 from testdata import FIXTURES

@@ -343,7 +343,7 @@ def test_the_real_server_with_flask_debug_in_its_environment_answers_raw_hostile
 
 
 def test_a_prepared_renderer_has_every_template_compiled_before_any_page() -> None:
-    from fmbench.publish.render import Renderer
+    from fmbench.views.render import Renderer
 
     renderer = Renderer(mode="serve", base_url="/")
     renderer.prepare()  # what `fmbench serve` does before it takes its first request

@@ -17,11 +17,11 @@ from urllib.parse import quote, unquote, urlsplit
 import duckdb
 import pytest
 
+from fmbench import urls
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
 from fmbench.serving.serve import create_app
-from fmbench.views import urls
 
 from sitebuild import broken_links, internal_links
 from testdata import FIXTURES

@@ -31,7 +31,7 @@ Detection:
 :func:`atom_feed` writes the regressions as an Atom 1.0 feed with stable
 ``tag:`` ids and links to the comparison pages at
 ``compare/<hardware_model>/<baseline_build>..<candidate_build>/`` (see
-:func:`fmbench.views.urls.comparison`).
+:func:`fmbench.urls.comparison`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from xml.etree import ElementTree as ET
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis import stats
 from fmbench.analysis.configuration import Group
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
@@ -63,7 +64,6 @@ from fmbench.comparison.text import (
     value_text,
 )
 from fmbench.storage.db import connect
-from fmbench.views import urls
 
 BUILD_ORDER_RULE = (
     "Within one device, OS generation and configuration, builds are ordered by first appearance: the "
@@ -77,9 +77,9 @@ TAG_DATE = "2026"
 
 def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str) -> str:
     """The site path of a build-to-build comparison page, relative to the site root
-    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.views.urls` writes it) when no
+    (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it) when no
     other device or build name collides with these; the site's pages and feed link through its
-    :class:`fmbench.views.urls.SitePaths`."""
+    :class:`fmbench.urls.SitePaths`."""
     return urls.comparison(hardware_model, baseline_build, candidate_build)
 
 
@@ -458,7 +458,7 @@ def atom_feed(
     site's host, the device, the two builds, the configuration, the scenario
     and the figure, so the same change keeps the same id in every build of
     the feed. Entries are newest first (by the candidate build's first run).
-    ``paths``: the site's path segments (:class:`fmbench.views.urls.SitePaths`), so an entry links where the site put the
+    ``paths``: the site's path segments (:class:`fmbench.urls.SitePaths`), so an entry links where the site put the
     page (``None``: as if no name collided with another).
     """
     host = _authority(site_url)

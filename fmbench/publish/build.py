@@ -65,12 +65,12 @@ from fmbench.errors import FmbenchError
 from fmbench.publish import state as build_state
 from fmbench.publish import workers as bw
 from fmbench.publish.regression_cache import BuildRegressions, build_regressions
-from fmbench.publish.render import SiteIdentity, asset_files, normalize_base_url
 from fmbench.storage.dataset import open_database
 from fmbench.storage.db import schema_version
 from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext
 from fmbench.views import inputs as I
 from fmbench.views.inputs import RunIndex
+from fmbench.views.render import SiteIdentity, asset_files, normalize_base_url
 from fmbench.write_errors import as_write_error, writing
 
 MANIFEST = build_state.MANIFEST_FILE

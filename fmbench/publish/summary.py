@@ -32,7 +32,7 @@ from fmbench.write_errors import writing
 
 if TYPE_CHECKING:
     from fmbench.analysis.revisions import Registry
-    from fmbench.mirror import MirrorReport
+    from fmbench.ingest.mirror import MirrorReport
     from fmbench.project import Project
 
 VERDICTS = ("publishable", "exploratory", "invalid")

@@ -41,12 +41,12 @@ from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.errors import FmbenchError
-from fmbench.publish.render import Renderer, SiteIdentity
 from fmbench.storage.dataset import open_database
 from fmbench.storage.originals import gzipped_original, original_bytes
 from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext, render_page, site_context
 from fmbench.views.data import source_files
 from fmbench.views.filters import Filters
+from fmbench.views.render import Renderer, SiteIdentity
 from fmbench.views.run_queries import RunData
 from fmbench.write_errors import refusal
 

@@ -26,6 +26,7 @@ import duckdb
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from fmbench import urls
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.errors import (
@@ -35,16 +36,16 @@ from fmbench.errors import (
     FmbenchError,
     NotFoundError,
 )
-from fmbench.mirror import reassign_revisions
-from fmbench.publish import content_policy
-from fmbench.publish.render import Renderer
+from fmbench.ingest import writable
+from fmbench.ingest.mirror import reassign_revisions
 from fmbench.serving.watch import start_watcher
 from fmbench.storage.dataset import dataset_connection
 from fmbench.storage.db import connect, default_db_path
-from fmbench.views import DataKind, PageKind, render_page, resolve, site_context, urls
+from fmbench.views import DataKind, PageKind, content_policy, render_page, resolve, site_context
 from fmbench.views.api import compare_json, run_json, runs_json, trials_json
 from fmbench.views.diagnostics import diagnostics_page, error_page
 from fmbench.views.filters import FIELDS, Filters, closed_values
+from fmbench.views.render import Renderer
 
 CSP = content_policy.HEADER
 MAX_QUERY_BYTES = 2048
@@ -232,7 +233,7 @@ def _project_sources() -> tuple[Any, str]:
         with _sync_lock:
             if current_app.config.get("FMBENCH_SYNCED") is not registry:
 
-                with connect(current_app.config["FMBENCH_DB"], wait=REQUEST_DB_WAIT) as con:
+                with writable(current_app.config["FMBENCH_DB"], wait=REQUEST_DB_WAIT) as con:
                     reassign_revisions(con, registry)
                 current_app.config["FMBENCH_SYNCED"] = registry
     return registry, project.methodology()
@@ -600,8 +601,12 @@ def run_server(
         db_path = default_db_path(db)
         # A watcher writes, so it migrates as it opens; a reader refuses an older database and says
         # to run `fmbench migrate`. A missing database is created empty, before any reader arrives.
-        with connect(db_path, read_only=db_path.exists() and not watch):
-            pass
+        if db_path.exists() and not watch:
+            with connect(db_path, read_only=True):
+                pass
+        else:
+            with writable(db_path):
+                pass
         app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
     server = listening_server(app, host, port, threads=threads)  # bound before the watcher starts
     if watch:

@@ -4,8 +4,11 @@ The schema lives in ``ingest/schema/NNNN_name.sql``. Each migration is applied
 once, in order, inside a transaction, and recorded in ``fmbench_migrations``.
 After the schema, a data migration re-derives, from the stored original bytes,
 every run whose figures and verdict an older analysis version derived
-(:mod:`fmbench.ingest.rederive`). Commands that write migrate as they open;
-read-only ones refuse an older database and say to run ``fmbench migrate``.
+(:mod:`fmbench.ingest.rederive`). Commands that write open the database through
+:func:`fmbench.ingest.writable`, which migrates as it opens: storage is below the
+analysis that re-derives, so the data migration is handed to :func:`connect`, never
+imported here. Read-only opens refuse an older database and say to run
+``fmbench migrate``.
 A database written by a newer fmbench is refused with a message that says to
 upgrade.
 """
@@ -17,7 +20,7 @@ import itertools
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -27,6 +30,7 @@ from typing import Any
 import duckdb
 
 from fmbench import DISTRIBUTION
+from fmbench.analysis.run import ANALYSIS_VERSION
 from fmbench.errors import DamagedDatabaseError, DatabaseBusyError, DatabaseError
 from fmbench.write_errors import as_write_error, writing
 
@@ -298,15 +302,41 @@ def apply_migration(con: duckdb.DuckDBPyConnection, m: Migration) -> None:
         raise
 
 
-def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+DataMigration = Callable[[duckdb.DuckDBPyConnection], int]
+"""Re-derives every run an older analysis version derived, in one transaction, and says how many
+(:func:`fmbench.ingest.rederive.rederive_stale`)."""
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path, data_migration: DataMigration) -> int:
     """Apply every pending schema migration, then the data migration; return the schema version reached."""
     for m in pending_migrations(con, path):
         apply_migration(con, m)
-    # not at the top: fmbench.ingest imports fmbench.storage.db (the allowed cycle in tests/test_module_shape.py)
-    from fmbench.ingest.rederive import rederive_stale
-
-    rederive_stale(con)
+    data_migration(con)
     return schema_version()
+
+
+def has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ? "
+        "AND table_schema = 'main'",
+        [table, column],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def stale_where(con: duckdb.DuckDBPyConnection) -> str:
+    """The SQL condition of runs derived by an older analysis version (every run, before the column was recorded)."""
+    if not has_column(con, "runs", "analysis_version"):
+        return "TRUE"
+    return f"(analysis_version IS NULL OR analysis_version < {int(ANALYSIS_VERSION)})"
+
+
+def stale_run_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many stored runs an older analysis version derived (0 for a database without runs)."""
+    if not has_column(con, "runs", "run_id"):
+        return 0
+    row = con.execute(f"SELECT count(*) FROM runs WHERE {stale_where(con)}").fetchone()
+    return int(row[0]) if row else 0
 
 
 def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -318,8 +348,6 @@ def check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"{path}: this database has schema version {current}, older than this fmbench's "
             f"({schema_version()}); run `fmbench migrate` to upgrade it"
         )
-    # not at the top: fmbench.ingest imports fmbench.storage.db (the allowed cycle in tests/test_module_shape.py)
-    from fmbench.ingest.rederive import stale_run_count
 
     stale = stale_run_count(con)
     if stale:
@@ -335,8 +363,12 @@ def connect(
     *,
     read_only: bool = False,
     wait: float = 10.0,
+    data_migration: DataMigration | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Open the database. Writable opens create and migrate it; read-only opens check its version."""
+    """Open the database. Writable opens create and migrate it (``data_migration`` re-derives what an older
+    analysis derived: open through :func:`fmbench.ingest.writable`); read-only opens check its version."""
+    if not read_only and data_migration is None:
+        raise TypeError("a writable open needs the data migration: open it with fmbench.ingest.writable")
     db_path = default_db_path(path)
     if read_only and not db_path.exists():
         raise DatabaseError(f"{db_path}: no such database; run `fmbench ingest PATH...` first")
@@ -347,7 +379,8 @@ def connect(
                 check_version(con, db_path)
             else:
                 with writing(db_path, "the database's schema"):
-                    migrate(con, db_path)
+                    assert data_migration is not None
+                    migrate(con, db_path, data_migration)
             yield con
         finally:
             con.close()

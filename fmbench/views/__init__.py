@@ -18,8 +18,8 @@ from typing import Any
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis.revisions import Registry, load_registry
-from fmbench.publish.render import Renderer
 from fmbench.views import (
     builds,
     catalog,
@@ -32,18 +32,18 @@ from fmbench.views import (
     runs,
     search,
     trials,
-    urls,
 )
 from fmbench.views import inputs as I
 from fmbench.views.filters import FIELDS, Filters
 from fmbench.views.page import Page
+from fmbench.views.render import Renderer
 from fmbench.views.site import SiteContext
 
 _SEGMENT = r"[A-Za-z0-9,._-]+"
 
 
 def _filled(route: str) -> Callable[..., str]:
-    """The path of a kind whose parameters are already path segments (from :class:`fmbench.views.urls.SitePaths`): its
+    """The path of a kind whose parameters are already path segments (from :class:`fmbench.urls.SitePaths`): its
     route with each ``{parameter}`` filled in."""
 
     def path(**params: Any) -> str:
@@ -305,7 +305,7 @@ def site_context(
 def render_page(
     site: SiteContext, kind: PageKind, filters: Filters, *, data_as_of: datetime | bool | None = False, **params: Any
 ) -> str:
-    """``data_as_of``: see :meth:`fmbench.publish.render.Renderer.render` (the static build passes it)."""
+    """``data_as_of``: see :meth:`fmbench.views.render.Renderer.render` (the static build passes it)."""
     page = kind.view(site, filters, **params)
     return site.renderer.render(page.template, page, data_as_of=data_as_of)
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.storage.queries import token_sources
-from fmbench.views import urls
 from fmbench.views.comparisons import build_comparison
 from fmbench.views.data import figures_document, seed_as_text
 from fmbench.views.filters import Filters

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis.configuration import config_label
 from fmbench.comparison.regressions import BuildChange
 from fmbench.views import build_queries as q
-from fmbench.views import urls
 from fmbench.views.blocks import Cell, Column, Row, Table
 from fmbench.views.catalog_queries import figures_by_run
 from fmbench.views.common import (

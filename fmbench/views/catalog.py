@@ -6,13 +6,14 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.runfile import vocabulary as vocab
 from fmbench.storage.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
-from fmbench.views import charts, urls
+from fmbench.views import charts
 from fmbench.views import distributions as dist
 from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.views.common import (

@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import CHOICES, columns
@@ -15,7 +16,6 @@ from fmbench.analysis.figures import token_counting
 from fmbench.analysis.revisions import Registry
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views import urls
 from fmbench.views.blocks import Banner, Cell, Column
 
 Url = Any  # the renderer's url() function: str -> str

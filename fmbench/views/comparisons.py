@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.comparison.regressions import atom_feed, find_build_changes
@@ -16,7 +17,6 @@ from fmbench.comparison.selection import ATTEMPT_RULES, select_side
 from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.views import comparison_queries as q
-from fmbench.views import urls
 from fmbench.views.blocks import Banner, Cell, Column, FilterForm, Row, Table
 from fmbench.views.common import run_link
 from fmbench.views.comparison_blocks import (

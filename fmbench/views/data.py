@@ -10,11 +10,11 @@ from typing import Any
 import orjson
 from zlib_ng import gzip_ng
 
+from fmbench import urls
 from fmbench.analysis.configuration import CHOICES, columns
 from fmbench.analysis.figures import token_count_source
 from fmbench.errors import NotFoundError
 from fmbench.storage.originals import gzipped_original, original_bytes
-from fmbench.views import urls
 from fmbench.views.common import rows
 from fmbench.views.filters import Filters
 from fmbench.views.site import SiteContext

@@ -7,12 +7,13 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import SESSION_MODE, config_label
 from fmbench.analysis.revisions import Revision
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views import charts, urls
+from fmbench.views import charts
 from fmbench.views import home_queries as q
 from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Link, Row, Table
 from fmbench.views.catalog_queries import figures_by_run

@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from fmbench.views import urls
+from fmbench import urls
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis.configuration import config_label, pcc_setup_label
 from fmbench.analysis.figures import distribution
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views import charts, urls
+from fmbench.views import charts
 from fmbench.views import pcc_queries as q
 from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.views.common import os_label, quota_text, run_link, verdict_cell

@@ -8,12 +8,13 @@ from typing import Any, ClassVar
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import CHOICES
 from fmbench.analysis.figures import token_count_source
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views import charts, urls
+from fmbench.views import charts
 from fmbench.views import distributions as dist
 from fmbench.views import run_queries as q
 from fmbench.views.blocks import (

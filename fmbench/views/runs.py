@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis.configuration import SESSION_MODE
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views import urls
 from fmbench.views.blocks import (
     Cell,
     Column,

@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from fmbench import urls
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import search_queries as q
-from fmbench.views import urls
 from fmbench.views.common import device_key, run_title
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page

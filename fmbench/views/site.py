@@ -8,14 +8,14 @@ from typing import Any
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.selection import RunCatalog
-from fmbench.publish.render import Renderer
-from fmbench.views import urls
+from fmbench.urls import SitePaths, segments_of
+from fmbench.views.render import Renderer
 from fmbench.views.run_queries import RunData
-from fmbench.views.urls import SitePaths, segments_of
 
 
 @dataclass

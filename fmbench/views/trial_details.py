@@ -10,13 +10,13 @@ from typing import Any
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import distributions as dist
 from fmbench.views import run_queries as q
-from fmbench.views import urls
 from fmbench.views.common import (
     arguments_text,
     rows,

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 import duckdb
 
+from fmbench import urls
 from fmbench.errors import NotFoundError
-from fmbench.views import urls
 from fmbench.views.blocks import (
     Pager,
     Table,

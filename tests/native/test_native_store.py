@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from native_data import DATA
 
-from fmbench.ingest import ingest_paths
+from fmbench.ingest import ingest_paths, writable
 from fmbench.native import write_replay
 from fmbench.native.cli import native
 from fmbench.native.linking import RunReplay, relink, replay_for_run
@@ -263,7 +263,7 @@ def test_an_id_shared_by_two_runs_without_a_source_stays_unlinked(
 def test_relink_changes_nothing_when_links_are_current(tmp_path: Path, db_path: Path) -> None:
     ingest_paths([PURPOSE], db_path)
     ingest_artifacts([write_replay(PURPOSE, tmp_path / "replay")], db_path)
-    with connect(db_path) as con:
+    with writable(db_path) as con:
         assert relink(con) == 0
         con.execute("UPDATE evaluation_rows SET linked_run_id = NULL WHERE row_index = 3")
         assert relink(con) == 1

@@ -22,11 +22,11 @@ import duckdb
 
 from fmbench.analysis.display import terminal_value
 from fmbench.analysis.revisions import Registry
-from fmbench.ingest import CHILD_TABLES, collect_run_files, ingest_paths
+from fmbench.ingest import collect_run_files, ingest_paths, writable
+from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.native.linking import relink
 from fmbench.runfile.annotations import sidecar_for
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
-from fmbench.storage.db import connect
 
 Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
 
@@ -124,7 +124,7 @@ def reassign_revisions(con: duckdb.DuckDBPyConnection, registry: Registry) -> in
 
 def _stored(db: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str | None]]:
     """Stored runs by source SHA-256 (run id, file name), and each run's sidecar SHA-256."""
-    with connect(db) as con:
+    with writable(db) as con:
         runs = {
             sha: (run_id, name)
             for sha, run_id, name in con.execute("SELECT source_sha256, run_id, file_name FROM runs").fetchall()
@@ -189,7 +189,7 @@ def mirror_runs(
     dropping = [*replaced.values(), *((run_id, sha) for sha, (run_id, _) in gone.items())]
     dropping += [(run_id, sha) for _, run_id, sha in again]
     if dropping:
-        with connect(db_path) as con:
+        with writable(db_path) as con:
             for run_id, sha in dropping:
                 drop_run(con, run_id, sha)
     for run_id, name in sorted(gone.values(), key=lambda v: v[1]):
@@ -210,7 +210,7 @@ def mirror_runs(
                 report.lines.append(MirrorLine("ingested", shown(path), o.run_id))
             else:
                 report.lines.append(MirrorLine("re-annotated", shown(path), o.run_id))
-    with connect(db_path) as con:
+    with writable(db_path) as con:
         report.revisions_reassigned = reassign_revisions(con, registry)
         if dropping:
 

@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 
 from fmbench import __version__
-from fmbench.publish import content_policy
+from fmbench.views import content_policy
 
 _TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 
