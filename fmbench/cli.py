@@ -16,7 +16,7 @@ import click
 
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
-from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
 from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
@@ -67,24 +67,6 @@ def _registry(project: Project | None) -> Any:
         return None
     with user_errors():
         return project.registry()
-
-
-MAX_BYTES_OPTION = click.option(
-    "--max-bytes",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_BYTES,
-    show_default=True,
-    help="Refuse a run file larger than this.",
-)
-
-
-MAX_TRIALS_OPTION = click.option(
-    "--max-trials",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_TRIALS,
-    show_default=True,
-    help="Refuse a run file with more trials (or failures, or summaries) than this.",
-)
 
 
 def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, Callable[[], None]]:
@@ -406,7 +388,7 @@ def serve(
     with user_errors():
         if project is not None and parquet is None:
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-            from fmbench.mirror import mirror_runs
+            from fmbench.ingest.mirror import mirror_runs
 
             mirror_runs(
                 project.require_runs_dir(), project.database_for(db), project.registry(), echo=echo,

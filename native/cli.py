@@ -7,14 +7,12 @@ Each command parses its arguments and calls one library function; an
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from fmbench.errors import FmbenchError
-from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
 from fmbench.terminal import echo, text_table, user_error, user_errors
 
 from .compare import compare_files
@@ -22,14 +20,6 @@ from .errors import ArtifactError, GateRuleError
 from .reader import raw_document
 from .replay import write_replay
 from .reports import SAMPLE_KINDS, comparison_text, inspect_path, list_samples, report_path
-
-
-@contextmanager
-def _as_click_errors() -> Iterator[None]:
-    try:
-        yield
-    except FmbenchError as error:
-        raise user_error(error) from None
 
 
 def _fail_on(errors: Sequence[ArtifactError]) -> None:
@@ -65,7 +55,7 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     if raw_json and (summary_only or as_json):
         raise click.UsageError("--raw-json prints the stored document alone; drop --json and --summary-only")
     if raw_json:
-        with _as_click_errors():
+        with user_errors():
             content = raw_document(file)
         click.echo(content, nl=False)  # bytes go to the binary stream unchanged
         return
@@ -135,7 +125,7 @@ def compare_command(
     ctx: click.Context, baseline: Path, candidate: Path, as_json: bool, gates: tuple[str, ...]
 ) -> None:
     """Compare summary metrics of BASELINE and CANDIDATE; exit 1 when a gate fails."""
-    with _as_click_errors():
+    with user_errors():
         try:
             comparison = compare_files(baseline, candidate, gates=gates)
         except GateRuleError as error:
@@ -159,24 +149,12 @@ def compare_command(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder for <run stem>.xcevalresult (created if missing).",
 )
-@click.option(
-    "--max-bytes",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_BYTES,
-    show_default=True,
-    help="Refuse a run file larger than this.",
-)
-@click.option(
-    "--max-trials",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_TRIALS,
-    show_default=True,
-    help="Refuse a run file with more trials (or failures, or summaries) than this.",
-)
+@MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
 def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
 
-    with _as_click_errors(), user_errors():
+    with user_errors():
         path = write_replay(run, output_dir, max_bytes=max_bytes, max_trials=max_trials)
     echo(str(path))
 
@@ -304,7 +282,7 @@ def convert_command(source: Path, target: Path) -> None:
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import convert
 
-    with _as_click_errors():
+    with user_errors():
         written = convert(source, target)
     for path in written:
         echo(str(path))
@@ -339,7 +317,7 @@ def pipeline_command(
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .pipeline import parse_settings, run_pipeline
 
-    with _as_click_errors():
+    with user_errors():
         outcome = run_pipeline(
             config, parse_settings(assignments), step_timeout=step_timeout, force=force
         )
