@@ -475,7 +475,8 @@ def test_markdown_json_and_text_state_the_label_rule_runs_differences_caveats_an
     assert md.startswith("# OS comparison on iPhone18,1: 24A5264n → 24A5270a\n")
     for part in ("**OS comparison.** Attempt rule: latest:", "## Runs", lab.ids["a"], lab.ids["b"],
                  "## What differs", "| OS build | 24A5264n | 24A5270a |", "| Warmups | 5 | 2 |", "## Caveats",
-                 "exploratory", "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Verdict |",
+                 "exploratory", "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Smallest detectable "
+                 "| Verdict |",
                  "| Synthetic throughput | Median TTFT | lower |", "Bonferroni"):
         assert part in md, part
     text = c.to_text()

@@ -58,6 +58,7 @@ from fmbench.comparison.results import (
     ScenarioComparison,
 )
 from fmbench.comparison.rules import Caveat, Difference
+from fmbench.comparison.sample_changes import FailingCheck, SampleChange, SampleChanges, SampleSide
 from fmbench.comparison.selection import RunInfo, Side, SideSpec
 from fmbench.storage.cache_json import Codec
 
@@ -71,7 +72,7 @@ LEGACY_FILE = "comparisons.pickle"
 """What a build before :data:`CACHE_FORMAT` 2 kept: removed, never read."""
 COMPARISON_CLASSES: tuple[type, ...] = (
     Comparison, Difference, Caveat, ScenarioComparison, FigureComparison, DroppedScenario, Interval, Tolerance,
-    Side, SideSpec, RunInfo,
+    Side, SideSpec, RunInfo, SampleChanges, SampleChange, SampleSide, FailingCheck,
 )
 """What a kept comparison (and its sides, in a regression step) is made of."""
 CODEC = Codec(COMPARISON_CLASSES)

@@ -64,14 +64,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from fmbench.analysis import detectable, stats
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis import stats
 from fmbench.analysis import tolerance as tol
 from fmbench.analysis.figures import token_counting
 from fmbench.analysis.revisions import Registry, load_registry
@@ -94,6 +95,7 @@ from fmbench.comparison.rules import (
     Caveat,
     ComparisonRefused,
 )
+from fmbench.comparison.sample_changes import sample_changes
 from fmbench.comparison.selection import AttemptRule, Side, SideSpec, select_side
 from fmbench.errors import FmbenchError
 from fmbench.ingest import ingest_file
@@ -228,6 +230,16 @@ def _figure(
                             note=note)
 
 
+def _with_detectability(fc_: FigureComparison, f: FigureDef, b: Trials, c: Trials,
+                        tolerance: tol.Tolerance) -> FigureComparison:
+    """The figure with the "too few to tell" sentence its verdict carries, if any (:mod:`fmbench.analysis.detectable`)."""
+    sentence = detectable.too_few_to_tell(
+        fc_.verdict, fc_.smallest_detectable_change, fc_.baseline, fc_.unit, tolerance,
+        runs=(b.run_count, c.run_count), trials=(len(b.samples(f)), len(c.samples(f))),
+    )
+    return fc_ if sentence is None else replace(fc_, too_few_to_tell=sentence)
+
+
 def compare_selected(
     con: duckdb.DuckDBPyConnection,
     baseline: Side,
@@ -325,14 +337,18 @@ def _compare_selected(
         if not b.present or not c.present:
             note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
         figures = tuple(
-            _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
-                    caches=caches)
+            _with_detectability(
+                _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
+                        caches=caches),
+                f, b, c, tolerance,
+            )
             for f in _scenario_figures(b, c, speed_comparable)
         )
         scenarios.append(
             ScenarioComparison(sid, titles[sid][0], titles[sid][1], b.trials, b.attempts, c.trials, c.attempts,
                                figures, note)
         )
+    changed = sample_changes(con, baseline, candidate, [(s.scenario_id, s.title) for s in scenarios], confidence)
     return Comparison(
         kind=kind,
         label=LABELS[kind],
@@ -351,6 +367,7 @@ def _compare_selected(
         multiplicity=multiplicity,
         tested_figures=tested,
         tolerance=tolerance,
+        sample_changes=changed,
     )
 
 

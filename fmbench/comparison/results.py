@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fmbench.analysis import detectable, stats
 from fmbench.analysis import display as d
-from fmbench.analysis import stats
 from fmbench.analysis import tolerance as tol
 from fmbench.comparison import text as comparison_text
 from fmbench.comparison.rules import SPEED_NOTE, Caveat, Difference, Kind
+from fmbench.comparison.sample_changes import SampleChanges
 from fmbench.comparison.selection import RULE_DESCRIPTIONS, AttemptRule, Side
 from fmbench.comparison.text import confidence_text
 
@@ -47,6 +48,15 @@ class FigureComparison:
     baseline_absent: str = d.NOT_RECORDED
     """What the baseline's value reads when it has none: ``not recorded``, or ``no measured trial``."""
     candidate_absent: str = d.NOT_RECORDED
+    too_few_to_tell: str | None = None
+    """Beside a "no detectable change" whose smallest detectable change is above the practical threshold: that
+    the runs were too few to tell, and how much more data would do (:func:`fmbench.analysis.detectable.too_few_to_tell`)."""
+
+    @property
+    def smallest_detectable_change(self) -> float | None:
+        """Half the interval's width, in the figure's unit (:mod:`fmbench.analysis.detectable`); ``None`` without
+        an interval."""
+        return detectable.smallest_detectable_change(self.interval)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,7 +69,9 @@ class FigureComparison:
             "delta": self.delta,
             "relative_delta": self.relative_delta,
             "interval": self.interval.to_json() if self.interval else None,
+            "smallest_detectable_change": self.smallest_detectable_change,
             "verdict": self.verdict,
+            "too_few_to_tell": self.too_few_to_tell,
             "note": self.note,
             "baseline_absent": None if self.baseline is not None else self.baseline_absent,
             "candidate_absent": None if self.candidate is not None else self.candidate_absent,
@@ -125,6 +137,8 @@ class Comparison:
     tested_figures: int
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
     """The practical threshold a change must pass to be better or worse."""
+    sample_changes: SampleChanges | None = None
+    """The samples whose pass rate changed beyond chance (:mod:`fmbench.comparison.sample_changes`)."""
 
     @property
     def rule_description(self) -> str:
@@ -156,7 +170,14 @@ class Comparison:
             f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
             f"{self.tolerance.describe('tokens/s')} for throughput, {self.tolerance.describe('bytes')} for memory, "
             f"{self.tolerance.describe('rate')} for rates); a detectable change below it is within tolerance.",
+            f"{detectable.DEFINITION}",
         ]
+        if self.sample_changes is not None:
+            notes.append(
+                f"Samples whose outcome changed: {self.sample_changes.method}, a family-wise "
+                f"{confidence_text(self.sample_changes.confidence)} over the {self.sample_changes.tested} "
+                "sample(s) both sides attempted."
+            )
         if len(self.baseline.run_ids) == 1 and len(self.candidate.run_ids) == 1:
             notes.append(
                 "One run per side: run-to-run variation was not measured, so the intervals cover the samples "
@@ -185,6 +206,7 @@ class Comparison:
             "caveats": [c.to_json() for c in self.caveats],
             "dropped": [x.to_json() for x in self.dropped],
             "scenarios": [s.to_json() for s in self.scenarios],
+            "sample_changes": self.sample_changes.to_json() if self.sample_changes else None,
         }
 
     def to_markdown(self) -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from fmbench.analysis import configuration
+from fmbench.analysis import configuration, detectable
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.figures import token_counting
@@ -13,6 +13,7 @@ from fmbench.runfile import vocabulary as vocab
 
 if TYPE_CHECKING:
     from fmbench.comparison.results import Comparison, FigureComparison
+    from fmbench.comparison.sample_changes import SampleChange, SampleSide
     from fmbench.comparison.selection import RunInfo, Side
 
 
@@ -48,6 +49,47 @@ def interval_text(f: FigureComparison) -> str:
     if f.interval is None:
         return "—"
     return f"[{_signed(f.unit, f.interval.low)}, {_signed(f.unit, f.interval.high)}]"
+
+
+def detectable_cell(f: FigureComparison) -> str:
+    """The smallest detectable change as a table shows it (``—`` without an interval)."""
+    return detectable.detectable_text(f.unit, f.smallest_detectable_change) or "—"
+
+
+def passed_text(side: SampleSide) -> str:
+    """``20/20 passed``: a sample's passed trials of its attempts on one side."""
+    return f"{side.passed}/{side.trials} passed"
+
+
+def checks_text(side: SampleSide) -> str:
+    """The checks that failed on one side of a sample, with how many trials each."""
+    parts = [f"{c.label} ({c.failed}/{side.trials})" for c in side.failing_checks]
+    if side.failed_requests:
+        parts.append(f"{side.failed_requests} request(s) failed")
+    return "; ".join(parts) or "none"
+
+
+def sample_changes_summary(c: Comparison) -> str:
+    """One sentence: how many samples changed of how many tested, and by which test."""
+    found = c.sample_changes
+    if found is None:
+        return "Samples were not tested."
+    failing = sum(x.direction == "newly failing" for x in found.changes)
+    return (
+        f"{len(found.changes)} of {found.tested} sample(s) tested changed beyond chance ({failing} newly failing, "
+        f"{len(found.changes) - failing} newly passing): {found.method}, family-wise "
+        f"{confidence_text(found.confidence)}."
+    )
+
+
+def _sample_lines(x: SampleChange, t: Any) -> list[str]:
+    return [
+        f"  {x.direction}: {t(x.title)} ({t(x.scenario_id)}) · sample {t(x.sample_id)} · "
+        f"{passed_text(x.baseline)} → {passed_text(x.candidate)} · adjusted p {x.adjusted_p_value:.2g}",
+        f"    failing checks: baseline {t(checks_text(x.baseline))}; candidate {t(checks_text(x.candidate))}",
+        f"    baseline response: {t(x.baseline.response) if x.baseline.response is not None else 'no trial'}",
+        f"    candidate response: {t(x.candidate.response) if x.candidate.response is not None else 'no trial'}",
+    ]
 
 
 def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> str:
@@ -116,8 +158,9 @@ def markdown(c: Comparison) -> str:
     lines += [f"- {x}" for x in c.method_notes]
     lines += [
         "",
-        "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Verdict |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+        "| Scenario | Figure | Better | Baseline | Candidate | Delta | Relative | Interval | Smallest detectable "
+        "| Verdict |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
     ]
     for s in c.scenarios:
         for f in s.figures:
@@ -125,8 +168,25 @@ def markdown(c: Comparison) -> str:
             lines.append(
                 f"| {_cell(s.title)} | {f.label} | {f.better} | {value_text(f, 'baseline')} "
                 f"| {value_text(f, 'candidate')} | {delta_text(f)} | {relative_text(f)} | {interval_text(f)} "
-                f"| {_cell(verdict)} |"
+                f"| {detectable_cell(f)} | {_cell(verdict)} |"
             )
+    too_few = [f"- {_cell(s.title)}, {f.label}: {f.too_few_to_tell}" for s in c.scenarios for f in s.figures
+               if f.too_few_to_tell]
+    if too_few:
+        lines += ["", *too_few]
+    lines += ["", "## Samples whose outcome changed", "", sample_changes_summary(c)]
+    for x in c.sample_changes.changes if c.sample_changes else ():
+        lines += [
+            "",
+            f"### {x.direction.capitalize()}: {_cell(x.title)} (`{_cell(x.scenario_id)}`), sample "
+            f"`{_cell(x.sample_id)}`",
+            "",
+            "| | Baseline | Candidate |",
+            "| --- | --- | --- |",
+            f"| Passed | {passed_text(x.baseline)} | {passed_text(x.candidate)} |",
+            f"| Failing checks | {_cell(checks_text(x.baseline))} | {_cell(checks_text(x.candidate))} |",
+            f"| A response | {_cell(x.baseline.response or 'no trial')} | {_cell(x.candidate.response or 'no trial')} |",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -149,10 +209,11 @@ def text(c: Comparison) -> str:
     lines += [""]
     lines += [f"  {x}" for x in c.method_notes]
     lines.append("")
-    header = ("scenario", "figure", "better", "baseline", "candidate", "delta", "relative", "interval", "verdict")
+    header = ("scenario", "figure", "better", "baseline", "candidate", "delta", "relative", "interval", "detectable",
+              "verdict")
     rows = [
         (t(s.scenario_id), f.label, f.better, value_text(f, "baseline"), value_text(f, "candidate"), delta_text(f),
-         relative_text(f), interval_text(f), f.verdict)
+         relative_text(f), interval_text(f), detectable_cell(f), f.verdict)
         for s in c.scenarios
         for f in s.figures
     ]
@@ -160,5 +221,12 @@ def text(c: Comparison) -> str:
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    too_few = [f"  {t(s.scenario_id)}, {f.label}: {f.too_few_to_tell}" for s in c.scenarios for f in s.figures
+               if f.too_few_to_tell]
+    if too_few:
+        lines += ["", *too_few]
+    lines += ["", "samples whose outcome changed:", f"  {sample_changes_summary(c)}"]
+    for x in c.sample_changes.changes if c.sample_changes else ():
+        lines += _sample_lines(x, t)
     return "\n".join(lines)
 
