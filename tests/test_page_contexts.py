@@ -304,6 +304,10 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
     assert (page.nav_active, page.uses_charts) == ("compare", True)
     assert (page.rule, page.strict) == ("latest", False)
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
+    (section,) = page.sections
+    # Under the verdicts: how many samples were tested and which changed; every figure's smallest detectable change.
+    assert section.samples is not None and " sample(s) tested changed beyond chance" in section.samples.summary
+    assert section.table is not None and "detectable" in [c.key for c in section.table.columns]
     with pytest.raises(NotFoundError):
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
@@ -332,6 +336,8 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
     assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    assert section.samples is not None
+    assert all([side.name for side in x.sides] == ["Device A", "Device B"] for x in section.samples.changes)
     index = _page(site, "compare_index")
     assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
     with pytest.raises(NotFoundError):

@@ -12,13 +12,15 @@ from typing import Any, TypeVar
 
 import duckdb
 
+from fmbench.analysis import detectable
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import GROUPING
-from fmbench.comparison.results import Comparison
+from fmbench.comparison.results import Comparison, FigureComparison
 from fmbench.comparison.selection import SideSpec
 from fmbench.views import charts
 from fmbench.views.blocks import Banner, Cell, Chart, Column, Row, Table
+from fmbench.views.sample_changes import SampleChangesBlock
 from fmbench.views.site import SiteContext
 
 J = TypeVar("J")
@@ -92,6 +94,16 @@ def _absent(text: str) -> str | None:
     return None if text == d.NOT_RECORDED else text
 
 
+def _detectable_cell(f: FigureComparison) -> Cell:
+    """The smallest detectable change; where there is no interval, what the interval's cell says."""
+    text = detectable.detectable_text(f.unit, f.smallest_detectable_change)
+    if text is not None:
+        return Cell(text)
+    if f.verdict in _UNTESTED:
+        return Cell(_UNTESTED[f.verdict], title=f.note)
+    return Cell(None, reason=f.note or "no interval")
+
+
 def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
     """``heading``: the configuration, which names the table apart from the page's other sections' tables."""
     columns = [
@@ -103,6 +115,8 @@ def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
         Column("delta", "Delta", True, "candidate − baseline"),
         Column("relative", "Relative", True),
         Column("interval", "Interval", True),
+        Column("detectable", "Smallest detectable", True,
+               "Half the interval's width: a smaller change cannot be told from none at this confidence"),
         Column("verdict", "Verdict"),
     ]
     out = []
@@ -125,8 +139,10 @@ def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
                         Cell(interval, reason=f.note or ("a maximum is shown, not tested" if f.unit == "bytes" else "no interval"))
                         if interval is not None or f.verdict not in _UNTESTED
                         else Cell(_UNTESTED[f.verdict], title=f.note),
-                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance" else f.verdict,
-                             tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.note),
+                        _detectable_cell(f),
+                        Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance"
+                             else f"{f.verdict} (too few runs to tell)" if f.too_few_to_tell else f.verdict,
+                             tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.too_few_to_tell or f.note),
                     ]
                 )
             )
@@ -174,3 +190,5 @@ class ComparisonSection:
     charts: list[Chart]
     methods: list[str]
     refused: str | None = None
+    samples: SampleChangesBlock | None = None
+    """The samples whose outcome changed, under the verdicts (``_sample_changes.html``)."""

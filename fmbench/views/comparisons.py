@@ -33,6 +33,7 @@ from fmbench.views.comparison_queries import build_order
 from fmbench.views.device_comparisons import device_comparisons_table
 from fmbench.views.filters import Filters, filter_form
 from fmbench.views.page import Page
+from fmbench.views.sample_changes import sample_changes_block
 from fmbench.views.site import SiteContext
 
 
@@ -143,6 +144,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
+        samples=sample_changes_block(cmp, key),
     )
 
 

@@ -25,6 +25,7 @@ from fmbench.views.comparison_blocks import (
 from fmbench.views.comparison_queries import build_order
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
+from fmbench.views.sample_changes import sample_changes_block
 from fmbench.views.site import SiteContext
 
 RULE = "latest"
@@ -111,6 +112,7 @@ def _section(
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
+        samples=sample_changes_block(cmp, key, ("Device A", "Device B")),
     )
 
 
