@@ -236,7 +236,7 @@ def test_compare_as_text_and_markdown_lists_the_changed_samples_and_the_smallest
 def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escaped(
     corpus: tuple[Path, dict[str, str]],
 ) -> None:
-    db, _ids = corpus
+    db, ids = corpus
     con = duckdb.connect(str(db), read_only=True)
     try:
         site = site_context(con, Renderer(), registry=fixtures_registry())
@@ -253,6 +253,8 @@ def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escap
             ("Baseline", "20/20 passed", flips.PASSING_RESPONSE), ("Candidate", "0/20 passed", flips.HOSTILE_RESPONSE),
         ]
         assert first.sides[1].checks == ["Excludes “Smith”: failed 20 of 20"]
+        assert [(side.run, side.run_href) for side in first.sides] == [
+            (ids["baseline"], f"/runs/{ids['baseline']}/"), (ids["candidate"], f"/runs/{ids['candidate']}/")]
         assert any(t.startswith("Natural-language task capture, Task success: Too few runs to tell")
                    for t in section.samples.too_few)
         assert section.table is not None

@@ -144,7 +144,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
-        samples=sample_changes_block(cmp, key),
+        samples=sample_changes_block(cmp, key, site.url),
     )
 
 

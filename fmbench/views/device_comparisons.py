@@ -112,7 +112,7 @@ def _section(
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
-        samples=sample_changes_block(cmp, key, ("Device A", "Device B")),
+        samples=sample_changes_block(cmp, key, site.url, ("Device A", "Device B")),
     )
 
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from fmbench import urls
 from fmbench.comparison import text as comparison_text
 from fmbench.comparison.results import Comparison
 from fmbench.comparison.sample_changes import SampleChange, SampleSide
@@ -23,7 +25,10 @@ class SampleSideView:
     response: str | None
     """One response (untrusted text, escaped where it is printed); ``None``: the side has no such trial."""
     response_label: str
-    """What the response is: a passing or a failing trial's, and of which run."""
+    """What the response is: a passing or a failing trial's."""
+    run: str | None
+    """The run the response is from, and its page."""
+    run_href: str | None
 
 
 @dataclass(frozen=True)
@@ -53,18 +58,20 @@ class SampleChangesBlock:
     """"Workload, figure: too few runs to tell …" per figure that says so."""
 
 
-def _side(name: str, side: SampleSide) -> SampleSideView:
+def _side(name: str, side: SampleSide, url: Callable[[str], str]) -> SampleSideView:
     checks = [f"{c.label}: failed {c.failed} of {side.trials}" for c in side.failing_checks]
     if side.failed_requests:
         checks.append(f"{side.failed_requests} of {side.trials} request(s) failed with no response")
     if side.response is None:
         label = "No trial to show: every failed attempt was a request that failed"
     else:
-        label = f"A {'passing' if side.response_passed else 'failing'} trial's response (run {side.response_run})"
-    return SampleSideView(name, comparison_text.passed_text(side), checks, side.response, label)
+        label = f"A {'passing' if side.response_passed else 'failing'} trial's response"
+    run = side.response_run
+    return SampleSideView(name, comparison_text.passed_text(side), checks, side.response, label, run,
+                          None if run is None else url(urls.run(run)))
 
 
-def _change(x: SampleChange, names: tuple[str, str]) -> SampleChangeView:
+def _change(x: SampleChange, names: tuple[str, str], url: Callable[[str], str]) -> SampleChangeView:
     return SampleChangeView(
         direction=x.direction,
         tone="worse" if x.direction == "newly failing" else "better",
@@ -73,17 +80,20 @@ def _change(x: SampleChange, names: tuple[str, str]) -> SampleChangeView:
         sample_id=x.sample_id,
         change=f"{x.change * 100:+.0f} points",
         adjusted_p=f"{x.adjusted_p_value:.2g}",
-        sides=[_side(names[0], x.baseline), _side(names[1], x.candidate)],
+        sides=[_side(names[0], x.baseline, url), _side(names[1], x.candidate, url)],
     )
 
 
-def sample_changes_block(cmp: Comparison, key: str, names: tuple[str, str] = ("Baseline", "Candidate")) -> SampleChangesBlock:
-    """``key``: the section's, which keeps the block's id apart from the page's other sections'."""
+def sample_changes_block(
+    cmp: Comparison, key: str, url: Callable[[str], str], names: tuple[str, str] = ("Baseline", "Candidate")
+) -> SampleChangesBlock:
+    """``key``: the section's, which keeps the block's id apart from the page's other sections'; ``url``: the
+    site's (a path to its address)."""
     found = cmp.sample_changes
     return SampleChangesBlock(
         id=f"samples-{key}",
         summary=comparison_text.sample_changes_summary(cmp),
-        changes=[_change(x, names) for x in (found.changes if found else ())],
+        changes=[_change(x, names, url) for x in (found.changes if found else ())],
         empty_text="No sample's outcome changed beyond chance.",
         too_few=[f"{s.title}, {f.label}: {f.too_few_to_tell}" for s in cmp.scenarios for f in s.figures
                  if f.too_few_to_tell],
