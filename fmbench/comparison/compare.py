@@ -57,6 +57,12 @@ Choices this module makes, stated once:
   which keeps the chance of *any* noise verdict in the whole comparison
   below 5 % (family-wise). ``multiplicity="none"`` gives plain per-figure
   95 % intervals; the level used is stated in every output.
+- **Smallest detectable change**: every figure with an interval states half its width
+  (:mod:`fmbench.analysis.detectable`); a "no detectable change" whose smallest detectable change is above the
+  practical threshold says the runs were too few to tell, and how much more data per side would do.
+- **Samples whose outcome changed** (:mod:`fmbench.comparison.sample_changes`): each sample both sides attempted,
+  by Fisher's exact test with Holm's correction over the samples tested, at the caller's confidence (family-wise
+  over the samples, apart from the figures' Bonferroni level).
 """
 
 
@@ -230,14 +236,14 @@ def _figure(
                             note=note)
 
 
-def _with_detectability(fc_: FigureComparison, f: FigureDef, b: Trials, c: Trials,
+def _with_detectability(compared: FigureComparison, f: FigureDef, b: Trials, c: Trials,
                         tolerance: tol.Tolerance) -> FigureComparison:
     """The figure with the "too few to tell" sentence its verdict carries, if any (:mod:`fmbench.analysis.detectable`)."""
     sentence = detectable.too_few_to_tell(
-        fc_.verdict, fc_.smallest_detectable_change, fc_.baseline, fc_.unit, tolerance,
+        compared.verdict, compared.smallest_detectable_change, compared.baseline, compared.unit, tolerance,
         runs=(b.run_count, c.run_count), trials=(len(b.samples(f)), len(c.samples(f))),
     )
-    return fc_ if sentence is None else replace(fc_, too_few_to_tell=sentence)
+    return compared if sentence is None else replace(compared, too_few_to_tell=sentence)
 
 
 def compare_selected(
