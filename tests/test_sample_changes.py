@@ -135,7 +135,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
     report = ingest_paths([folder / "runs"], db, registry=fixtures_registry())
     assert report.ok, [o.message for o in report.outcomes]
     ids = {Path(o.path).name: o.run_id for o in report.outcomes}
-    return db, {"baseline": ids[written.baseline.name], "candidate": ids[written.candidate.name]}
+    return db, {"baseline": ids[written.baseline.name], "candidate": ids[written.candidate.name],
+                "baseline_file": str(written.baseline), "candidate_file": str(written.candidate)}
 
 
 @pytest.fixture(scope="module")
@@ -175,6 +176,17 @@ def test_compare_json_holds_exactly_the_flipped_samples_newly_failing_first_with
     assert passing["baseline"]["response"] == flips.FAILING_RESPONSE
     assert passing["candidate"]["response"] == flips.PASSING_RESPONSE
     assert {c["sample_id"] for c in changes} == set(flips.FLIPPED)
+
+
+def test_two_run_files_compared_with_no_database_name_the_same_samples(corpus: tuple[Path, dict[str, str]]) -> None:
+    _db, ids = corpus
+    result = CliRunner().invoke(main, ["compare", ids["baseline_file"], ids["candidate_file"], "--json"])
+    assert result.exit_code == 0, result.output
+    changes = json.loads(result.output)["sample_changes"]["changes"]
+    assert [(c["sample_id"], c["direction"]) for c in changes] == [
+        ("task-capture-007", "newly failing"), ("task-capture-019", "newly failing"),
+        ("journal-summary-011", "newly passing"),
+    ]
 
 
 def test_the_workload_verdict_keeps_its_own_interval_beside_the_sample_list(compared: dict[str, Any]) -> None:
