@@ -260,7 +260,7 @@ def _site() -> Any:
         if project is not None:
 
             g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
-            g.site.originals = project.config.publishing.originals
+            g.site.originals = project.originals()
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:
