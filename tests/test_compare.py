@@ -23,6 +23,7 @@ from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
 from fmbench.comparison.selection import FILTER_KEYS, parse_filter, parse_side
+from fmbench.comparison.text import NAMED_CHANGES
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.ingest import ingest_paths
 from fmbench.storage.db import connect
@@ -222,7 +223,9 @@ def test_the_verdict_sentence_names_each_change_with_its_workload_and_size_and_c
     s0, f0 = worse[0]
     size = f"{abs(f0.relative_delta) * 100:.0f}%"
     assert c.verdict_sentence.startswith(f"{f0.label} of {s0.title} got {size} worse (")
-    assert c.verdict_sentence.count(" got ") == 4 and c.verdict_sentence.count(" worse (") == 4
+    # the first NAMED_CHANGES changes named with their sizes, the others counted
+    assert NAMED_CHANGES == 3 and c.verdict_sentence.count(" worse (") == 3
+    assert "; 1 other figure got worse; " in c.verdict_sentence
     assert f"; {unchanged} other figures did not change beyond the practical threshold; {untested} were not tested." \
         in c.verdict_sentence
     # the sentence is the first thing after the title in the text and the Markdown, and in the JSON
