@@ -22,7 +22,7 @@ from fmbench.views.comparisons import ComparisonPage, build_comparison, build_pa
 from fmbench.views.filters import Filters
 from fmbench.views.render import Renderer
 
-from browser_support import fmbench_server
+from browser_support import AXE, fmbench_server
 from testdata import FIXTURES
 
 INTERVALS_DIGEST = "54cc0bf70cf0b5259d1bb52e893302dd2c8142007788fd9fb40700ddb58cc858"
@@ -201,13 +201,16 @@ def test_the_verdict_table_shows_the_candidate_delta_and_verdict_without_sideway
     browser: Any, served_corpus: str, width: int
 ) -> None:
     context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_init_script(path=str(AXE))
     try:
         page = context.new_page()
         response = page.goto(served_corpus + "compare/iPhone18,1/24A5256a..24A5264n/", wait_until="networkidle")
         assert response is not None and response.status == 200
         found = page.evaluate(_PLACES)
+        violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => v.id)")
     finally:
         context.close()
+    assert violations == []  # the cards keep their labels readable (contrast) and their table's structure
     assert found["scrollWidth"] <= found["innerWidth"] == width  # the page does not scroll sideways
     assert found["table"]["width"] <= found["wrap"]["width"] + 1  # nor does the table inside its box
     assert found["verdict"] == "worse"
