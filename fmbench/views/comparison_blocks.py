@@ -16,6 +16,7 @@ from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import GROUPING
 from fmbench.comparison.results import Comparison
+from fmbench.comparison.rules import ComparisonRefused
 from fmbench.comparison.selection import SideSpec
 from fmbench.comparison.text import verdict_sentence
 from fmbench.views import charts
@@ -193,12 +194,12 @@ class ComparisonSection:
     """The configuration in a few words: what the page's sentence names a change by when it has several."""
 
 
-def refused_section(heading: str, rule: str, key: str, reason: str, configuration: str) -> ComparisonSection:
+def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefused, configuration: str) -> ComparisonSection:
     """A section whose comparison the publishing rules refuse: it says why, and nothing else."""
     empty = Table(f"diff-{key}", "", [], [])
     return ComparisonSection(heading, "Refused", heading, rule, [], [], empty, [], Table(f"expected-{key}", "", [], []),
-                             [], None, [], [], refused=reason, verdict=f"Not compared: {reason}.",
-                             configuration=configuration)
+                             [], None, [], [], refused=str(refused),
+                             verdict=f"Not compared: {refused.reason.rstrip('.')}.", configuration=configuration)
 
 
 def compared_section(

@@ -122,7 +122,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
                                caches=site.caches)
     except ComparisonRefused as exc:
-        return refused_section(heading, rule, key, str(exc), heading)
+        return refused_section(heading, rule, key, exc, heading)
     return compared_section(site, cmp, heading, heading, key)
 
 

@@ -91,7 +91,7 @@ def _section(
         cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
                                caches=site.caches)
     except ComparisonRefused as exc:
-        return refused_section(heading, RULE, key, str(exc), config_label(config))
+        return refused_section(heading, RULE, key, exc, config_label(config))
     return compared_section(site, cmp, heading, config_label(config), key, sides=("Device A", "Device B"))
 
 
