@@ -308,6 +308,28 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
 
+def test_comparison_states_its_verdicts_in_one_sentence_and_lists_expected_differences_apart(site: SiteContext) -> None:
+    page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
+    (section,) = page.sections
+    cmp = section.comparison
+    assert cmp is not None
+    worse = [f for _s, f in cmp.changes() if f.verdict == "worse"]
+    assert [f.key for f in worse] == ["ttft_median", "ttft_p90", "tps_median", "tps_p90"]
+    # what got worse, named with its workload and size, then what did not change: one sentence
+    assert page.verdict.startswith("Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s); "
+                                   "p90 TTFT of Synthetic throughput got 30% worse")
+    assert page.verdict.endswith("; 1 other figure got worse; 3 other figures did not change beyond the practical "
+                                 "threshold; 1 was not tested.")
+    assert page.verdict.endswith(".") and ". " not in page.verdict  # one sentence
+    assert page.verdict == section.verdict == cmp.verdict_sentence
+    # the caveats: what differs and can explain a change; the runs and their start times are expected
+    assert [r.cells for r in section.differences.rows] == [["OS build", "24A5256a", "24A5264n"]]
+    assert section.caveats == []
+    assert [r.cells[0] for r in section.expected.rows] == ["Run", "Started"]
+    assert section.expected.rows[0].cells[1:] == [_run_id(site, BASELINE), _run_id(site, CANDIDATE)]
+    assert section.table is not None and section.table.cards and section.differences.cards
+
+
 @pytest.fixture(scope="module")
 def two_devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
     """The iPhone's two performance runs and the iPad's performance run of OS 27 build 24A5264n."""
@@ -332,6 +354,8 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
     assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    assert section.comparison is not None and page.verdict == section.comparison.verdict_sentence
+    assert "Seed" not in [r.cells[0] for r in section.differences.rows]
     index = _page(site, "compare_index")
     assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
     with pytest.raises(NotFoundError):

@@ -341,6 +341,7 @@ def _compare_selected(
         baseline=baseline,
         candidate=candidate,
         differences=tuple(differences),
+        expected_differences=tuple(rules.expected_differences(baseline, candidate)),
         caveats=tuple(caveats),
         scenarios=tuple(scenarios),
         dropped=tuple(dropped),

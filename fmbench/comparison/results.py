@@ -125,6 +125,15 @@ class Comparison:
     tested_figures: int
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
     """The practical threshold a change must pass to be better or worse."""
+    expected_differences: tuple[Difference, ...] = ()
+    """What differs between any two runs (the runs, their start times, the order seed): listed apart from
+    :attr:`differences`, which can explain a change."""
+
+    @property
+    def verdict_sentence(self) -> str:
+        """The comparison's verdicts in one sentence: what got worse or better beyond the practical threshold,
+        and how many figures did not change (:func:`fmbench.comparison.text.verdict_sentence`)."""
+        return comparison_text.verdict_sentence([(None, self)])
 
     @property
     def rule_description(self) -> str:
@@ -182,6 +191,8 @@ class Comparison:
             "baseline": self.baseline.to_json(),
             "candidate": self.candidate.to_json(),
             "differences": [x.to_json() for x in self.differences],
+            "expected_differences": [x.to_json() for x in self.expected_differences],
+            "verdict": self.verdict_sentence,
             "caveats": [c.to_json() for c in self.caveats],
             "dropped": [x.to_json() for x in self.dropped],
             "scenarios": [s.to_json() for s in self.scenarios],
