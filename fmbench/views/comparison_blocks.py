@@ -7,7 +7,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import duckdb
@@ -158,6 +158,11 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
     return out
 
 
+def interval_lines(cmp: Comparison) -> list[str]:
+    """The lines a section states under its table about what its intervals drew on (see :class:`ComparisonSection`)."""
+    return [n for n in (cmp.pairing_note, cmp.run_variation_note) if n]
+
+
 @dataclass(frozen=True)
 class ComparisonSection:
     heading: str
@@ -174,3 +179,5 @@ class ComparisonSection:
     charts: list[Chart]
     methods: list[str]
     refused: str | None = None
+    intervals: list[str] = field(default_factory=list)
+    """What the intervals drew on, one line each: paired by sample or not, run-to-run variation measured."""

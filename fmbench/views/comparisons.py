@@ -26,6 +26,7 @@ from fmbench.views.comparison_blocks import (
     delta_format,
     each_section,
     figure_table,
+    interval_lines,
     relative_text,
     side_spec,
 )
@@ -143,6 +144,7 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
+        intervals=interval_lines(cmp),
     )
 
 

@@ -20,6 +20,7 @@ from fmbench.views.comparison_blocks import (
     delta_charts,
     each_section,
     figure_table,
+    interval_lines,
     side_spec,
 )
 from fmbench.views.comparison_queries import build_order
@@ -111,6 +112,7 @@ def _section(
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
+        intervals=interval_lines(cmp),
     )
 
 
