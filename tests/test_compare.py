@@ -553,7 +553,8 @@ def test_markdown_json_and_text_state_the_label_rule_runs_differences_caveats_an
     assert payload["baseline"]["runs"][0]["run_id"] == lab.ids["a"]
     figure = payload["scenarios"][0]["figures"][3]
     assert figure["key"] == "ttft_median" and figure["better"] == "lower" and figure["verdict"] == "worse"
-    assert set(figure["interval"]) == {"low", "high", "confidence", "method"}
+    assert set(figure["interval"]) == {"low", "high", "confidence", "method", "paired"}
+    assert figure["interval"]["paired"] is True and payload["scenarios"][0]["paired"] is True  # the same samples
 
 
 def test_run_supplied_text_cannot_break_the_markdown_table(lab: Lab) -> None:

@@ -25,10 +25,13 @@ from fmbench.views.render import Renderer
 from browser_support import AXE, fmbench_server
 from testdata import FIXTURES
 
-INTERVALS_DIGEST = "54cc0bf70cf0b5259d1bb52e893302dd2c8142007788fd9fb40700ddb58cc858"
+INTERVALS_DIGEST = "8479b494daf094de619564774bd1e3c32af8fb66f8999459bf667ad3cf1dcfe1"
 """SHA-256 of every interval of every comparison page of the fixture corpus (84 of them), as the seeded cluster
-bootstrap drew them before its resampling was made faster. A change of the resampling that changes a published
-interval must change this on purpose."""
+bootstrap draws them since the intervals of sides that ran the same samples are paired by sample (63 of them). A
+change of the resampling that changes a published interval must change this on purpose."""
+UNPAIRED_DIGEST = "39d46e30318fb811e9d20ca5192a8d20bfce198cd24b09ce9be0dd3982f61370"
+"""SHA-256 of the 21 intervals that are not paired: the same as the seeded cluster bootstrap drew them before its
+resampling was made faster, and before pairing (the unpaired draw did not change)."""
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +46,7 @@ def test_every_interval_of_the_fixture_corpus_comparisons_is_the_one_published_b
     try:
         site = site_context(con, Renderer())
         rows = []
+        paired: list[bool] = []
         for device, a, b in sorted(build_pairs(site)):
             found = build_comparison(site, {"device": device, "baseline": a, "candidate": b}).to_json()
             for cmp in found["comparisons"]:
@@ -52,10 +56,13 @@ def test_every_interval_of_the_fixture_corpus_comparisons_is_the_one_published_b
                          repr(f["interval"]["low"]), repr(f["interval"]["high"])]
                         for f in s["figures"] if f["interval"]
                     ]
+                    paired += [f["interval"]["paired"] for f in s["figures"] if f["interval"]]
     finally:
         con.close()
-    assert len(rows) == 84
+    assert len(rows) == 84 and sum(paired) == 63
     assert hashlib.sha256(json.dumps(rows).encode()).hexdigest() == INTERVALS_DIGEST
+    unpaired = [row for row, p in zip(rows, paired, strict=True) if not p]
+    assert hashlib.sha256(json.dumps(unpaired).encode()).hexdigest() == UNPAIRED_DIGEST
 
 
 def test_a_served_page_computes_its_configurations_side_by_side_into_the_built_page(

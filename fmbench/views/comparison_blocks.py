@@ -162,6 +162,11 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
     return out
 
 
+def interval_lines(cmp: Comparison) -> list[str]:
+    """The lines a section states under its table about what its intervals drew on (see :class:`ComparisonSection`)."""
+    return [n for n in (cmp.pairing_note, cmp.run_variation_note) if n]
+
+
 @dataclass(frozen=True)
 class ComparisonSection:
     """One configuration of a comparison page, in the order it is laid out: its verdicts (the sentence and the
@@ -192,6 +197,8 @@ class ComparisonSection:
     """What the section was made from (for the page's sentence over all its sections); not laid out."""
     configuration: str = ""
     """The configuration in a few words: what the page's sentence names a change by when it has several."""
+    intervals: list[str] = field(default_factory=list)
+    """What the intervals drew on, one line each: paired by sample or not, run-to-run variation measured."""
 
 
 def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefused, configuration: str) -> ComparisonSection:
@@ -238,6 +245,7 @@ def compared_section(
         table=figure_table(cmp, f"figures-{key}", heading),
         charts=delta_charts(cmp, key),
         methods=list(cmp.method_notes),
+        intervals=interval_lines(cmp),
         verdict=cmp.verdict_sentence,
         comparison=cmp,
         configuration=configuration,
