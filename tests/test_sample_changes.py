@@ -178,6 +178,15 @@ def test_compare_json_holds_exactly_the_flipped_samples_newly_failing_first_with
     assert {c["sample_id"] for c in changes} == set(flips.FLIPPED)
 
 
+def _task_success_detectable(compared: dict[str, Any]) -> str:
+    """Task capture's task success smallest detectable change as a reader sees it (it follows the interval)."""
+    task = next(s for s in compared["scenarios"] if s["scenario_id"] == "task-capture")
+    success = next(f for f in task["figures"] if f["key"] == "task_success")
+    text = detectable.detectable_text("rate", success["smallest_detectable_change"])
+    assert text is not None
+    return text
+
+
 def test_two_run_files_compared_with_no_database_name_the_same_samples(corpus: tuple[Path, dict[str, str]]) -> None:
     _db, ids = corpus
     result = CliRunner().invoke(main, ["compare", ids["baseline_file"], ids["candidate_file"], "--json"])
@@ -227,7 +236,7 @@ def test_a_no_detectable_change_the_runs_could_not_see_says_too_few_to_tell_and_
 
 
 def test_compare_as_text_and_markdown_lists_the_changed_samples_and_the_smallest_detectable_changes(
-    corpus: tuple[Path, dict[str, str]],
+    corpus: tuple[Path, dict[str, str]], compared: dict[str, Any],
 ) -> None:
     db, ids = corpus
     result = CliRunner().invoke(main, ["compare", ids["baseline"], ids["candidate"], "--db", str(db)])
@@ -237,7 +246,8 @@ def test_compare_as_text_and_markdown_lists_the_changed_samples_and_the_smallest
     assert "3 of 50 sample(s) tested changed beyond chance (2 newly failing, 1 newly passing)" in out
     assert out.index("sample task-capture-007") < out.index("sample task-capture-019") < out.index(
         "sample journal-summary-011")
-    assert "20/20 passed → 0/20 passed" in out and "detectable" in out and "±14.0 pp" in out
+    assert "20/20 passed → 0/20 passed" in out and "detectable" in out
+    assert _task_success_detectable(compared) in out
     assert "task-capture, Task success: Too few runs to tell" in out
     markdown = CliRunner().invoke(main, ["compare", ids["baseline"], ids["candidate"], "--db", str(db), "--markdown"])
     assert markdown.exit_code == 0
@@ -246,7 +256,7 @@ def test_compare_as_text_and_markdown_lists_the_changed_samples_and_the_smallest
 
 
 def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escaped(
-    corpus: tuple[Path, dict[str, str]],
+    corpus: tuple[Path, dict[str, str]], compared: dict[str, Any],
 ) -> None:
     db, ids = corpus
     con = duckdb.connect(str(db), read_only=True)
@@ -269,13 +279,18 @@ def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escap
             (ids["baseline"], f"/runs/{ids['baseline']}/"), (ids["candidate"], f"/runs/{ids['candidate']}/")]
         assert any(t.startswith("Natural-language task capture, Task success: Too few runs to tell")
                    for t in section.samples.too_few)
+        # Every compared figure's smallest detectable change, beside its practical threshold.
+        listed = section.samples.detectable
+        assert len(listed.rows) == 14
+        assert [c.key for c in listed.columns] == ["scenario", "figure", "detectable", "threshold", "verdict"]
+        success = next(r for r in listed.rows if r.cells[:2] == ["Natural-language task capture", "Task success"])
+        assert success.cells[2:] == [_task_success_detectable(compared), "±5 points", "too few runs to tell"]
+        # The verdict table says it beside the verdict.
         assert section.table is not None
-        columns = [c.key for c in section.table.columns]
-        detectable_at, verdict_at = columns.index("detectable"), columns.index("verdict")
-        success = next(r for r in section.table.rows if r.cells[0] == "Natural-language task capture"
-                       and r.cells[1] == "Task success")
-        assert success.cells[detectable_at].text == "±14.0 pp"
-        assert success.cells[verdict_at].text == "no detectable change (too few runs to tell)"
+        verdict_at = [c.key for c in section.table.columns].index("verdict")
+        verdict = next(r for r in section.table.rows if r.cells[0] == "Natural-language task capture"
+                       and r.cells[1] == "Task success").cells[verdict_at]
+        assert verdict.text == "no detectable change (too few runs to tell)"
         (kind,) = [k for k in PAGES if k.name == "comparison"]
         html = render_page(site, kind, Filters(), **args)
     finally:

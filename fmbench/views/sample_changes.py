@@ -7,9 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fmbench import urls
+from fmbench.analysis import detectable
 from fmbench.comparison import text as comparison_text
 from fmbench.comparison.results import Comparison
 from fmbench.comparison.sample_changes import SampleChange, SampleSide
+from fmbench.views.blocks import Column, Row, Table
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,29 @@ class SampleChangesBlock:
     empty_text: str
     too_few: list[str]
     """"Workload, figure: too few runs to tell …" per figure that says so."""
+    detectable: Table
+    """Every compared figure's smallest detectable change beside its practical threshold."""
+
+
+def _detectable_table(cmp: Comparison, key: str) -> Table:
+    rows = []
+    for s in cmp.scenarios:
+        for f in s.figures:
+            text = detectable.detectable_text(f.unit, f.smallest_detectable_change)
+            if text is None:
+                continue
+            rows.append(Row([s.title, f.label, text, cmp.tolerance.describe(f.unit),
+                             "too few runs to tell" if f.too_few_to_tell else f.verdict]))
+    return Table(
+        f"detectable-{key}",
+        "The smallest change each compared figure could detect (half its interval's width)",
+        [Column("scenario", "Scenario"), Column("figure", "Figure"),
+         Column("detectable", "Smallest detectable", True,
+                "Half the interval's width: a smaller change cannot be told from none at this confidence"),
+         Column("threshold", "Practical threshold", True), Column("verdict", "Verdict")],
+        rows,
+        "No figure was tested.",
+    )
 
 
 def _side(name: str, side: SampleSide, url: Callable[[str], str]) -> SampleSideView:
@@ -97,4 +122,5 @@ def sample_changes_block(
         empty_text="No sample's outcome changed beyond chance.",
         too_few=[f"{s.title}, {f.label}: {f.too_few_to_tell}" for s in cmp.scenarios for f in s.figures
                  if f.too_few_to_tell],
+        detectable=_detectable_table(cmp, key),
     )
