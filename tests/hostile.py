@@ -21,6 +21,7 @@ from testdata import DATA, RUNS
 HOSTILE = run_id_for(hashlib.sha256((RUNS / "hostile-text.json").read_bytes()).hexdigest())
 FMBENCH_SCRIPTS = {
     "filters.js", "downloads.js", "plotly.min.js", "charts.js", "search.js", "compare-picker.js", "open-section.js",
+    "tables.js",
 }
 
 

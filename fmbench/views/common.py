@@ -151,10 +151,10 @@ NO_MEASURED_TRIAL = "no measured trial"
 
 
 def figure_cell(f: fc.Figure, row: dict[str, Any]) -> Any:
-    """A figure's value of a ``scenario_figures`` row (its stored column), formatted; an unrecorded value stays
-    ``None``, with its reason where the figure has one."""
-    text = f.format(row[f.stored or f.key])
-    return Cell(text, reason=f.absent) if f.absent else text
+    """A figure's value of a ``scenario_figures`` row (its stored column), formatted, with the raw value as its sort
+    key; an unrecorded value stays ``None``, with its reason where the figure has one."""
+    raw = row[f.stored or f.key]
+    return Cell(f.format(raw), reason=f.absent, sort=raw)
 
 
 def figure_cells(f: dict[str, Any], keys: Sequence[str]) -> list[Any]:

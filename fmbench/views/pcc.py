@@ -60,7 +60,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                     config,
                     vocab.label("suite", r["suite"]),
                     d.count(attempts),
-                    Cell(d.percent(success), reason="no measured request"),
+                    Cell(d.percent(success), reason="no measured request", sort=success),
                     ", ".join(f"{vocab.label('failureKind', k)} {n}" for k, n in kinds.get(r["run_id"], {}).items()) or "none",
                     *(
                         Cell(
