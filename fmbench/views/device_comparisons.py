@@ -14,7 +14,7 @@ from fmbench.comparison.selection import select_side
 from fmbench.errors import NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Banner, Cell, Column, Row, Table
-from fmbench.views.common import run_link
+from fmbench.views.common import retitled, run_link
 from fmbench.views.comparison_blocks import (
     ComparisonSection,
     delta_charts,
@@ -86,8 +86,8 @@ def _section(
         catalog = site.run_catalog()
         side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
         side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
-                               caches=site.caches)
+        cmp = retitled(compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
+                                        caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
                                  [], [], None, None, [], [], refused=str(exc))
