@@ -101,7 +101,7 @@ def test_home_counts_runs_by_verdict_and_lists_the_newest_on_device_run_per_buil
     assert (page.nav_active, page.uses_charts) == ("home", False)  # figures as text: the page loads no chart library
     stats = {s.label: s.value for s in page.stats}
     assert stats["runs"] == "4" and stats["publishable"] == "2" and stats["exploratory"] == "2"
-    assert stats["devices"] == "1" and stats["OS builds"] == "2"
+    assert stats["device"] == "1" and stats["OS builds"] == "2"  # each noun in the number its count takes
     assert _column(page.on_device, "suite") == ["Synthetic Performance", "Synthetic Performance", "Practical Quick"]
     assert _column(page.pcc, "suite") == ["Practical Quick"]
 
@@ -130,14 +130,17 @@ def test_home_leads_with_each_devices_newest_run_per_configuration_exploratory_o
     assert _column(table, "ttft50")[0].endswith(" s") and _column(table, "task")[0].endswith("%")
     quick = by_label["On-device · Practical Quick · Warm reused session · offline"]
     assert (quick.verdict.text, quick.verdict.tone, quick.exploratory) == ("Exploratory", "exploratory", True)
-    assert "exploratory run of 2026-11-11" in quick.figures.caption
+    assert "exploratory run of 2026-11-11" in quick.figures.caption and quick.note is None
     listed = _column(quick.figures, "scenario")
     stored = [t for (t,) in site.con.execute(
         "SELECT title FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [_run_id(site, QUICK)]).fetchall()]
     assert listed == stored  # the run file's order, never sorted by a figure
     pcc = by_label["Private Cloud Compute · Practical Quick · Cold session · reasoning Light · falls back on-device"]
     assert pcc.service and pcc.exploratory
-    assert "network and server included; 7 trials that fell back to the on-device model left out" in pcc.figures.caption
+    assert pcc.note == "PCC: network and server included; 7 trials that fell back to the on-device model left out of its speed"
+    assert pcc.note in pcc.figures.caption
+    captions = [c.figures.caption for d in page.newest for c in d.configs]
+    assert len(set(captions)) == len(captions)  # each table (a region) is named apart from the others
 
 
 def test_a_home_page_with_no_run_says_so_in_place_of_the_figures(tmp_path: Path) -> None:
@@ -167,6 +170,20 @@ def test_methodology_renders_the_notes_as_markup(site: SiteContext) -> None:
     page = _page(site, "methodology")
     assert (page.title, page.nav_active) == ("Methodology", "methodology")
     assert str(page.markdown_html).startswith("<p>")
+
+
+def test_the_methodology_page_opens_with_a_contents_list_linking_every_section(site: SiteContext) -> None:
+    from dataclasses import replace
+
+    page = _page(site, "methodology")
+    html = str(page.markdown_html)
+    assert (page.contents[0].text, page.contents[0].href) == ("What is measured", "#measured")
+    assert [link.href for link in page.contents][-1] == "#limitations"
+    assert len(page.contents) == html.count("<h2") == 16
+    assert all(f'id="{link.href[1:]}"' in html for link in page.contents)
+    noted = _page(replace(site, methodology="## How we ran these\n\nOn a desk.\n", memo={}), "methodology")
+    added = noted.contents[-1]  # a publisher's section without an id of its own is linked by the one it was given
+    assert added.text == "How we ran these" and f'id="{added.href[1:]}"' in str(noted.markdown_html)
 
 
 def test_revisions_lists_the_registry_newest_first(site: SiteContext) -> None:

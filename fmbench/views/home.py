@@ -31,7 +31,7 @@ from fmbench.views.common import (
 from fmbench.views.comparisons import regression_report
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.markdown_render import render_markdown
-from fmbench.views.methodology import fmbench_methodology, merge_methodology
+from fmbench.views.methodology import contents, fmbench_methodology, merge_methodology
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.runs import runs_table
@@ -40,8 +40,9 @@ from fmbench.views.site import SiteContext
 
 @dataclass(frozen=True)
 class Stat:
-    label: str
     value: str
+    label: str
+    """What is counted, in the number the value takes (``1 device``, ``3 devices``)."""
     href: str | None = None
 
 
@@ -59,6 +60,8 @@ class ConfigFigures:
     """A Private Cloud Compute run: network and server included, never ranked with on-device speed."""
     run: Cell
     os: Cell
+    note: str | None
+    """What a reader needs beside the figures (a PCC run's: network and server included, fallbacks left out)."""
     figures: Table
     """A row per workload in the run file's order (never sorted by a figure), the catalog's headline columns."""
 
@@ -147,11 +150,14 @@ def _newest(site: SiteContext) -> list[DeviceFigures]:
         fell_back = sum(f.get("pcc_fell_back", 0) for f in shown)
         label = config_label(r)
         verdict = verdict_cell(r["verdict"], site.url)
-        caption = f"{label}: {verdict.text.lower() if verdict.text else r['verdict']} run of {r['started_at']:%Y-%m-%d}"
+        caption = (f"{r['device_name']} ({key}), {label}: headline figures of its {r['verdict']} run of "
+                   f"{r['started_at']:%Y-%m-%d}")
+        note = None
         if service:
-            caption += " (PCC: network and server included"
-            caption += f"; {d.plural(fell_back, 'trial')} that fell back to the on-device model left out of its " \
-                "speed)" if fell_back else ")"
+            note = "PCC: network and server included"
+            if fell_back:
+                note += f"; {d.plural(fell_back, 'trial')} that fell back to the on-device model left out of its speed"
+            caption += f" ({note})"
         table = Table(
             f"newest-{i}",
             caption,
@@ -166,7 +172,7 @@ def _newest(site: SiteContext) -> list[DeviceFigures]:
         devices[key].configs.append(
             ConfigFigures(
                 label, verdict, r["verdict"] == "exploratory", service,
-                run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"), os_cell, table,
+                run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"), os_cell, note, table,
             )
         )
     return list(devices.values())
@@ -195,13 +201,14 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
     return HomePage(
         title="Foundation Models benchmark results",
         stats=[
-            Stat("runs", d.count(found.runs) or "0", url(urls.runs())),
-            Stat("publishable", d.count(counts.get("publishable", 0)) or "0", url(urls.runs()) + "?verdict=publishable"),
-            Stat("exploratory", d.count(counts.get("exploratory", 0)) or "0", url(urls.runs()) + "?verdict=exploratory"),
-            Stat("invalid as evidence", d.count(counts.get("invalid", 0)) or "0", url(urls.runs()) + "?verdict=invalid"),
-            Stat("devices", d.count(found.devices) or "0", url(urls.devices())),
-            Stat("OS builds", d.count(found.os_builds) or "0", url(urls.builds())),
-            Stat("measured trials", d.count(found.measured_trials) or "0", url(urls.data())),
+            Stat(d.count(found.runs) or "0", "run" if found.runs == 1 else "runs", url(urls.runs())),
+            Stat(d.count(counts.get("publishable", 0)) or "0", "publishable", url(urls.runs()) + "?verdict=publishable"),
+            Stat(d.count(counts.get("exploratory", 0)) or "0", "exploratory", url(urls.runs()) + "?verdict=exploratory"),
+            Stat(d.count(counts.get("invalid", 0)) or "0", "invalid as evidence", url(urls.runs()) + "?verdict=invalid"),
+            Stat(d.count(found.devices) or "0", "device" if found.devices == 1 else "devices", url(urls.devices())),
+            Stat(d.count(found.os_builds) or "0", "OS build" if found.os_builds == 1 else "OS builds", url(urls.builds())),
+            Stat(d.count(found.measured_trials) or "0", "measured trial" if found.measured_trials == 1 else "measured trials",
+                 url(urls.data())),
         ],
         newest=newest,
         newest_empty=NO_RUN if not found.runs else ONLY_INVALID,
@@ -253,6 +260,8 @@ class MethodologyPage(Page):
     template: ClassVar[str] = "methodology.html"
     nav_active: ClassVar[str] = "methodology"
     markdown_html: Markup
+    contents: list[Link]
+    """Every section of the page, linked by its heading's anchor, in order."""
 
 
 def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
@@ -260,7 +269,8 @@ def methodology_page(site: SiteContext, filters: Filters) -> MethodologyPage:
     source = fmbench_methodology()
     if site.methodology.strip():
         source = merge_methodology(source, site.methodology)
-    return MethodologyPage("Methodology", render_markdown(source))
+    html = render_markdown(source)
+    return MethodologyPage("Methodology", html, [Link(text, f"#{anchor}") for anchor, text in contents(str(html))])
 
 
 @dataclass(frozen=True)
