@@ -169,7 +169,8 @@ def config_key(r: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def config_label(r: Mapping[str, Any]) -> str:
-    """A configuration in a few words (route, suite, session; reasoning and fallback on PCC; offline; legacy)."""
+    """A configuration in a few words (route, suite, session; reasoning and fallback on PCC; offline; the older
+    run-file format), in a reader's words, never the file's."""
     route, suite = r[ROUTE.key], r[SUITE.key]
     parts = [ROUTE.show(route) or route, SUITE.show(suite) or suite]
     if r.get(SESSION_MODE.key):
@@ -178,12 +179,18 @@ def config_label(r: Mapping[str, Any]) -> str:
         if r.get(REASONING_LEVEL.key):
             parts.append(f"reasoning {REASONING_LEVEL.show(r[REASONING_LEVEL.key])}")
         if r.get(FALLBACK_MODE.key):
-            parts.append(f"fallback {FALLBACK_MODE.show(r[FALLBACK_MODE.key]).lower()}")
+            parts.append(_FALLBACK_WORDS.get(r[FALLBACK_MODE.key]) or f"fallback {FALLBACK_MODE.show(r[FALLBACK_MODE.key])}")
     if r.get(CONNECTIVITY.key) == "offline":
         parts.append("offline")
     if r.get(GENERATION.key) == "legacy":
-        parts.append("legacy format")
+        parts.append(OLDER_FORMAT)
     return " · ".join(parts)
+
+
+OLDER_FORMAT = "older run-file format"
+"""The legacy generation of run files (June 2026) in a reader's words."""
+_FALLBACK_WORDS = {"onDevice": "falls back on-device", "disabled": "no fallback"}
+"""A PCC run's fallback mode in a configuration's few words."""
 
 
 def pcc_setup_label(r: Mapping[str, Any]) -> str:

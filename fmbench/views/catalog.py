@@ -30,7 +30,7 @@ from fmbench.views.comparisons import build_pairs
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
-from fmbench.views.runs import runs_table
+from fmbench.views.runs import empty_text, runs_table
 from fmbench.views.site import SiteContext
 
 ATTEMPT_RULE = (
@@ -165,7 +165,7 @@ def _section(
     titles: dict[str, str] = {}
     for b in builds:
         for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
-            titles.setdefault(f["scenario_id"], f["title"])
+            titles.setdefault(f["scenario_id"], site.scenario_title(f["scenario_id"], f["title"]))
     listed = [(r["run_id"], f["ordinal"], f["scenario_id"]) for r in latest.values() for f in figures.get(r["run_id"], [])]
     started = {r["run_id"]: r["started_at"] for r in latest.values()}
     ordered = [(sid, titles[sid]) for sid in scenario_order(listed, started)]
@@ -334,7 +334,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             scope=(q.DEVICE_SCOPE, [key]),
             noun="rows",
         ),
-        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths),
+        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths, empty=empty_text(filters)),
         sections=sections,
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
@@ -379,7 +379,7 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
                 Row(
                     [
                         Cell(r["scenario_id"], href=site.url(site.paths.scenario(r["scenario_id"]))),
-                        r["title"],
+                        site.scenario_title(r["scenario_id"], r["title"]),
                         vocab.label("category", r["category"]),
                         d.count(r["runs"]),
                         d.count(r["devices"]),
@@ -455,7 +455,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
     speeds = pcc_speed(site.con, [r["run_id"] for r in found if r["route"] == "privateCloudCompute"])
     pcc = [with_pcc_speed(r, speeds.get((r["run_id"], scenario_id))) for r in found if r["route"] == "privateCloudCompute"]
     fell_back = sum(r["pcc_fell_back"] for r in pcc)
-    title = found[0]["title"] if found else scenario_id
+    title = site.scenario_title(scenario_id, found[0]["title"] if found else None)
     chart_list = []
     ttft = fc.CATALOG.chart("ttft")  # a workload's runs are charted by time to first token
     median, p90 = fc.CATALOG.charted(ttft)

@@ -18,6 +18,7 @@ from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, FilterForm, Row, Table
+from fmbench.views.common import retitled
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
     ComparisonSection,
@@ -119,8 +120,8 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         catalog = site.run_catalog()
         b = select_side(con, side_spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
         c = select_side(con, side_spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
-        cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
-                               caches=site.caches)
+        cmp = retitled(compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
+                                        caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return refused_section(heading, rule, key, exc, heading)
     return compared_section(site, cmp, heading, heading, key)
@@ -333,7 +334,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
                          href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build))),
                     f"{c.step.device_name} ({c.hardware_model})",
                     c.step.group.describe(),
-                    c.scenario.title,
+                    site.scenario_title(c.scenario.scenario_id, c.scenario.title),
                     f.label,
                     dfmt(f.delta),
                     Cell(relative_text(f.relative_delta), reason="baseline is 0"),

@@ -14,6 +14,7 @@ from fmbench.comparison.selection import select_side
 from fmbench.errors import NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, Row, Table
+from fmbench.views.common import retitled
 from fmbench.views.comparison_blocks import (
     ComparisonSection,
     compared_section,
@@ -88,8 +89,8 @@ def _section(
         catalog = site.run_catalog()
         side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
         side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
-                               caches=site.caches)
+        cmp = retitled(compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
+                                        caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return refused_section(heading, RULE, key, exc, config_label(config))
     return compared_section(site, cmp, heading, config_label(config), key, sides=("Device A", "Device B"))

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import duckdb
 
 from fmbench import urls
+from fmbench.analysis import display as d
 from fmbench.errors import NotFoundError
 from fmbench.views.blocks import (
     Pager,
@@ -53,6 +54,9 @@ class TrialsPage(Page):
     pager: Pager
     total: int
     first_ordinal: int
+    """The number of the page's first trial among the scenario's trials (from 1): the page numbers its trials so."""
+    shown: str
+    """How many trials the scenario has and which of them the page shows, in words."""
     metrics_table: TrialMetricsTable | None = None
     """The page's trials' metrics and environment (``None`` when the page has no trial)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -63,7 +67,8 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
     url, paths = site.url, site.paths
     bundle = run_trials(site, run_id)
     run = bundle.run
-    scenario_id, title, total = bundle.scenario_at(paths, scenario)
+    scenario_id, own_title, total = bundle.scenario_at(paths, scenario)
+    title = site.scenario_title(scenario_id, own_title)
     pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
     if page < 1 or page > pages:
         raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
@@ -88,8 +93,21 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str,
         ),
         total=total,
         first_ordinal=offset + 1,
+        shown=shown_text(total, offset + 1, offset + len(details)),
         metrics_table=_metrics_table(scenario_id, title, details),
     )
+
+
+def shown_text(total: int, first: int, last: int) -> str:
+    """``12 trials in this scenario; this page shows trials 1–10.`` (numbered in the scenario's own order)."""
+    if total == 0:
+        return "No trial in this scenario: every measured request of it failed (see its failures)."
+    if total == 1:
+        return "1 trial in this scenario."
+    if first == 1 and last == total:
+        return f"{d.plural(total, 'trial')} in this scenario, numbered 1–{total:,} in the order they ran."
+    only = f"trial {first:,}" if first == last else f"trials {first:,}–{last:,}"
+    return f"{d.plural(total, 'trial')} in this scenario, numbered in the order they ran; this page shows {only}."
 
 
 def _metrics_table(scenario_id: str, title: str, details: list[TrialDetail]) -> TrialMetricsTable | None:
