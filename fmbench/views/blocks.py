@@ -18,6 +18,9 @@ class Cell:
     tone: str | None = None
     title: str | None = None
     reason: str | None = None
+    sort: float | str | None = None
+    """The machine value a table is sorted by in this cell's column (``data-sort``): a number where the text is a
+    formatted figure; ``None``: by the text."""
 
 
 @dataclass(frozen=True, slots=True)

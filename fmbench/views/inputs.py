@@ -40,6 +40,8 @@ class RunFacts:
     ingested_at: datetime
     scenarios: frozenset[str]
     """The path segments of the run's scenarios."""
+    categories: frozenset[str] = frozenset()
+    """The path segments of its scenarios' categories."""
 
 
 class RunIndex:
@@ -56,8 +58,13 @@ class RunIndex:
         """``paths``: the site's (read from ``con`` when not given)."""
         paths = paths if paths is not None else urls.SitePaths.read(con)
         scenarios: dict[str, set[str]] = {}
-        for run_id, scenario_id in con.execute("SELECT run_id, scenario_id FROM scenario_figures").fetchall():
+        categories: dict[str, set[str]] = {}
+        for run_id, scenario_id, category in con.execute(
+            "SELECT run_id, scenario_id, category FROM scenario_figures"
+        ).fetchall():
             scenarios.setdefault(run_id, set()).add(paths.scenarios.of(scenario_id))
+            if category is not None:
+                categories.setdefault(run_id, set()).add(paths.categories.of(category))
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
@@ -78,6 +85,7 @@ class RunIndex:
                     run_id, fingerprint, device, hardware_model, os_build, os_generation, route, verdict, started_at,
                     ingested_at,
                     frozenset(scenarios.get(run_id, ())),
+                    frozenset(categories.get(run_id, ())),
                 )
             )
         return cls(facts, paths)
@@ -143,6 +151,11 @@ def device_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return [r.run_id for r in index.runs.values() if params["scenario"] in r.scenarios]
+
+
+def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """Every run of a scenario of the category (a category's leaderboards)."""
+    return [r.run_id for r in index.runs.values() if params["category"] in r.categories]
 
 
 def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
