@@ -40,8 +40,8 @@ class RunFacts:
     ingested_at: datetime
     scenarios: frozenset[str]
     """The path segments of the run's scenarios."""
-    categories: frozenset[str] = frozenset()
-    """The path segments of its scenarios' categories."""
+    categories: frozenset[tuple[str, str]] = frozenset()
+    """Each of its scenarios' path segment with the path segment of the category it records for it."""
 
 
 class RunIndex:
@@ -58,13 +58,15 @@ class RunIndex:
         """``paths``: the site's (read from ``con`` when not given)."""
         paths = paths if paths is not None else urls.SitePaths.read(con)
         scenarios: dict[str, set[str]] = {}
-        categories: dict[str, set[str]] = {}
+        categories: dict[str, set[tuple[str, str]]] = {}
         for run_id, scenario_id, category in con.execute(
             "SELECT run_id, scenario_id, category FROM scenario_figures"
         ).fetchall():
             scenarios.setdefault(run_id, set()).add(paths.scenarios.of(scenario_id))
             if category is not None:
-                categories.setdefault(run_id, set()).add(paths.categories.of(category))
+                categories.setdefault(run_id, set()).add(
+                    (paths.scenarios.of(scenario_id), paths.categories.of(category))
+                )
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
@@ -154,8 +156,10 @@ def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 
 def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    """Every run of a scenario of the category (a category's leaderboards)."""
-    return [r.run_id for r in index.runs.values() if params["category"] in r.categories]
+    """Every run of a scenario some run records in the category (a category's leaderboards: a run may record
+    another category for the same scenario, and its boards are still on the page)."""
+    scenarios = {s for r in index.runs.values() for s, c in r.categories if c == params["category"]}
+    return [r.run_id for r in index.runs.values() if r.scenarios & scenarios]
 
 
 def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
