@@ -18,9 +18,9 @@ class Cell:
     tone: str | None = None
     title: str | None = None
     reason: str | None = None
-    sort: float | str | None = None
-    """The machine value a table is sorted by in this cell's column (``data-sort``): a number where the text is a
-    formatted figure; ``None``: by the text."""
+    sort: float | int | str | None = None
+    """The raw value the column sorts by (``data-sort``), where the text alone would sort wrongly; ``None``: the
+    text (read as a number when it is one). A cell whose text is ``None`` sorts last as "not recorded"."""
 
 
 @dataclass(frozen=True, slots=True)
