@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fmbench import urls
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
@@ -309,6 +310,28 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
 
+def test_comparison_states_its_verdicts_in_one_sentence_and_lists_expected_differences_apart(site: SiteContext) -> None:
+    page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
+    (section,) = page.sections
+    cmp = section.comparison
+    assert cmp is not None
+    worse = [f for _s, f in cmp.changes() if f.verdict == "worse"]
+    assert [f.key for f in worse] == ["ttft_median", "ttft_p90", "tps_median", "tps_p90"]
+    # what got worse, named with its workload and size, then what did not change: one sentence
+    assert page.verdict.startswith("Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s); "
+                                   "p90 TTFT of Synthetic throughput got 30% worse")
+    assert page.verdict.endswith("; 1 other figure got worse; 3 other figures did not change beyond the practical "
+                                 "threshold; 1 was not tested.")
+    assert page.verdict.endswith(".") and ". " not in page.verdict  # one sentence
+    assert page.verdict == section.verdict == cmp.verdict_sentence
+    # the caveats: what differs and can explain a change; the runs and their start times are expected
+    assert [r.cells for r in section.differences.rows] == [["OS build", "24A5256a", "24A5264n"]]
+    assert section.caveats == []
+    assert [r.cells[0] for r in section.expected.rows] == ["Run", "Started"]
+    assert section.expected.rows[0].cells[1:] == [_run_id(site, BASELINE), _run_id(site, CANDIDATE)]
+    assert section.table is not None and section.table.cards and section.differences.cards
+
+
 @pytest.fixture(scope="module")
 def two_devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
     """The iPhone's two performance runs and the iPad's performance run of OS 27 build 24A5264n."""
@@ -333,6 +356,8 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
     assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    assert section.comparison is not None and page.verdict == section.comparison.verdict_sentence
+    assert "Seed" not in [r.cells[0] for r in section.differences.rows]
     index = _page(site, "compare_index")
     assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
     with pytest.raises(NotFoundError):
@@ -495,3 +520,73 @@ def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_page
         assert f'<a href="#metrics-{t.ordinal}">' in article
     assert "Reasoning tokens" in not_recorded  # the runs hold no reasoning token count: "not recorded", never 0 or blank
     assert listed.count("the run file does not hold this value") == 1  # the legend explains it once
+
+
+# --- run-to-run variation ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    """One iPhone configuration run twice on build 24A5264n (one run slower by 40 ms) and once on 24A5270a."""
+    import importlib.util
+    import sys
+    from datetime import UTC, datetime
+
+    from testdata import DATA
+
+    name = "fmbench_compare_runbuilder"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    rb = sys.modules[name]
+    folder = tmp_path_factory.mktemp("repeated")
+    base = rb.RunSpec()
+    rb.write_run(base, folder / "runs", "first")
+    rb.write_run(base.but(started=datetime(2026, 11, 4, 9, 0, tzinfo=UTC), noise_seed=2, ttft_offset=0.04),
+                 folder / "runs", "second")
+    rb.write_run(base.but(build="24A5270a", started=datetime(2026, 11, 10, 9, 0, tzinfo=UTC), noise_seed=3),
+                 folder / "runs", "later")
+    db = folder / "repeated.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([folder / "runs"], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+def test_a_device_page_shows_the_spread_of_the_runs_of_one_configuration_on_one_build(repeated: SiteContext) -> None:
+    page = _page(repeated, "device", device="iPhone18,1")
+    (section,) = page.sections
+    table = section.variation
+    assert table is not None and "run-to-run variation" in table.caption
+    assert [c.key for c in table.columns] == ["scenario", "build", "runs", "task", "ttft50", "tps50", "mem"]
+    assert set(_column(table, "build")) == {"24A5264n"}  # the build measured once has no spread
+    assert _column(table, "runs") == ["2", "2"]
+    # each cell: the two runs' lowest to highest figure, from what each run stored, and their SD
+    stored = repeated.con.execute(
+        "SELECT min(ttft_median), max(ttft_median) FROM scenario_figures JOIN runs USING (run_id) "
+        "WHERE os_build = '24A5264n' AND scenario_id = 'task-capture'"
+    ).fetchone()
+    assert stored is not None and stored[1] - stored[0] > 0.03
+    ttft = dict(zip(_column(table, "scenario"), _column(table, "ttft50"), strict=True))
+    low, high = (fc.CATALOG["ttft_median"].format(v) for v in stored)
+    assert ttft["Natural-language task capture"].startswith(f"{low} – {high} (SD ")
+    from fmbench.views import render_page
+
+    (kind,) = [k for k in PAGES if k.name == "device"]
+    html = render_page(repeated, kind, Filters(), device="iPhone18,1")
+    assert 'id="variation-c0"' in html and f"{low} – {high} (SD " in html
+
+
+def test_a_comparison_of_sides_of_several_runs_says_it_measured_run_to_run_variation_and_pairing(
+    repeated: SiteContext,
+) -> None:
+    pooled = _page(repeated, "comparison", device="iPhone18,1", baseline="24A5264n", candidate="24A5270a",
+                   rule="pooled")
+    (section,) = pooled.sections
+    assert any(n.startswith("Intervals are paired by sample") for n in section.intervals)
+    assert any("Run-to-run variation was measured: the baseline's 2 runs" in n for n in section.intervals)
+    assert any("the candidate has one run" in n for n in section.intervals)
+    latest = _page(repeated, "comparison", device="iPhone18,1", baseline="24A5264n", candidate="24A5270a")
+    assert not any("Run-to-run variation was measured" in n for n in latest.sections[0].intervals)
