@@ -135,6 +135,7 @@ def test_the_faster_device_ranks_first_on_its_newest_build_and_the_indistinguish
     assert pro[3] == "2 runs pooled"  # the two publishable runs of one build, pooled
     (tie,) = board.ties
     assert f"{rows[1][1]} and {rows[2][1]} are tied on median TTFT" in tie and "holds zero" in tie
+    assert "(paired by sample)" in tie  # both ran the same samples: drawn once for both, as a comparison does
 
 
 def test_every_figure_carries_its_interval_and_a_machine_sort_key(site: SiteContext) -> None:

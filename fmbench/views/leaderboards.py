@@ -109,13 +109,15 @@ def _interval(f: fc.Figure, t: Trials, kept: Any) -> tuple[float, float] | None:
 
 
 def _difference(f: fc.Figure, above: _Entry, below: _Entry, kept: Any) -> stats.Interval | None:
-    """The interval on ``below`` − ``above`` of the ranking figure (``None``: too few values to tell)."""
+    """The interval on ``below`` − ``above`` of the ranking figure (``None``: too few values to tell), paired by
+    sample where the two ran the same samples, as a comparison's is."""
+    samples = (above.trials.sample_ids(f), below.trials.sample_ids(f))
     if f.statistic in ("rate", "mean"):
         return stats.cluster_bootstrap_mean_difference(
-            above.trials.clustered(f), below.trials.clustered(f), confidence=CONFIDENCE, kept=kept)
+            above.trials.clustered(f), below.trials.clustered(f), confidence=CONFIDENCE, kept=kept, samples=samples)
     return stats.cluster_bootstrap_quantile_difference(
         above.trials.clustered(f), below.trials.clustered(f), f.q or 0.5, confidence=CONFIDENCE,
-        together=fc.CATALOG.quantiles(f.source), kept=kept)
+        together=fc.CATALOG.quantiles(f.source), kept=kept, samples=samples)
 
 
 def _value_cell(f: fc.Figure, e: _Entry) -> Cell:
@@ -162,9 +164,10 @@ def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_
 def _words(f: fc.Figure, a: _Entry, b: _Entry, interval: stats.Interval | None) -> str:
     if interval is None:
         return (f"{a.label} and {b.label} are tied on {_lower(f.label)}: too few trials to tell them apart.")
+    paired = " (paired by sample)" if interval.paired else ""
     return (f"{a.label} and {b.label} are tied on {_lower(f.label)}: the {CONFIDENCE:.0%} interval on their "
-            f"difference, {fc.format_change(f.unit, interval.low)} to {fc.format_change(f.unit, interval.high)}, "
-            "holds zero.")
+            f"difference{paired}, {fc.format_change(f.unit, interval.low)} to "
+            f"{fc.format_change(f.unit, interval.high)}, holds zero.")
 
 
 def _board(
@@ -325,7 +328,8 @@ def _method() -> str:
         f"Each figure's interval is the {CONFIDENCE:.0%} percentile interval of {stats.RESAMPLES:,} cluster-bootstrap "
         "resamples of the device's pooled runs (runs, then samples, then trials), as the comparisons draw them. "
         f"Neighbours are tied when the {CONFIDENCE:.0%} interval on their difference in "
-        f"{_lower(fc.CATALOG[RANKED_BY].label)} holds zero (or too few trials give none): they share a rank."
+        f"{_lower(fc.CATALOG[RANKED_BY].label)} (paired by sample where both ran the same samples) holds zero (or too "
+        "few trials give none): they share a rank."
     )
 
 
