@@ -134,6 +134,7 @@ _NAMES = {
                "WHERE coalesce(hardware_model, device_name) IS NOT NULL",
     "builds": "SELECT DISTINCT os_build FROM runs WHERE os_build IS NOT NULL",
     "scenarios": "SELECT DISTINCT scenario_id FROM scenario_figures",
+    "categories": "SELECT DISTINCT category FROM scenario_figures WHERE category IS NOT NULL",
 }
 """Every name of each kind the database holds (a device key is the hardware model, else the device name)."""
 
@@ -143,7 +144,8 @@ def names_of(con: duckdb.DuckDBPyConnection, kind: str) -> list[str]:
 
 
 def segments_of(con: duckdb.DuckDBPyConnection, kind: str) -> Segments:
-    """The segments of every name of ``kind`` (``devices``, ``builds`` or ``scenarios``) the database holds."""
+    """The segments of every name of ``kind`` (``devices``, ``builds``, ``scenarios`` or ``categories``) the database
+    holds."""
     return Segments(names_of(con, kind))
 
 
@@ -174,9 +176,14 @@ class SitePaths:
     def scenarios(self) -> Segments:
         return self._kind("scenarios")
 
+    @property
+    def categories(self) -> Segments:
+        """The scenarios' categories (a leaderboard per category)."""
+        return self._kind("categories")
+
     @classmethod
     def of(cls, devices: Iterable[str] = (), builds: Iterable[str] = (), scenarios: Iterable[str] = ()) -> SitePaths:
-        given = {"devices": list(devices), "builds": list(builds), "scenarios": list(scenarios)}
+        given = {"devices": list(devices), "builds": list(builds), "scenarios": list(scenarios), "categories": []}
         return cls(lambda kind: Segments(given[kind]))
 
     @classmethod
@@ -186,7 +193,7 @@ class SitePaths:
 
     def fingerprint(self) -> str:
         """What of the mapping a page cannot see from its own runs: the names a collision moved ("" when none)."""
-        moved = [sorted(k.displaced().items()) for k in (self.devices, self.builds, self.scenarios)]
+        moved = [sorted(k.displaced().items()) for k in (self.devices, self.builds, self.scenarios, self.categories)]
         if not any(moved):
             return ""
         return hashlib.sha256(repr(moved).encode("utf-8", "surrogatepass")).hexdigest()
@@ -199,6 +206,12 @@ class SitePaths:
 
     def scenario(self, scenario: str) -> str:
         return f"scenarios/{self.scenarios.of(scenario)}/"
+
+    def leaderboard(self, scenario: str) -> str:
+        return f"leaderboards/{self.scenarios.of(scenario)}/"
+
+    def leaderboard_category(self, category: str) -> str:
+        return f"leaderboards/category/{self.categories.of(category)}/"
 
     def trials(self, run_id: str, scenario: str, page: int = 1) -> str:
         base = f"runs/{run_id}/trials/{self.scenarios.of(scenario)}/"
@@ -249,6 +262,22 @@ def scenarios() -> str:
 
 def scenario(scenario: str) -> str:
     return _ALONE.scenario(scenario)
+
+
+def leaderboards() -> str:
+    return "leaderboards/"
+
+
+def leaderboard(scenario: str) -> str:
+    return _ALONE.leaderboard(scenario)
+
+
+def leaderboard_category(category: str) -> str:
+    return _ALONE.leaderboard_category(category)
+
+
+def coverage() -> str:
+    return "coverage/"
 
 
 def pcc() -> str:

@@ -47,6 +47,10 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT hardware_model, os_build, route, file_name FROM runs WHERE run_id = ?", [run_id]
         ).fetchone()
         scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
+        categories = [c for (c,) in con.execute(  # every category any run records for one of its scenarios
+            "SELECT DISTINCT category FROM scenario_figures WHERE category IS NOT NULL AND scenario_id IN "
+            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?)", [run_id]
+        ).fetchall()]
         pages = trial_pages(con, run_id)
         device_builds = [b for (b,) in con.execute(
             "SELECT DISTINCT os_build FROM runs WHERE hardware_model = ? AND os_build IS NOT NULL", [hardware]
@@ -57,12 +61,13 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(),
         urls.regressions(), urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
         urls.device(hardware), urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id),
-        urls.data_source_gzip(run_id, file_name), urls.builds(),
+        urls.data_source_gzip(run_id, file_name), urls.builds(), urls.leaderboards(), urls.coverage(),
     ]
+    paths += [urls.leaderboard_category(c) for c in categories]  # the boards of its scenarios' categories
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
     paths += [urls.trials(run_id, s, page) for s, page in pages]
     paths += [
-        p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))
+        p for s in scenarios for p in (urls.scenario(s), urls.leaderboard(s), urls.data_trials_json(run_id, s))
     ]
     assert route == "privateCloudCompute"
     paths.append(urls.pcc())
@@ -119,7 +124,8 @@ def grown(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -
 def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_full_build(grown: Grown) -> None:
     report, site = grown.report, grown.site
     assert set(report.rendered) == _expected(grown.db, grown.run_id, site)
-    assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 4
+    # Each of the run's eleven scenarios has its page, its trials, its leaderboard and its category's boards.
+    assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 3
     for f, mtime in grown.untouched.items():  # what the run does not touch is carried over as it was
         if f not in report.rendered and not f.startswith("assets/"):
             assert (site / f).stat().st_mtime_ns == mtime, f

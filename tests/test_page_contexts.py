@@ -29,6 +29,7 @@ from fmbench.views import (
     comparisons,
     device_comparisons,
     home,
+    leaderboards,
     pcc,
     run_page,
     site_context,
@@ -469,6 +470,53 @@ def test_search_keeps_the_query_and_points_to_the_index_written_at_build_time(si
     assert (page.title, page.nav_active, page.uses_charts) == ("Search", "search", False)
     assert page.query == "24A5264n" and page.index_url == "/data/search.json"
     assert _page(site, "search").query == ""
+
+
+def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and_category(site: SiteContext) -> None:
+    page = _page(site, "leaderboards")
+    assert (page.title, page.uses_charts, page.coverage) == ("Leaderboards", False, "/coverage/")
+    first = page.scenarios.rows[0]
+    assert first.cells[0].href == "/leaderboards/synthetic-throughput/"
+    assert first.cells[2].href == "/leaderboards/category/syntheticThroughput/"
+    assert (first.cells[3].text, first.cells[4].text) == ("1", "1")  # one board, one device with a publishable run
+    assert "/leaderboards/category/taskParsing/" in [r.cells[0].href for r in page.categories.rows]
+
+
+def test_leaderboard_ranks_the_device_on_its_newest_build_with_a_publishable_run(site: SiteContext) -> None:
+    page = _page(site, "leaderboard", scenario="synthetic-throughput")
+    assert (page.uses_charts, page.scenario_id, page.category) == (True, "synthetic-throughput", "Synthetic throughput")
+    (board,) = page.on_device
+    assert board.configuration == "On-device · Synthetic Performance · Cold session · suite revision 2026.11"
+    (row,) = board.ranked.rows
+    assert [c.text for c in row.cells[:4]] == ["1", f"iPhone 17 Pro ({DEVICE})", "24A5264n", _run_id(site, CANDIDATE)]
+    assert row.cells[5].text.startswith("0.467 s (") and row.cells[5].sort == pytest.approx(0.467, abs=5e-4)
+    assert board.ties == [] and board.chart is not None and board.exploratory.rows == []
+    assert page.pcc == [] and [c.href for c in page.links][:2] == [
+        "/scenarios/synthetic-throughput/", "/leaderboards/category/syntheticThroughput/"]
+    with pytest.raises(NotFoundError):
+        leaderboards.leaderboard_page(site, Filters(), scenario="no-such-workload")
+
+
+def test_leaderboard_category_holds_every_board_of_the_categorys_workloads(site: SiteContext) -> None:
+    page = _page(site, "leaderboard_category", category="taskParsing")
+    assert (page.scenario_id, page.category, page.title) == (None, "Task parsing", "Leaderboards: Task parsing")
+    assert {b.scenario_id for b in (*page.on_device, *page.pcc)} == {"task-capture"}
+    (pcc,) = page.pcc  # the PCC run stands apart, never on an on-device board
+    assert pcc.service and pcc.ranked.rows == [] and len(pcc.exploratory.rows) == 1
+    with pytest.raises(NotFoundError):
+        leaderboards.category_page(site, Filters(), category="noSuchCategory")
+
+
+def test_coverage_counts_each_builds_runs_by_verdict_and_links_them(site: SiteContext) -> None:
+    page = _page(site, "coverage")
+    (grid,) = page.grids
+    assert (grid.revision, grid.platform) == ("2026.11", "iOS")
+    assert [b.text for b in grid.builds] == ["24A5256a", "24A5264n"]
+    (row,) = grid.rows
+    assert [[c.text for c in cell.counts] for cell in row.cells] == [
+        ["1 publishable", "0 exploratory", "0 invalid"], ["1 publishable", "2 exploratory", "0 invalid"]]
+    assert row.cells[0].counts[0].href == f"/runs/{_run_id(site, BASELINE)}/"
+    assert row.cells[1].counts[1].href == f"/runs/?device={DEVICE.replace(',', '%2C')}&os_build=24A5264n&revision=2026.11&verdict=exploratory"
 
 
 def test_the_registry_holds_the_view_functions_themselves() -> None:

@@ -73,13 +73,22 @@ def test_a_version_finds_its_builds_and_an_ipad_is_found_by_ipados_too(site: Sit
 
 
 def test_devices_runs_and_scenarios_link_to_their_pages(site: SiteContext, entries: list[dict[str, Any]]) -> None:
-    assert {e["kind"] for e in entries} == {"run", "device", "build", "scenario"}
+    assert {e["kind"] for e in entries} == {"run", "device", "build", "scenario", "leaderboard", "coverage"}
     assert len(_find(entries, "", "run")) == 4
     (device,) = _find(entries, "iPhone 17 Pro", "device")
     assert device["url"] == "/devices/iPhone18,1/"
     assert all(e["url"].startswith("/runs/") for e in _find(entries, "", "run"))
     scenarios = _find(entries, "", "scenario")
     assert scenarios and all(e["url"].startswith("/scenarios/") for e in scenarios)
+
+
+def test_the_leaderboards_and_coverage_are_found_by_what_a_reader_asks(entries: list[dict[str, Any]]) -> None:
+    found = {e["url"] for e in _find(entries, "fastest", "leaderboard")}
+    assert "/leaderboards/" in found and "/leaderboards/synthetic-throughput/" in found
+    assert any(u.startswith("/leaderboards/category/") for u in found)
+    assert [e["url"] for e in _find(entries, "synthetic-throughput", "leaderboard")] == [
+        "/leaderboards/synthetic-throughput/"]
+    assert [e["url"] for e in _find(entries, "what to measure next")] == ["/coverage/"]
 
 
 def test_only_an_ipad_running_ios_is_also_called_ipados() -> None:

@@ -29,10 +29,10 @@ quantile, a maximum."""
 Compared = Literal["always", "for tokens", "never"]
 """Whether ``compare`` reports a figure: always, only in place of tokens/s when the sides' token counts are not
 like for like (characters per second), or never (a figure of the pages only)."""
-Table = Literal["run", "scenario", "device", "device-one-build", "build", "executed-model"]
+Table = Literal["run", "scenario", "device", "device-one-build", "build", "executed-model", "leaderboard"]
 """The scenario tables that show a figure as a column: a run's scenarios, a scenario's runs, a device's
 configurations across builds (and measured on one build), an OS build's headline, a run's split by executed
-model."""
+model, a leaderboard's devices (each with its interval: only a figure with an interval belongs there)."""
 
 
 def format_value(unit: str, value: float | None) -> str | None:
@@ -169,7 +169,7 @@ _FIGURES: tuple[Figure, ...] = (
     Figure("task_success", "Task success", "rate", "higher", "rate", "task_passed", over="attempts",
            stored="task_success", column="task", heading="Task success",
            help="Task-passed trials / (trials + failures)",
-           tables=frozenset({"run", "scenario", "device", "device-one-build", "build"})),
+           tables=frozenset({"run", "scenario", "device", "device-one-build", "build", "leaderboard"})),
     Figure("prompt_pass", "Completed prompt pass", "rate", "higher", "rate", "task_passed",
            stored="prompt_pass_rate", column="prompt", heading="Completed prompt pass",
            help="Task-passed trials / completed trials", absent="no completed trial",
@@ -184,12 +184,12 @@ _FIGURES: tuple[Figure, ...] = (
            tables=frozenset({"run", "scenario"})),
     Figure("ttft_median", "Median TTFT", "seconds", "lower", "quantile", "time_to_first_token", q=0.5,
            stored="ttft_median", column="ttft50", heading="TTFT median", speed=True,
-           tables=_SPEED_TABLES | {"device-one-build", "build"}),
+           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"}),
     Figure("ttft_p90", "p90 TTFT", "seconds", "lower", "quantile", "time_to_first_token", q=0.9,
-           stored="ttft_p90", column="ttft90", heading="TTFT p90", speed=True, tables=_SPEED_TABLES),
+           stored="ttft_p90", column="ttft90", heading="TTFT p90", speed=True, tables=_SPEED_TABLES | {"leaderboard"}),
     Figure("tps_median", "Median output tokens/s", "tokens/s", "higher", "quantile", "output_tokens_per_second",
            q=0.5, stored="tps_median", column="tps50", heading="Output tok/s median", speed=True, tokens=True,
-           tables=_SPEED_TABLES | {"device-one-build", "build"}),
+           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"}),
     Figure("tps_p90", "p90 output tokens/s", "tokens/s", "higher", "quantile", "output_tokens_per_second", q=0.9,
            stored="tps_p90", column="tps90", heading="Output tok/s p90", speed=True, tokens=True,
            tables=_SPEED_TABLES),

@@ -413,6 +413,8 @@ class ScenarioPage(Page):
     """Per run, the full distribution of each per-trial figure of this scenario."""
     trial_charts: list[Chart] = field(default_factory=list)
     """TTFT of every trial, a box per run; on-device and PCC never on one axis."""
+    leaderboard: str | None = None
+    """The workload's leaderboard: its devices ranked."""
 
 
 def _scenario_table(site: SiteContext, found: list[dict[str, Any]], table_id: str, caption: str) -> Table:
@@ -518,4 +520,5 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
             caption="Distributions per run (nearest-rank median and p90, population standard deviation)",
         ),
         trial_charts=trial_charts,
+        leaderboard=site.url(site.paths.leaderboard(scenario_id)),
     )

@@ -187,3 +187,65 @@ def deltas_with_intervals(
         note=(f"No delta for {', '.join(missing)}: a side did not record it (left out, not plotted as 0)." if missing else None),
         alt=f"{title}: change per scenario with its interval",
     )
+
+
+@dataclass(frozen=True)
+class Point:
+    """One entry of a quality × speed chart: its label, latency (x), quality (y) and whether it is on the
+    Pareto front (:func:`fmbench.analysis.ranking.pareto_front`)."""
+
+    label: str
+    latency: float | None
+    quality: float | None
+    front: bool
+
+
+def quality_speed(
+    chart_id: str,
+    title: str,
+    points: Sequence[Point],
+    *,
+    latency_title: str,
+    quality_title: str,
+    latency_fmt: Fmt,
+    quality_fmt: Fmt,
+    what: str = "Values",
+) -> Chart:
+    """Quality against latency, one point per entry, the Pareto front drawn as a line through its points (a point
+    missing either value is left out and named in the note, never plotted as 0)."""
+    drawn = [p for p in points if p.latency is not None and p.quality is not None]
+    front = sorted((p for p in drawn if p.front), key=lambda p: (p.latency, -(p.quality or 0.0)))
+    others = [p for p in drawn if not p.front]
+    traces: list[dict] = []
+    if others:
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": "behind the front",
+            "x": [p.latency for p in others], "y": [p.quality for p in others], "text": [p.label for p in others],
+            "hoverinfo": "x+y+text", "marker": {"symbol": "circle-open", "size": 10},
+        })
+    if front:
+        traces.append({
+            "type": "scatter", "mode": "lines+markers", "name": "Pareto front (no device both faster and better)",
+            "x": [p.latency for p in front], "y": [p.quality for p in front], "text": [p.label for p in front],
+            "hoverinfo": "x+y+text", "marker": {"symbol": "diamond", "size": 12}, "line": {"dash": "dot"},
+        })
+    layout = _layout(latency_title, quality_title)
+    layout["xaxis"]["rangemode"] = "tozero"
+    layout["yaxis"]["range"] = [0, 1.05]
+    layout["yaxis"]["tickformat"] = ".0%"
+    layout["height"] = 360
+    missing = [p.label for p in points if p.latency is None or p.quality is None]
+    return Chart(
+        id=chart_id,
+        title=title,
+        figure_json={"data": traces, "layout": layout},
+        table=Table(
+            f"{chart_id}-table",
+            title,
+            [Column("label", "Device"), Column("latency", latency_title, True), Column("quality", quality_title, True),
+             Column("front", "On the Pareto front")],
+            [Row([p.label, latency_fmt(p.latency), quality_fmt(p.quality), "yes" if p.front else "no"]) for p in points],
+        ),
+        note=(f"{what} not recorded for {', '.join(missing)}: left out, not plotted as 0." if missing else None),
+        alt=f"{title}: one point per device, the Pareto front marked",
+    )

@@ -43,6 +43,8 @@ class RunFacts:
     ingested_at: datetime
     scenarios: frozenset[str]
     """The path segments of the run's scenarios."""
+    categories: frozenset[tuple[str, str]] = frozenset()
+    """Each of its scenarios' path segment with the path segment of the category it records for it."""
 
 
 class RunIndex:
@@ -61,9 +63,16 @@ class RunIndex:
         scenarios: dict[str, set[str]] = {}
         names: dict[str, list[tuple[str, str | None]]] = {}
         titles = scenario_titles(con)
-        for run_id, scenario_id in con.execute("SELECT run_id, scenario_id FROM scenario_figures").fetchall():
+        categories: dict[str, set[tuple[str, str]]] = {}
+        for run_id, scenario_id, category in con.execute(
+            "SELECT run_id, scenario_id, category FROM scenario_figures"
+        ).fetchall():
             scenarios.setdefault(run_id, set()).add(paths.scenarios.of(scenario_id))
             names.setdefault(run_id, []).append((scenario_id, titles.get(scenario_id)))
+            if category is not None:
+                categories.setdefault(run_id, set()).add(
+                    (paths.scenarios.of(scenario_id), paths.categories.of(category))
+                )
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
@@ -84,6 +93,7 @@ class RunIndex:
                     run_id, fingerprint, device, hardware_model, os_build, os_generation, route, verdict, started_at,
                     ingested_at,
                     frozenset(scenarios.get(run_id, ())),
+                    frozenset(categories.get(run_id, ())),
                 )
             )
         return cls(facts, paths)
@@ -149,6 +159,13 @@ def device_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return [r.run_id for r in index.runs.values() if params["scenario"] in r.scenarios]
+
+
+def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """Every run of a scenario some run records in the category (a category's leaderboards: a run may record
+    another category for the same scenario, and its boards are still on the page)."""
+    scenarios = {s for r in index.runs.values() for s, c in r.categories if c == params["category"]}
+    return [r.run_id for r in index.runs.values() if r.scenarios & scenarios]
 
 
 def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:

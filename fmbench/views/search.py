@@ -1,6 +1,7 @@
 """Search: the page at ``search/`` and the index it reads, ``data/search.json``, written at build time.
 
-The index lists every run, device, OS build and scenario with the words a
+The index lists every run, device, OS build and scenario, the leaderboards
+(every one, each scenario's and each category's) and the coverage page, with the words a
 reader may type for it (run id, file name, device name and hardware model, OS
 name and version, build id, route, suite, verdict, scenario id and title) and
 the page it links to. The page's script (``search.js``) matches a query
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 
 from fmbench import urls
 from fmbench.runfile import vocabulary as vocab
+from fmbench.views import leaderboard_queries
 from fmbench.views import search_queries as q
 from fmbench.views.common import device_key, run_title
 from fmbench.views.filters import Filters
@@ -27,7 +29,10 @@ from fmbench.views.site import SiteContext
 INDEX_FORMAT = 1
 """The version of ``data/search.json``'s layout."""
 
-KIND_LABELS = {"run": "Run", "device": "Device", "build": "OS build", "scenario": "Scenario"}
+KIND_LABELS = {
+    "run": "Run", "device": "Device", "build": "OS build", "scenario": "Scenario", "leaderboard": "Leaderboard",
+    "coverage": "Coverage",
+}
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ def _build_entries(site: SiteContext, runs: list[dict[str, Any]]) -> list[dict[s
     return out
 
 
-def _scenario_entries(site: SiteContext) -> list[dict[str, Any]]:
+def _scenario_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         _entry(
             "scenario",
@@ -132,17 +137,43 @@ def _scenario_entries(site: SiteContext) -> list[dict[str, Any]]:
             site.url(site.paths.scenario(s["scenario_id"])),
             [s["scenario_id"], s["category"] or "", *s["titles"]],
         )
-        for s in q.search_scenarios(site.con)
+        for s in scenarios
     ]
 
 
+def _leaderboard_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The leaderboards (every one, each scenario's, each category's) and the coverage page."""
+    words = ["leaderboard", "ranking", "fastest", "which device is fastest"]
+    out = [
+        _entry("leaderboard", "Leaderboards", "every workload's devices ranked, fastest first",
+               site.url(urls.leaderboards()), words),
+        _entry("coverage", "Coverage", "which devices were measured on which OS builds, per suite revision",
+               site.url(urls.coverage()), ["coverage", "gaps", "measured", "what to measure next", "suite revision"]),
+    ]
+    out += [
+        _entry("leaderboard", f"Leaderboard: {s['title']}", f"{s['scenario_id']} · devices ranked by median TTFT",
+               site.url(site.paths.leaderboard(s["scenario_id"])), [s["scenario_id"], s["category"] or "", *words])
+        for s in scenarios
+    ]
+    categories = leaderboard_queries.categories(site.con)
+    out += [
+        _entry("leaderboard", f"Leaderboards: {vocab.label('category', c)}", f"category {c} · every board",
+               site.url(site.paths.leaderboard_category(c)), [c, *words])
+        for c in categories
+    ]
+    return out
+
+
 def search_index(site: SiteContext, filters: Filters) -> bytes:
-    """``data/search.json``: every run, device, OS build and scenario with its words and its page."""
+    """``data/search.json``: every run, device, OS build and scenario, the leaderboards and coverage, each with its
+    words and its page."""
     runs = q.search_runs(site.con)
+    scenarios = q.search_scenarios(site.con)
     entries = [
         *_build_entries(site, runs),
         *_device_entries(site, runs),
-        *_scenario_entries(site),
+        *_scenario_entries(site, scenarios),
+        *_leaderboard_entries(site, scenarios),
         *_run_entries(site, runs),
     ]
     doc = {"format": INDEX_FORMAT, "entries": entries}

@@ -1,0 +1,438 @@
+"""Leaderboards: per scenario and configuration, the devices in order of median TTFT, each on its newest OS build.
+
+A board is one scenario, one configuration (:func:`fmbench.analysis.configuration.config_key`: route, suite, the
+runner's choices, the file generation) and one suite revision, as a device comparison holds them equal. On it
+each device stands on its newest OS build with a publishable run of that configuration, its publishable runs
+there pooled (the cluster bootstrap resamples runs, then samples, then trials). The devices are ranked by
+median TTFT; two neighbours whose difference's interval holds zero are tied
+(:func:`fmbench.analysis.ranking.rank`). Every figure of the catalog's ``leaderboard`` table is shown with its
+interval, the percentile interval of the same resamples the comparisons draw. Exploratory runs of the board's
+devices are listed under it, unranked. Private Cloud Compute boards stand apart: their speed is the service's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from fmbench import urls
+from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis import ranking, stats
+from fmbench.analysis.configuration import REVISION_ID, config_key, config_label
+from fmbench.comparison.load import Trials, side_trials
+from fmbench.comparison.selection import RunInfo, Side, SideSpec
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views import charts
+from fmbench.views import leaderboard_queries as q
+from fmbench.views.blocks import Cell, Chart, Column, Row, Table
+from fmbench.views.common import (
+    figure_cells,
+    figure_columns,
+    figure_keys,
+    os_label,
+    run_link,
+    verdict_cell,
+)
+from fmbench.views.filters import Filters, run_attrs
+from fmbench.views.page import Page
+from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
+from fmbench.views.site import SiteContext
+
+RANKED_BY = "ttft_median"
+"""The figure a board ranks by (the catalog's key); the table can be sorted by every other."""
+QUALITY = "task_success"
+"""The quality axis of a board's chart, against :data:`RANKED_BY`."""
+CONFIDENCE = stats.DEFAULT_CONFIDENCE
+PCC = "privateCloudCompute"
+
+
+def _lower(label: str) -> str:
+    """A label inside a sentence (``Median TTFT`` -> ``median TTFT``)."""
+    return label[:1].lower() + label[1:]
+
+
+def _figures() -> tuple[fc.Figure, ...]:
+    return tuple(fc.CATALOG.column(k) for k in figure_keys("leaderboard"))
+
+
+# --- one board ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Board:
+    anchor: str
+    scenario_id: str
+    scenario_title: str
+    configuration: str
+    """The configuration and suite revision in words."""
+    service: bool
+    """A Private Cloud Compute board: its speed is the service's (network and server included)."""
+    ranked: Table
+    ties: list[str]
+    """Each pair of neighbours said to be tied, in words."""
+    exploratory: Table
+    chart: Chart | None
+    notes: list[str]
+
+
+@dataclass
+class _Entry:
+    """One device on a board: its newest build with a publishable run, those runs, their pooled trials."""
+
+    key: str
+    name: str
+    build: str | None
+    runs: list[RunInfo]
+    trials: Trials
+    values: dict[str, float | None]
+    intervals: dict[str, tuple[float, float] | None]
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.key})" if self.name != self.key else self.key
+
+
+def _interval(f: fc.Figure, t: Trials, kept: Any) -> tuple[float, float] | None:
+    """The figure's own interval: the percentile interval of its cluster-bootstrap resamples (``None``: fewer
+    than :data:`fmbench.analysis.stats.MIN_BOOTSTRAP_VALUES` values)."""
+    clustered = t.clustered(f)
+    if sum(len(s) for run in clustered for s in run) < stats.MIN_BOOTSTRAP_VALUES:
+        return None
+    if f.statistic in ("rate", "mean"):
+        resampled = stats.resampled_means(clustered, kept)
+    else:
+        qs = fc.CATALOG.quantiles(f.source)
+        qs = qs if f.q in qs else (f.q or 0.5,)
+        resampled = stats.resampled_quantiles(clustered, qs, kept)[qs.index(f.q or 0.5)]
+    return ranking.percentile_bounds(resampled.tolist(), CONFIDENCE)
+
+
+def _difference(f: fc.Figure, above: _Entry, below: _Entry, kept: Any) -> stats.Interval | None:
+    """The interval on ``below`` − ``above`` of the ranking figure (``None``: too few values to tell), paired by
+    sample where the two ran the same samples, as a comparison's is."""
+    samples = (above.trials.sample_ids(f), below.trials.sample_ids(f))
+    if f.statistic in ("rate", "mean"):
+        return stats.cluster_bootstrap_mean_difference(
+            above.trials.clustered(f), below.trials.clustered(f), confidence=CONFIDENCE, kept=kept, samples=samples)
+    return stats.cluster_bootstrap_quantile_difference(
+        above.trials.clustered(f), below.trials.clustered(f), f.q or 0.5, confidence=CONFIDENCE,
+        together=fc.CATALOG.quantiles(f.source), kept=kept, samples=samples)
+
+
+def _value_cell(f: fc.Figure, e: _Entry) -> Cell:
+    value = e.values[f.key]
+    if value is None:
+        return Cell(None, reason="not recorded by these runs' trials")
+    interval = e.intervals[f.key]
+    shown = f.format(value) or ""
+    if interval is not None:
+        shown += f" ({f.format(interval[0])} to {f.format(interval[1])})"
+    return Cell(shown, sort=value, title=None if interval else "too few values for an interval")
+
+
+def _runs_cell(site: SiteContext, e: _Entry) -> Cell:
+    if len(e.runs) == 1:
+        (run,) = e.runs
+        return Cell(run.run_id, href=site.url(urls.run(run.run_id)), title=run.file_name, sort=1)
+    return Cell(f"{len(e.runs)} runs pooled", title=", ".join(r.run_id for r in e.runs), sort=len(e.runs),
+                href=site.url(site.paths.device(e.key)))
+
+
+def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_Entry]:
+    """Per device, its publishable runs on its newest OS build with one (by the newest such run's start)."""
+    by_device: dict[str, list[RunInfo]] = {}
+    for r in sorted(runs, key=lambda r: (r.started_at, r.run_id)):
+        if r.verdict == "publishable":
+            by_device.setdefault(r.hardware_model or r.device_name, []).append(r)
+    out = []
+    kept = site.caches.resamples
+    for key, mine in sorted(by_device.items()):
+        build = mine[-1].os_build
+        pooled = [r for r in mine if r.os_build == build]
+        filters = (("device", key),) + ((("os_build", build),) if build is not None else ())
+        side = Side(SideSpec(" ".join(f"{k}={v}" for k, v in filters), "filter", filters=filters), "pooled",
+                    tuple(pooled), tuple(pooled))
+        data, _titles, _listed = side_trials(site.con, side, site.caches)
+        t = data.get(scenario_id, Trials())
+        values = {f.key: t.value(f) for f in _figures()}
+        intervals = {f.key: _interval(f, t, kept) if values[f.key] is not None else None for f in _figures()}
+        out.append(_Entry(key, pooled[-1].device_name, build, pooled, t, values, intervals))
+    return out
+
+
+def _words(f: fc.Figure, a: _Entry, b: _Entry, interval: stats.Interval | None) -> str:
+    if interval is None:
+        return (f"{a.label} and {b.label} are tied on {_lower(f.label)}: too few trials to tell them apart.")
+    paired = " (paired by sample)" if interval.paired else ""
+    return (f"{a.label} and {b.label} are tied on {_lower(f.label)}: the {CONFIDENCE:.0%} interval on their "
+            f"difference{paired}, {fc.format_change(f.unit, interval.low)} to "
+            f"{fc.format_change(f.unit, interval.high)}, holds zero.")
+
+
+def _board(
+    site: SiteContext, anchor: str, scenario_id: str, title: str, label: str, runs: list[RunInfo],
+    rows: list[dict[str, Any]],
+) -> Board:
+    """One board from the configuration's runs of the scenario (``rows``: their ``scenario_figures`` rows)."""
+    figures = _figures()
+    by = fc.CATALOG[RANKED_BY]
+    service = runs[0].route == PCC
+    entries = _entries(site, scenario_id, runs)
+    kept = site.caches.resamples
+    differences: dict[tuple[str, str], stats.Interval | None] = {}
+
+    def tied(a: _Entry, b: _Entry) -> bool:
+        interval = differences[(a.key, b.key)] = _difference(by, a, b, kept)
+        return interval is None or not interval.excludes_zero
+
+    placed = ranking.rank(entries, lambda e: e.values[by.key], by.better, tied)
+    ties = [
+        _words(by, above.item, below.item, differences[(above.item.key, below.item.key)])
+        for above, below in itertools.pairwise(placed) if below.tied_above
+    ]
+    table_rows = []
+    for p in placed:
+        e = p.item
+        rank_text = "not ranked" if p.rank is None else f"{p.rank} (tied)" if p.tied else str(p.rank)
+        build = Cell(e.build, href=site.url(site.paths.build(e.build))) if e.build else Cell(
+            None, reason="the OS build is not recorded")
+        table_rows.append(Row(
+            [
+                Cell(rank_text, sort=p.rank if p.rank is not None else len(placed) + 1,
+                     title="median TTFT not recorded: not ranked" if p.rank is None else None),
+                Cell(e.label, href=site.url(site.paths.device(e.key))),
+                build,
+                _runs_cell(site, e),
+                *(_value_cell(f, e) for f in figures),
+            ],
+            {"device": e.key, "os_build": e.build},
+        ))
+    ranked = Table(
+        f"{anchor}-ranked",
+        f"{label}: devices ranked by {_lower(by.label)}, each on its newest OS build with a publishable run "
+        f"(each figure with its {CONFIDENCE:.0%} interval)",
+        [
+            Column("rank", f"Rank (by {_lower(by.label)})", True, "Neighbours whose difference's interval holds zero "
+                   "share a rank and are said to be tied"),
+            Column("device", "Device"),
+            Column("build", "OS build"),
+            Column("runs", "Runs"),
+            *(Column(c.key, f"{c.label} ({CONFIDENCE:.0%} interval)", True, c.help) for c in figure_columns(
+                figure_keys("leaderboard"))),
+        ],
+        table_rows,
+        "No device has a publishable run of this configuration yet: see the exploratory runs below.",
+    )
+    exploratory = _exploratory(site, anchor, label, runs, rows, service)
+    quality = fc.CATALOG[QUALITY]
+    in_order = [p.item for p in placed]
+    points = [(e.values[by.key], e.values[quality.key]) for e in in_order]
+    front = ranking.pareto_front(points)
+    chart = charts.quality_speed(
+        f"{anchor}-quality-speed",
+        f"{quality.label} against {_lower(by.label)}: {label}" + (" (PCC service: network and server included)"
+                                                                 if service else ""),
+        [charts.Point(e.label, x, y, on) for e, (x, y), on in zip(in_order, points, front, strict=True)],
+        latency_title=f"{by.label} (seconds, lower is faster)",
+        quality_title=f"{quality.label} (higher is better)",
+        latency_fmt=by.format,
+        quality_fmt=quality.format,
+        what=f"{by.label} or {_lower(quality.label)}",
+    ) if entries else None
+    notes = []
+    sources = sorted({s for e in entries for s in e.trials.token_sources if s is not None})
+    if len(sources) > 1:
+        shown = ", ".join(vocab.label("tokenCountSource", s) or s for s in sources)
+        notes.append(f"Output tokens/s on this board are counted by different token count sources ({shown}): "
+                     "not like for like between the devices.")
+    if service:
+        notes.append("Private Cloud Compute: latency and throughput are the service's (network and server "
+                     "included), over the trials PCC answered; never beside on-device speed.")
+    return Board(anchor, scenario_id, title, label, service, ranked, ties, exploratory, chart, notes)
+
+
+def _exploratory(
+    site: SiteContext, anchor: str, label: str, runs: list[RunInfo], rows: list[dict[str, Any]], service: bool,
+) -> Table:
+    """The exploratory runs of the board on each device's newest OS build measured in it: listed, never ranked."""
+    newest: dict[str, str | None] = {}
+    for r in sorted(runs, key=lambda r: (r.started_at, r.run_id)):
+        newest[r.hardware_model or r.device_name] = r.os_build
+    chosen = [r for r in rows if r["verdict"] == "exploratory"
+              and r["os_build"] == newest.get(r["hardware_model"] or r["device_name"])]
+    if service:
+        speeds = pcc_speed(site.con, [r["run_id"] for r in chosen])
+        chosen = [with_pcc_speed(r, speeds.get((r["run_id"], r["scenario_id"]))) for r in chosen]
+    keys = figure_keys("leaderboard")
+    return Table(
+        f"{anchor}-exploratory",
+        f"{label}: exploratory runs (unranked: they miss a publishing rule; the verdict links to the rules)",
+        [Column("device", "Device"), Column("os", "OS (build)"), Column("run", "Run"), Column("verdict", "Verdict"),
+         *figure_columns(keys)],
+        [
+            Row([
+                Cell(r["device_name"], href=site.url(site.paths.device(r["hardware_model"] or r["device_name"]))),
+                os_label(r),
+                run_link(r, site.url, f"{r['started_at']:%Y-%m-%d}"),
+                verdict_cell(r["verdict"], site.url),
+                *figure_cells(r, keys),
+            ], run_attrs(r))
+            for r in chosen
+        ],
+        "No exploratory run on these devices' newest builds.",
+    )
+
+
+def _boards(site: SiteContext, scenario_ids: list[str], prefix: str = "") -> tuple[list[Board], list[Board]]:
+    """Every board of the scenarios: on-device ones, then the Private Cloud Compute ones."""
+    found = q.scenario_rows(site.con, scenario_ids)
+    catalog = {r.run_id: r for r in site.run_catalog().runs}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in found:
+        groups.setdefault((r["scenario_id"], *config_key(r), r["revision_id"]), []).append(r)
+    on_device: list[Board] = []
+    service: list[Board] = []
+    order = {s: i for i, s in enumerate(scenario_ids)}
+    ordered = sorted(groups.items(), key=lambda kv: (order[kv[0][0]], config_label(kv[1][0]), str(kv[0][-1])))
+    for i, (_key, members) in enumerate(ordered):
+        first = members[0]
+        revision = REVISION_ID.show(first["revision_id"]) or REVISION_ID.unrecorded
+        label = f"{config_label(first)} · suite revision {revision}"
+        runs = [catalog[r["run_id"]] for r in members]
+        board = _board(site, f"{prefix}b{i + 1}", first["scenario_id"], first["title"], label, runs, members)
+        (service if board.service else on_device).append(board)
+    return on_device, service
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaderboardPage(Page):
+    template: ClassVar[str] = "leaderboard.html"
+    nav_active: ClassVar[str] = "scenarios"
+    uses_charts: ClassVar[bool] = True
+    scenario_id: str | None
+    """The board's scenario (``None`` on a category's page)."""
+    category: str | None
+    on_device: list[Board]
+    pcc: list[Board]
+    method: str
+    links: list[Cell]
+    """The scenario's (or category's) other pages: the scenario page, every leaderboard, coverage."""
+
+
+def _method() -> str:
+    return (
+        f"Each figure's interval is the {CONFIDENCE:.0%} percentile interval of {stats.RESAMPLES:,} cluster-bootstrap "
+        "resamples of the device's pooled runs (runs, then samples, then trials), as the comparisons draw them. "
+        f"Neighbours are tied when the {CONFIDENCE:.0%} interval on their difference in "
+        f"{_lower(fc.CATALOG[RANKED_BY].label)} (paired by sample where both ran the same samples) holds zero (or too "
+        "few trials give none): they share a rank."
+    )
+
+
+def leaderboard_page(site: SiteContext, filters: Filters, scenario: str) -> LeaderboardPage:
+    scenario_id = site.paths.scenarios.named(scenario, "scenario")
+    on_device, pcc = _boards(site, [scenario_id])
+    title = next((b.scenario_title for b in (*on_device, *pcc)), scenario_id)
+    category = q.category_of(site.con, scenario_id)
+    links = [Cell(f"{title}: every run", href=site.url(site.paths.scenario(scenario_id)))]
+    if category is not None:
+        links.append(Cell(f"Every {vocab.label('category', category)} leaderboard",
+                          href=site.url(site.paths.leaderboard_category(category))))
+    links += [Cell("All leaderboards", href=site.url(urls.leaderboards())),
+              Cell("Coverage: what is measured where", href=site.url(urls.coverage()))]
+    return LeaderboardPage(
+        title=f"Leaderboard: {title} ({scenario_id})",
+        scenario_id=scenario_id,
+        category=vocab.label("category", category) if category else None,
+        on_device=on_device, pcc=pcc, method=_method(), links=links,
+    )
+
+
+def leaderboard_instances(site: SiteContext) -> list[dict[str, Any]]:
+    """Every scenario's (one whose every run is invalid says it has no board, so every scenario page links one)."""
+    return [{"scenario": site.paths.scenarios.of(s)} for s in q.scenarios(site.con)]
+
+
+def category_page(site: SiteContext, filters: Filters, category: str) -> LeaderboardPage:
+    name = site.paths.categories.named(category, "category")
+    scenario_ids = q.scenarios_of_category(site.con, name)
+    on_device, pcc = _boards(site, scenario_ids)
+    shown = vocab.label("category", name) or name
+    return LeaderboardPage(
+        title=f"Leaderboards: {shown}",
+        scenario_id=None,
+        category=shown,
+        on_device=on_device, pcc=pcc, method=_method(),
+        links=[Cell("All leaderboards", href=site.url(urls.leaderboards())),
+               Cell("Coverage: what is measured where", href=site.url(urls.coverage()))],
+    )
+
+
+def category_instances(site: SiteContext) -> list[dict[str, Any]]:
+    return [{"category": site.paths.categories.of(c)} for c in q.categories(site.con)]
+
+
+@dataclass(frozen=True)
+class LeaderboardsPage(Page):
+    template: ClassVar[str] = "leaderboards.html"
+    nav_active: ClassVar[str] = "scenarios"
+    scenarios: Table
+    categories: Table
+    coverage: str
+
+
+def leaderboards_page(site: SiteContext, filters: Filters) -> LeaderboardsPage:
+    found = q.scenario_rows(site.con, q.ranked_scenarios(site.con))
+    per: dict[str, dict[str, Any]] = {}
+    for r in found:
+        s = per.setdefault(r["scenario_id"], {"title": r["title"], "category": r["category"], "boards": set(),
+                                                "ranked": set(), "pcc": False})
+        s["boards"].add((*config_key(r), r["revision_id"]))
+        s["pcc"] = s["pcc"] or r["route"] == PCC
+        if r["verdict"] == "publishable":
+            s["ranked"].add(r["hardware_model"] or r["device_name"])
+
+    def category_link(category: str | None) -> Cell | None:
+        if category is None:
+            return None
+        return Cell(vocab.label("category", category), href=site.url(site.paths.leaderboard_category(category)))
+
+    scenarios = Table(
+        "leaderboards",
+        "Every workload's leaderboards (one per configuration and suite revision)",
+        [Column("scenario", "Scenario"), Column("title", "Title"), Column("category", "Category"),
+         Column("boards", "Boards", True), Column("devices", "Devices with a publishable run", True),
+         Column("pcc", "PCC boards")],
+        [
+            Row([
+                Cell(sid, href=site.url(site.paths.leaderboard(sid))),
+                s["title"],
+                category_link(s["category"]) or Cell(None, reason="the run file records no category"),
+                Cell(str(len(s["boards"])), sort=len(s["boards"])),
+                Cell(str(len(s["ranked"])), sort=len(s["ranked"])),
+                "yes, on boards of their own" if s["pcc"] else "no",
+            ])
+            for sid, s in per.items()
+        ],
+        "No run that is not invalid yet: nothing to rank.",
+    )
+    categories: dict[str, list[str]] = {}
+    for sid, s in per.items():
+        if s["category"] is not None:
+            categories.setdefault(s["category"], []).append(sid)
+    return LeaderboardsPage(
+        title="Leaderboards",
+        scenarios=scenarios,
+        categories=Table(
+            "leaderboard-categories",
+            "Leaderboards by category (every board of the category's workloads on one page)",
+            [Column("category", "Category"), Column("scenarios", "Scenarios")],
+            [Row([category_link(c), ", ".join(sids)]) for c, sids in sorted(categories.items())],
+            "No scenario records a category.",
+        ),
+        coverage=site.url(urls.coverage()),
+    )
