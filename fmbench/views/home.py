@@ -59,7 +59,6 @@ class DeviceOverview:
 class HomePage(Page):
     template: ClassVar[str] = "home.html"
     nav_active: ClassVar[str] = "home"
-    uses_charts: ClassVar[bool] = True
     stats: list[Stat]
     overview: list[DeviceOverview]
     changes: list[Cell]
@@ -131,6 +130,7 @@ def _overview(site: SiteContext) -> list[DeviceOverview]:
                 label_title="Workload",
                 fmt=median.format,
                 what=chart.headline,
+                spec=chart,
             )
             for chart in fc.CATALOG.charts
             for median, p90 in [fc.CATALOG.charted(chart)]
