@@ -10,6 +10,7 @@ import pytest
 
 from browser_support import (
     axe_violations,
+    draw_every_chart,
     fmbench_server,
     static_server,
 )
@@ -48,7 +49,7 @@ def tab(browser: Any) -> Iterator[tuple[Any, list[str]]]:
 def test_the_home_page_draws_its_overview_charts(where: str, tab: tuple[Any, list[str]], bases: dict[str, str]) -> None:
     page, errors = tab
     page.goto(bases[where], wait_until="networkidle")
-    page.wait_for_selector(".overview-device .chart-plot .main-svg", timeout=15000)
+    assert draw_every_chart(page) == []
     drawn = page.locator(".overview-device .chart-plot:has(.main-svg)").count()
     assert drawn >= 2 and drawn == page.locator(".overview-device .chart-plot").count()
     assert errors == []
@@ -109,10 +110,7 @@ def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
     page.wait_for_selector("details.config-section[open]", timeout=15000)  # opened by a script, on the hash change
     section = page.locator("details.config-section[open]")
     assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
-    page.wait_for_function(
-        "() => document.querySelectorAll('details.config-section[open] .chart-plot .main-svg').length >= 2",
-        timeout=15000,
-    )
+    assert draw_every_chart(page) == []  # each drawn as it comes into view
     assert section.locator(".chart-plot:has(.main-svg)").count() == 2
     assert errors == []
 
