@@ -10,6 +10,7 @@ import pytest
 
 from browser_support import (
     axe_violations,
+    draw_every_chart,
     fmbench_server,
     static_server,
 )
@@ -119,10 +120,7 @@ def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
     page.wait_for_selector("details.config-section[open]", timeout=15000)  # opened by a script, on the hash change
     section = page.locator("details.config-section[open]")
     assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
-    page.wait_for_function(
-        "() => document.querySelectorAll('details.config-section[open] .chart-plot .main-svg').length >= 2",
-        timeout=15000,
-    )
+    assert draw_every_chart(page) == []  # each drawn as it comes into view
     assert section.locator(".chart-plot:has(.main-svg)").count() == 2
     assert errors == []
 

@@ -84,17 +84,22 @@ def test_missing_values_are_left_out_and_an_unrecorded_figure_reads_not_recorded
             assert row.cells[4].text is None and row.cells[4].reason
 
 
-def test_the_trials_are_drawn_as_a_box_per_scenario_with_every_point(site: SiteContext) -> None:
+def test_the_trials_are_drawn_as_every_point_with_a_median_and_p90_per_scenario(site: SiteContext) -> None:
     (run_id,) = site.con.execute("SELECT run_id FROM runs").fetchone()
     page = run_page.run_page(site, Filters(), run_id)
     assert [c.title for c in page.trial_charts] == [
         "Time to first token: every trial, by scenario", "Output tokens per second: every trial, by scenario"]
     chart = page.trial_charts[0]
-    traces = chart.figure_json["data"]
-    assert all(t["type"] == "box" and t["boxpoints"] == "all" for t in traces)
+    trials, medians = chart.figure_json["data"]
+    assert {trials["type"], medians["type"]} == {"scatter"}  # the one trace type of the site's chart bundle
     recorded = site.con.execute(
         "SELECT count(time_to_first_token) FROM trials WHERE run_id = ?", [run_id]).fetchone()[0]
-    assert sum(len(t["y"]) for t in traces) == recorded
+    assert len(trials["y"]) == recorded
+    scenarios = chart.figure_json["layout"]["xaxis"]["ticktext"]
+    assert len(medians["y"]) == len(scenarios) and all(m is not None for m in medians["y"])
+    assert all(w >= 0 for w in medians["error_y"]["array"])  # a whisker up to the p90
+    assert chart.figure_json["layout"]["yaxis"]["rangemode"] == "tozero"
+    assert chart.marks and "median" in chart.marks and "p90" in chart.marks
     json.dumps(chart.figure_json)  # plain JSON
 
 
@@ -158,5 +163,6 @@ def test_a_scenario_page_shows_each_runs_distributions_and_its_trials(tmp_path_f
     assert len(page.distributions.rows) == 3 * len(CATALOG.metrics)
     assert [c.title for c in page.trial_charts] == [
         "Time to first token: every trial, by run, on-device", "Time to first token: every trial, by run, PCC (service)"]
-    assert len(page.trial_charts[0].figure_json["data"]) == 2 and len(page.trial_charts[1].figure_json["data"]) == 1
+    runs = [c.figure_json["layout"]["xaxis"]["ticktext"] for c in page.trial_charts]
+    assert [len(r) for r in runs] == [2, 1]  # two on-device runs on one axis, the PCC run on its own
     assert "Distributions per run" in html and "scenario-distributions" in html

@@ -164,3 +164,14 @@ def test_every_table_shows_the_catalog_figures_it_names_in_catalog_order() -> No
     ]
     assert [f.key for f in fc.CATALOG.compared(for_tokens=True)][-2:] == ["cps_median", "cps_p90"]
     assert fc.CATALOG.quantiles("time_to_first_token") == (0.5, 0.9)
+
+
+def test_every_chart_of_the_catalog_says_how_to_read_its_marks_and_starts_its_speed_axis_at_zero() -> None:
+    for chart in fc.CATALOG.charts:
+        median, _p90 = fc.CATALOG.charted(chart)
+        assert "median" in chart.marks.lower() and "p90" in chart.marks
+        assert chart.from_zero or median.unit not in ("rate", "tokens/s", "chars/s")
+        assert len(chart.axis) <= 20  # fits a phone's axis without being cut
+    for delta in fc.CATALOG.delta_charts:
+        assert "interval" in delta.marks and "zero" in delta.marks
+        assert len(delta.axis) <= 20

@@ -75,7 +75,7 @@ def test_the_original_file_is_published_gzipped_and_decompresses_byte_identical(
 
 def test_plotly_is_one_shared_asset_not_inlined(built: tuple[Path, Path]) -> None:
     _, out = built
-    marker = b"plotly.js (cartesian - minified) v"  # the vendored bundle's banner
+    marker = b"plotly.js (fmbench scatter build - minified) v"  # the vendored bundle's banner
     holders = [p for p in out.rglob("*") if p.is_file() and marker in p.read_bytes()[:2000]]
     assert [p.relative_to(out).as_posix() for p in holders] == ["assets/plotly.min.js"]
     run_page = (out / f"runs/{_run_id('purpose-current.json')}/index.html").read_text(encoding="utf-8")

@@ -84,6 +84,10 @@ class Chart:
     """What a gap in the chart is not recorded for (``TTFT``)."""
     quantiles: tuple[str, str]
     """The keys of the median and the p90 figure the chart draws."""
+    from_zero: bool = True
+    """The value axis starts at zero (latency and throughput: a cut axis turns a small change into a jump)."""
+    marks: str = "Dot: median; whisker: to the p90."
+    """How to read the chart's marks: its caption under the title."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,9 @@ class DeltaChart:
     """The key of the figure charted."""
     title: str
     axis: str
-    """The value axis' title (a rate's change is in percentage points)."""
+    """The value axis' title, short enough to fit a phone (a rate's change is in percentage points)."""
+    marks: str = "Dot: candidate − baseline; whisker: its interval; dotted line: no change."
+    """How to read the chart's marks (which side of zero is better, too): its caption."""
 
 
 @dataclass(frozen=True)
@@ -204,9 +210,13 @@ _FIGURES: tuple[Figure, ...] = (
 )
 
 _DELTA_CHARTS: tuple[DeltaChart, ...] = (
-    DeltaChart("ttft_median", "Change in median TTFT", "Seconds (negative is faster)"),
-    DeltaChart("tps_median", "Change in median output tokens/s", "Tokens per second (positive is faster)"),
-    DeltaChart("task_success", "Change in task success", "Percentage points"),
+    DeltaChart("ttft_median", "Change in median TTFT", "Change (s)",
+               "Dot: candidate − baseline (left of zero is faster); whisker: its interval; dotted line: no change."),
+    DeltaChart("tps_median", "Change in median output tokens/s", "Change (tokens/s)",
+               "Dot: candidate − baseline (right of zero is faster); whisker: its interval; dotted line: no change."),
+    DeltaChart("task_success", "Change in task success", "Change (pp)",
+               "Dot: candidate − baseline in percentage points (right of zero is better); whisker: its interval; "
+               "dotted line: no change."),
 )
 
 _METRICS: tuple[Metric, ...] = (
@@ -219,10 +229,11 @@ _METRICS: tuple[Metric, ...] = (
 )
 
 _CHARTS: tuple[Chart, ...] = (
-    Chart("ttft", "Time to first token", "Median time to first token", "Seconds (lower is faster)", "TTFT",
-          ("ttft_median", "ttft_p90")),
-    Chart("tps", "Output tokens per second", "Median output tokens/s", "Output tokens per second",
-          "Output tokens per second", ("tps_median", "tps_p90")),
+    Chart("ttft", "Time to first token", "Median time to first token", "Seconds", "TTFT",
+          ("ttft_median", "ttft_p90"), marks="Dot: median; whisker: to the p90. Lower is faster; the axis starts at 0."),
+    Chart("tps", "Output tokens per second", "Median output tokens/s", "Tokens/s",
+          "Output tokens per second", ("tps_median", "tps_p90"),
+          marks="Dot: median; whisker: to the p90. Higher is faster; the axis starts at 0."),
 )
 
 

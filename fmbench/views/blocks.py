@@ -51,12 +51,26 @@ class Table:
 
 @dataclass(frozen=True, slots=True)
 class Chart:
+    """A chart and the table of its numbers. ``marks`` says what its marks mean (its caption); ``empty``, when
+    set, is the sentence shown in place of a chart that has no data to draw (nothing is drawn then)."""
+
     id: str
     title: str
     figure_json: dict[str, Any]
     table: Table
     note: str | None = None
     alt: str | None = None
+    marks: str | None = None
+    empty: str | None = None
+
+    @property
+    def drawn(self) -> bool:
+        return self.empty is None
+
+    @property
+    def height(self) -> int:
+        """The plot's height in CSS pixels, kept free before it is drawn (nothing moves when it is)."""
+        return int(self.figure_json.get("layout", {}).get("height", 360))
 
 
 @dataclass(frozen=True, slots=True)

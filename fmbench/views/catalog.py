@@ -106,7 +106,6 @@ class ConfigSection:
 class DevicePage(Page):
     template: ClassVar[str] = "device.html"
     nav_active: ClassVar[str] = "devices"
-    uses_charts: ClassVar[bool] = True
     device: str
     hardware_model: str
     filters: FilterForm
@@ -230,6 +229,7 @@ def _section(
                 fmt=median.format,
                 horizontal=False,
                 what=chart.name,
+                spec=chart,
             )
         )
     return ConfigSection(label, builds, table, chart_list, service, key)
@@ -401,7 +401,6 @@ def scenario_instances(site: SiteContext) -> list[dict[str, Any]]:
 class ScenarioPage(Page):
     template: ClassVar[str] = "scenario.html"
     nav_active: ClassVar[str] = "scenarios"
-    uses_charts: ClassVar[bool] = True
     scenario_id: str
     category: str | None
     filters: FilterForm
@@ -412,7 +411,7 @@ class ScenarioPage(Page):
     distributions: Table | None = None
     """Per run, the full distribution of each per-trial figure of this scenario."""
     trial_charts: list[Chart] = field(default_factory=list)
-    """TTFT of every trial, a box per run; on-device and PCC never on one axis."""
+    """TTFT of every trial, with the median and p90 per run; on-device and PCC never on one axis."""
     leaderboard: str | None = None
     """The workload's leaderboard: its devices ranked."""
 
@@ -481,6 +480,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
                     label_title="Run",
                     fmt=median.format,
                     what=ttft.what,
+                    spec=ttft,
                 )
             )
     run_label = {

@@ -1,18 +1,33 @@
 """Plotly figures as plain JSON, each with the table of the same numbers beside it.
 
-A value that was not recorded leaves a gap (``null``) and the chart's note
-says so; it is never plotted as 0. Figures carry only their data (the chart
-library is a shared asset), so they stay small.
+Honest by construction:
+
+- a value that was not recorded leaves a gap (``null``) and the chart's note says so; it is never plotted
+  as 0; a chart with no value at all is not drawn: its :attr:`~fmbench.views.blocks.Chart.empty` sentence
+  says so in words instead;
+- every chart says what its marks mean (:attr:`~fmbench.views.blocks.Chart.marks`, its caption), taken
+  with its axis title and whether its value axis starts at zero from the figure catalog's chart spec
+  (:class:`fmbench.analysis.figure_catalog.Chart`, :class:`~fmbench.analysis.figure_catalog.DeltaChart`);
+- a value axis of a rate or a throughput starts at zero; a time axis with one instant is a category, never
+  sub-millisecond ticks; titles are short, margins automatic, ticks few enough not to collide.
+
+Figures carry only their data (the chart library is a shared asset), so they stay small. :func:`axis` and
+:func:`chart` are the pieces to build another kind of chart from (a quality-against-speed scatter, say).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from fmbench.analysis import figure_catalog as fc
 from fmbench.views.blocks import Chart, Column, Row, Table
 
 Fmt = Callable[[float | None], str | None]
+
+MEDIAN_P90_MARKS = "Dot: median; whisker: to the p90."
+TRIALS_MARKS = "Small dots: one trial each; large dot: median; whisker: to the p90. The axis starts at 0."
 
 
 @dataclass(frozen=True)
@@ -22,21 +37,65 @@ class Series:
     p90s: Sequence[float | None]
 
 
-def _layout(x_title: str, y_title: str, *, horizontal: bool = False, height: int | None = None) -> dict:
-    layout: dict = {
-        "xaxis": {"title": {"text": x_title}, "automargin": True},
-        "yaxis": {"title": {"text": y_title}, "automargin": True},
+def axis(title: str, *, from_zero: bool = False, percent: bool = False, category: bool = False,
+         reversed_: bool = False) -> dict[str, Any]:
+    """One axis: a short title, margins that make room for its ticks, few ticks (they never collide on a
+    phone); a value axis from zero when asked (a rate's axis, in percent, from 0 to 100%)."""
+    out: dict[str, Any] = {"title": {"text": title, "standoff": 8}, "automargin": True}
+    if category:
+        out["type"] = "category"
+    else:
+        out["nticks"] = 6
+    if from_zero:
+        out["rangemode"] = "tozero"
+    if percent:
+        out["tickformat"] = ".0%"
+        if from_zero:
+            out["range"] = [0, 1.05]
+            out.pop("rangemode")
+    if reversed_:
+        out["autorange"] = "reversed"
+    return out
+
+
+def layout(x: dict[str, Any], y: dict[str, Any], *, height: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "xaxis": x,
+        "yaxis": y,
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
         "hovermode": "closest",
+        "dragmode": False,
     }
-    if horizontal:
-        layout["yaxis"]["autorange"] = "reversed"
-        layout["yaxis"]["type"] = "category"
-    else:
-        layout["xaxis"]["type"] = "category"
     if height:
-        layout["height"] = height
-    return layout
+        out["height"] = height
+    return out
+
+
+def chart(
+    chart_id: str,
+    title: str,
+    traces: list[dict[str, Any]],
+    figure_layout: dict[str, Any],
+    table: Table,
+    *,
+    marks: str,
+    has_data: bool,
+    empty: str,
+    note: str | None = None,
+    alt: str | None = None,
+) -> Chart:
+    """A chart, or when ``has_data`` is false the ``empty`` sentence in its place (no traces, no axes)."""
+    if not has_data:
+        return Chart(id=chart_id, title=title, figure_json={}, table=table, alt=alt, marks=None, empty=empty)
+    return Chart(
+        id=chart_id,
+        title=title,
+        figure_json={"data": traces, "layout": figure_layout},
+        table=table,
+        note=note,
+        alt=alt,
+        marks=marks,
+    )
 
 
 def _missing_note(labels: Sequence[str], series: Sequence[Series], what: str) -> str | None:
@@ -60,8 +119,14 @@ def median_p90(
     fmt: Fmt,
     horizontal: bool = True,
     what: str = "Values",
+    spec: fc.Chart | None = None,
 ) -> Chart:
-    """Medians as points with the p90 drawn as a one-sided bar above (or right of) each median."""
+    """Medians as points with the p90 drawn as a one-sided whisker above (or right of) each median.
+
+    ``spec``: the catalog's chart this one draws (its axis title, whether the axis starts at zero, what the
+    marks mean); without one, a value axis from zero and the plain reading of the marks."""
+    value_title = spec.axis if spec else value_title
+    from_zero = spec.from_zero if spec else True
     traces = []
     for s in series:
         upper = [None if (m is None or p is None) else p - m for m, p in zip(s.medians, s.p90s, strict=True)]
@@ -69,21 +134,23 @@ def median_p90(
         trace: dict = {
             "type": "scatter",
             "mode": "markers",
-            "name": f"{s.name} median (bar to p90)" if s.name else "median (bar to p90)",
+            "name": f"{s.name} median (whisker to p90)" if s.name else "median (whisker to p90)",
             "text": list(labels),
             "hoverinfo": "x+y+name",
+            "marker": {"size": 9},
+            "showlegend": len(series) > 1,
         }
         if horizontal:
             trace.update({"x": list(s.medians), "y": list(labels), "error_x": error})
         else:
             trace.update({"x": list(labels), "y": list(s.medians), "error_y": error, "mode": "lines+markers"})
         traces.append(trace)
-    height = max(220, 40 + 32 * len(labels)) if horizontal else 360
-    layout = (
-        _layout(value_title, label_title, horizontal=True, height=height)
-        if horizontal
-        else _layout(label_title, value_title, height=height)
-    )
+    if horizontal:
+        height = max(200, 90 + 34 * len(labels))
+        figure_layout = layout(axis(value_title, from_zero=from_zero), axis(label_title, category=True, reversed_=True),
+                               height=height)
+    else:
+        figure_layout = layout(axis(label_title, category=True), axis(value_title, from_zero=from_zero), height=340)
     columns = [Column("label", label_title)]
     for s in series:
         prefix = f"{s.name} " if s.name else ""
@@ -94,14 +161,25 @@ def median_p90(
         for s in series:
             cells += [fmt(s.medians[i]), fmt(s.p90s[i])]
         rows.append(Row(cells))
-    return Chart(
-        id=chart_id,
-        title=title,
-        figure_json={"data": traces, "layout": layout},
-        table=Table(f"{chart_id}-table", title, columns, rows),
+    has_data = any(m is not None for s in series for m in s.medians)
+    return chart(
+        chart_id,
+        title,
+        traces,
+        figure_layout,
+        Table(f"{chart_id}-table", title, columns, rows),
+        marks=spec.marks if spec else MEDIAN_P90_MARKS,
+        has_data=has_data,
+        empty=f"{what} was not recorded for {_these(label_title)}, so there is nothing to chart.",
         note=_missing_note(labels, series, what),
         alt=f"{title}: median and 90th percentile per {label_title.lower()}",
     )
+
+
+def _these(label_title: str) -> str:
+    plural = {"scenario": "scenarios", "workload": "workloads", "run": "runs", "os build": "OS builds",
+              "build": "builds", "configuration": "configurations"}
+    return "these " + plural.get(label_title.lower(), label_title.lower())
 
 
 def time_series(
@@ -112,27 +190,43 @@ def time_series(
     value_title: str,
     fmt: Fmt,
     what: str = "Values",
+    rate: bool = False,
 ) -> Chart:
-    """Points over time, one trace per named configuration (kept apart, never pooled)."""
+    """Points over time, one trace per named configuration (kept apart, never pooled). ``rate``: the values are
+    rates (0–1), drawn in percent on an axis from 0 to 100%. Fewer than two instants: each is a category of
+    its own (a date axis of one instant would tick in fractions of a millisecond)."""
+    instants = {x for _, xs, _ in series for x in xs}
+    dated = len(instants) >= 2
     traces = [
-        {"type": "scatter", "mode": "lines+markers", "name": name, "x": list(xs), "y": list(ys), "connectgaps": False}
+        {"type": "scatter", "mode": "lines+markers", "name": name,
+         "x": list(xs) if dated else [x.replace("T", " ") + " UTC" for x in xs],
+         "y": list(ys), "connectgaps": False, "marker": {"size": 8}}
         for name, xs, ys in series
     ]
-    layout = _layout("Run start (UTC)", value_title)
-    layout["xaxis"]["type"] = "date"
-    rows = [Row([name, x, fmt(y)]) for name, xs, ys in series for x, y in zip(xs, ys, strict=True)]
+    x = axis("Run start (UTC)" if dated else "Run start", category=not dated)
+    if dated:
+        x["type"] = "date"
+    figure_layout = layout(x, axis(value_title, from_zero=True, percent=rate), height=320)
+    rows = [Row([name, x_, fmt(y)]) for name, xs, ys in series for x_, y in zip(xs, ys, strict=True)]
     gaps = sum(1 for _, _, ys in series for y in ys if y is None)
-    return Chart(
-        id=chart_id,
-        title=title,
-        figure_json={"data": traces, "layout": layout},
-        table=Table(
+    has_data = any(y is not None for _, _, ys in series for y in ys)
+    lines = "; line: runs of one configuration, in time order" if any(len(xs) > 1 for _, xs, _ in series) else ""
+    return chart(
+        chart_id,
+        title,
+        traces,
+        figure_layout,
+        Table(
             f"{chart_id}-table",
             title,
             [Column("series", "Configuration"), Column("x", "Run start (UTC)"), Column("y", value_title, True)],
             rows,
         ),
+        marks=f"Dot: one run at its start time{lines}. The axis starts at 0.",
+        has_data=has_data,
+        empty=f"{what} was not recorded for these runs, so there is nothing to chart.",
         note=f"{what} not recorded for {gaps} point(s): left as gaps, not plotted as 0." if gaps else None,
+        alt=f"{title}: one point per run over time",
     )
 
 
@@ -147,32 +241,39 @@ def deltas_with_intervals(
     value_title: str,
     fmt: Fmt,
     verdicts: Sequence[str],
+    spec: fc.DeltaChart | None = None,
 ) -> Chart:
-    """Candidate − baseline per scenario, with each interval as an error bar around its point."""
+    """Candidate − baseline per scenario, with each interval as a whisker around its point; zero always in
+    view (the dotted line: no change)."""
+    value_title = spec.axis if spec else value_title
     plus = [None if (d is None or h is None) else h - d for d, h in zip(deltas, highs, strict=True)]
     minus = [None if (d is None or lo is None) else d - lo for d, lo in zip(deltas, lows, strict=True)]
     trace = {
         "type": "scatter",
         "mode": "markers",
-        "name": "candidate − baseline (bar: interval)",
+        "name": "candidate − baseline (whisker: interval)",
         "x": list(deltas),
         "y": list(labels),
         "error_x": {"type": "data", "array": plus, "arrayminus": minus, "symmetric": False, "visible": True},
         "hoverinfo": "x+y",
+        "marker": {"size": 9},
+        "showlegend": False,
     }
     zero = {"type": "line", "x0": 0, "x1": 0, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot", "width": 1}}
-    layout = _layout(value_title, "Scenario", horizontal=True, height=max(220, 40 + 32 * len(labels)))
-    layout["shapes"] = [zero]
+    figure_layout = layout(axis(value_title, from_zero=True), axis("Scenario", category=True, reversed_=True),
+                           height=max(200, 90 + 34 * len(labels)))
+    figure_layout["shapes"] = [zero]
     rows = [
         Row([label, fmt(d), fmt(lo), fmt(h), v])
         for label, d, lo, h, v in zip(labels, deltas, lows, highs, verdicts, strict=True)
     ]
     missing = [label for label, d in zip(labels, deltas, strict=True) if d is None]
-    return Chart(
-        id=chart_id,
-        title=title,
-        figure_json={"data": [trace], "layout": layout},
-        table=Table(
+    return chart(
+        chart_id,
+        title,
+        [trace],
+        figure_layout,
+        Table(
             f"{chart_id}-table",
             title,
             [
@@ -184,6 +285,9 @@ def deltas_with_intervals(
             ],
             rows,
         ),
+        marks=spec.marks if spec else "Dot: candidate − baseline; whisker: its interval; dotted line: no change.",
+        has_data=len(missing) < len(labels),
+        empty="Neither side recorded this figure for a scenario both ran, so there is no change to chart.",
         note=(f"No delta for {', '.join(missing)}: a side did not record it (left out, not plotted as 0)." if missing else None),
         alt=f"{title}: change per scenario with its interval",
     )
@@ -229,23 +333,23 @@ def quality_speed(
             "x": [p.latency for p in front], "y": [p.quality for p in front], "text": [p.label for p in front],
             "hoverinfo": "x+y+text", "marker": {"symbol": "diamond", "size": 12}, "line": {"dash": "dot"},
         })
-    layout = _layout(latency_title, quality_title)
-    layout["xaxis"]["rangemode"] = "tozero"
-    layout["yaxis"]["range"] = [0, 1.05]
-    layout["yaxis"]["tickformat"] = ".0%"
-    layout["height"] = 360
     missing = [p.label for p in points if p.latency is None or p.quality is None]
-    return Chart(
-        id=chart_id,
-        title=title,
-        figure_json={"data": traces, "layout": layout},
-        table=Table(
+    return chart(
+        chart_id,
+        title,
+        traces,
+        layout(axis(latency_title, from_zero=True), axis(quality_title, from_zero=True, percent=True), height=360),
+        Table(
             f"{chart_id}-table",
             title,
             [Column("label", "Device"), Column("latency", latency_title, True), Column("quality", quality_title, True),
              Column("front", "On the Pareto front")],
             [Row([p.label, latency_fmt(p.latency), quality_fmt(p.quality), "yes" if p.front else "no"]) for p in points],
         ),
+        marks="Each point is one device's pooled runs: its median TTFT across, its task success up; the dotted line "
+        "joins the Pareto front (no other device is both faster and more successful).",
+        has_data=bool(drawn),
+        empty="No device on this board has both its TTFT and its task success recorded, so there is nothing to chart.",
         note=(f"{what} not recorded for {', '.join(missing)}: left out, not plotted as 0." if missing else None),
         alt=f"{title}: one point per device, the Pareto front marked",
     )

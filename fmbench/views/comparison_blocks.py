@@ -159,6 +159,7 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
                 value_title=chart.axis,
                 fmt=(lambda v: None if v is None else f"{v:+.3f}"),
                 verdicts=[f.verdict for f in figs],
+                spec=chart,
             )
         )
     return out

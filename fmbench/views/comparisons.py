@@ -98,7 +98,6 @@ def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 class ComparisonPage(Page):
     template: ClassVar[str] = "comparison.html"
     nav_active: ClassVar[str] = "compare"
-    uses_charts: ClassVar[bool] = True
     device: str
     baseline: str
     candidate: str

@@ -65,7 +65,6 @@ def device_comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 class DeviceComparisonPage(Page):
     template: ClassVar[str] = "device_comparison.html"
     nav_active: ClassVar[str] = "compare"
-    uses_charts: ClassVar[bool] = True
     device_a: str
     device_b: str
     generation: int

@@ -1,5 +1,5 @@
 """Distributions where readers look: per scenario, the full distribution of each per-trial figure, as a table,
-and the trials themselves as a box chart with every point.
+and the trials themselves as a chart of every trial with its median and p90.
 
 The figures are the metrics of :data:`fmbench.analysis.figure_catalog.CATALOG`, summarized by
 :func:`fmbench.analysis.figures.distribution`; a value that was not recorded is not a
@@ -17,6 +17,7 @@ from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.figure_catalog import Metric
 from fmbench.analysis.figures import SplitPassRates, distribution, split_pass_rates
+from fmbench.views import charts
 from fmbench.views.blocks import Cell, Chart, Column, Row, Table
 
 Values = dict[str, dict[str, list[float]]]
@@ -108,31 +109,47 @@ def trials_chart(
     per: str = "scenario",
     suffix: str = "",
 ) -> Chart | None:
-    """The trials of one figure per scenario, as a box with every trial drawn beside it."""
+    """The trials of one figure per scenario: every trial as a small dot (spread sideways so none hides another),
+    and the median as a large dot with a whisker to the p90, on an axis from zero (one chart style: the
+    median-and-p90 of :mod:`fmbench.views.charts`, with its trials)."""
     present = [sid for sid in order if values.get(sid, {}).get(figure.key)]
     if not present:
         return None
     scale = 2**20 if figure.unit == "bytes" else 1
-    axis = {"seconds": "Seconds", "bytes": "MiB", "tokens/s": "Tokens per second", "chars/s": "Characters per second"}
+    axis = {"seconds": "Seconds", "bytes": "MiB", "tokens/s": "Tokens/s", "chars/s": "Characters/s"}
+    xs: list[float] = []
+    ys: list[float] = []
+    names: list[str] = []
+    medians: list[float | None] = []
+    whiskers: list[float | None] = []
+    for i, sid in enumerate(present):
+        recorded = values[sid][figure.key]
+        for j, v in enumerate(recorded):
+            xs.append(round(i + ((j * 0.618034) % 1 - 0.5) * 0.5, 4))  # spread evenly, the same on every build
+            ys.append(float(f"{v / scale:.5g}"))
+            names.append(titles.get(sid, sid))
+        dist = distribution(recorded)
+        median = None if dist.median is None else float(f"{dist.median / scale:.5g}")
+        p90 = None if dist.p90 is None else float(f"{dist.p90 / scale:.5g}")
+        medians.append(median)
+        whiskers.append(None if median is None or p90 is None else round(p90 - median, 6))
+    labels = [titles.get(sid, sid) for sid in present]
     traces = [
-        {
-            "type": "box",
-            "name": titles.get(sid, sid),
-            "y": [float(f"{v / scale:.5g}") for v in values[sid][figure.key]],
-            "boxpoints": "all",
-            "jitter": 0.4,
-            "pointpos": 0,
-            "marker": {"size": 3, "opacity": 0.5},
-            "showlegend": False,
-        }
-        for sid in present
+        {"type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys, "text": names,
+         "hoverinfo": "y+text", "marker": {"size": 5, "opacity": 0.45}, "showlegend": False},
+        {"type": "scatter", "mode": "markers", "name": "median (whisker to p90)", "x": list(range(len(present))),
+         "y": medians, "text": labels, "hoverinfo": "y+text+name", "marker": {"size": 11, "symbol": "diamond"},
+         "error_y": {"type": "data", "array": whiskers, "arrayminus": [0] * len(whiskers), "symmetric": False,
+                     "visible": True},
+         "showlegend": False},
     ]
-    layout = {
-        "yaxis": {"title": {"text": axis[figure.unit]}, "automargin": True, "rangemode": "tozero"},
-        "xaxis": {"automargin": True, "type": "category"},
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
-        "height": 360,
-    }
+    layout = charts.layout(
+        {**charts.axis(per.capitalize()), "tickmode": "array", "tickvals": list(range(len(present))),
+         "ticktext": labels, "range": [-0.6, len(present) - 0.4], "zeroline": False, "showgrid": False},
+        charts.axis(axis[figure.unit], from_zero=True),
+        height=360,
+    )
+    layout["xaxis"].pop("nticks", None)
     rows = []
     for sid in present:
         dist = distribution(values[sid][figure.key])
@@ -140,7 +157,8 @@ def trials_chart(
                          _fmt(figure.unit, dist.p90)]))
     missing = [titles.get(sid, sid) for sid in order if sid not in present]
     note = (
-        f"{figure.label} not recorded for {', '.join(missing)}: no box drawn, nothing plotted as 0." if missing else None
+        f"{figure.label} not recorded for {', '.join(missing)}: nothing drawn for it, nothing plotted as 0."
+        if missing else None
     )
     title = f"{figure.label}: every trial, by {per}{suffix}"
     return Chart(
@@ -151,7 +169,8 @@ def trials_chart(
                     [Column(per, per.capitalize()), Column("count", "Trials", True),
                      Column("median", "Median", True), Column("p90", "p90", True)], rows),
         note=note,
-        alt=f"{title}: a box per {per} with each trial as a point",
+        alt=f"{title}: each trial as a point, with the median and p90 per {per}",
+        marks=charts.TRIALS_MARKS,
     )
 
 

@@ -8,8 +8,28 @@ charts, so no view repeats them and no template guesses.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from fmbench.views.blocks import Chart, Table
+
+
+def draws_a_chart(value: Any) -> bool:
+    """Whether a page's value holds a chart with data to draw: itself, or in its lists, mappings and nested dataclasses (a table's
+    rows are never searched: a table holds text)."""
+    if isinstance(value, Chart):
+        return value.drawn
+    if isinstance(value, (str, bytes, Table)) or value is None:
+        return False
+    if isinstance(value, Mapping):
+        return any(draws_a_chart(v) for v in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(draws_a_chart(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(draws_a_chart(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return False
 
 
 @dataclass(frozen=True)
@@ -22,5 +42,10 @@ class Page:
     nav_active: ClassVar[str] = ""
     """The key of the navigation entry shown as current: "home", "runs", "devices", "scenarios", "pcc",
     "builds", "compare", "regressions", "data", "revisions", "methodology", "search", or "" for none."""
-    uses_charts: ClassVar[bool] = False
-    """True when the template draws charts (``m.chart()``): the layout then loads the chart library."""
+
+    @property
+    def uses_charts(self) -> bool:
+        """Whether this page draws a chart (a :class:`~fmbench.views.blocks.Chart` among its fields, however
+        deep): only then does the layout load the chart code, so a page of a kind that can chart but has nothing
+        to chart this time (a legacy run, a device measured once) loads none."""
+        return any(draws_a_chart(getattr(self, f.name)) for f in dataclasses.fields(self))

@@ -31,7 +31,6 @@ def _kinds_text(kinds: dict[str, int]) -> str:
 class PccPage(Page):
     template: ClassVar[str] = "pcc.html"
     nav_active: ClassVar[str] = "pcc"
-    uses_charts: ClassVar[bool] = True
     filters: FilterForm
     availability: Table
     failure_kinds: Table
@@ -111,6 +110,8 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                 [(name, xs, ys) for name, (xs, ys) in sorted(series.items())],
                 value_title="Execution success",
                 fmt=d.percent,
+                what="Execution success",
+                rate=True,
             )
         )
     if ttft_series:

@@ -45,8 +45,8 @@ def assets_dir() -> Path:
 
 
 def asset_files() -> dict[str, Path]:
-    """Every shared asset by name: the site's own files, among them the chart library (``plotly.min.js``, the
-    vendored cartesian partial bundle of plotly.js; its version and licence in ``plotly.LICENSE.txt``)."""
+    """Every shared asset by name: the site's own files, among them the chart library (``plotly.min.js``, a
+    build of plotly.js with the scatter trace alone, from ``tools/plotly/``; its version and licence in ``plotly.LICENSE.txt``)."""
     return {p.name: p for p in sorted(assets_dir().iterdir()) if p.is_file()}
 
 

@@ -85,7 +85,6 @@ class ScenarioTrials:
 class RunPage(Page):
     template: ClassVar[str] = "run.html"
     nav_active: ClassVar[str] = "runs"
-    uses_charts: ClassVar[bool] = True
     run_id: str
     verdict: Cell
     verdict_banner: Banner | None
@@ -112,7 +111,7 @@ class RunPage(Page):
     distributions: Table | None = None
     """Per scenario, the full distribution of each per-trial figure (:mod:`fmbench.views.distributions`)."""
     trial_charts: list[Chart] = field(default_factory=list)
-    """The trials of the headline figures, a box per scenario with every trial as a point."""
+    """The trials of the headline figures, every trial as a point with the median and p90 per scenario."""
     agentic: Table | None = None
     """Agentic scenarios' final-state and tool-trajectory pass rates, apart."""
     executed_models: Table | None = None
@@ -394,6 +393,7 @@ def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[C
                 label_title="Scenario",
                 fmt=median.format,
                 what=chart.what,
+                spec=chart,
             )
         )
     return out

@@ -1,6 +1,14 @@
 /*
- * fmbench: draws the charts of a page with Plotly (loaded before this file
- * as the shared asset plotly.min.js).
+ * fmbench: draws the charts of a page with Plotly, and loads Plotly only
+ * when a chart is about to be seen.
+ *
+ * Only pages that draw a chart load this file (base.html), with the address
+ * of the chart library in its data-plotly attribute. Nothing of Plotly is
+ * fetched until a chart comes near the viewport (IntersectionObserver, 300 px
+ * ahead); a chart visible on load is drawn on load. The text of the page
+ * paints first: this file is deferred and Plotly is injected async. Charts
+ * are drawn one per task (each after an animation frame), so the page keeps
+ * answering input while several charts are drawn.
  *
  * For each element [data-chart="<id>"], the figure is read from
  * <script type="application/json" id="<id>"> ({"data": [...], "layout":
@@ -13,12 +21,14 @@
  * a few HTML-like tags in them, so <, > and & are turned into entities,
  * which Plotly prints literally.
  *
- * When Plotly is missing or a chart fails, the chart's table (always in the
- * page) is opened and a note says why.
+ * When Plotly cannot be loaded or a chart fails, the chart's table (always
+ * in the page) is opened and a note says why.
  *
- * Below each drawn chart, two buttons: its data (the figure's JSON as the
- * page holds it) and a PNG (Plotly.downloadImage), saved through
- * window.fmbenchDownloads (downloads.js, loaded before this file).
+ * Below each chart, two buttons: its data (the figure's JSON as the page
+ * holds it) and a PNG (Plotly.downloadImage), saved through
+ * window.fmbenchDownloads (downloads.js, loaded before this file). They are
+ * added before any chart is drawn, in the space the page keeps for them, so
+ * nothing moves when a chart appears.
  */
 (function () {
   "use strict";
@@ -50,12 +60,43 @@
     }
   }
 
-  var P = window.Plotly;
-  if (!P || typeof P.newPlot !== "function") {
-    plots.forEach(function (plot) {
-      showFallback(plot, "The interactive chart could not be loaded, so the table below shows its data.");
-    });
-    return;
+  var self = doc.currentScript || doc.querySelector("script[data-plotly]");
+  var plotlySrc = self ? self.getAttribute("data-plotly") : null;
+  var P = window.Plotly || null;
+  var loading = null;
+
+  function loadPlotly() {
+    if (P && typeof P.newPlot === "function") {
+      return Promise.resolve(P);
+    }
+    if (!loading) {
+      loading = new Promise(function (resolve, reject) {
+        if (!plotlySrc) {
+          reject(new Error("no chart library"));
+          return;
+        }
+        var s = doc.createElement("script");
+        s.src = plotlySrc;
+        s.async = true;
+        s.onload = function () {
+          P = window.Plotly || null;
+          if (P && typeof P.newPlot === "function") {
+            resolve(P);
+          } else {
+            reject(new Error("no chart library"));
+          }
+        };
+        s.onerror = function () {
+          reject(new Error("no chart library"));
+        };
+        doc.head.appendChild(s);
+      });
+    }
+    return loading;
+  }
+
+  function unavailable(plot) {
+    showFallback(plot, "The interactive chart could not be loaded, so the table below shows its data.");
   }
 
   /* ---------- theme ---------- */
@@ -201,13 +242,76 @@
 
   function drawAll(first) {
     plots.forEach(function (plot) {
-      if (!plot.hidden) {
+      if (!plot.hidden && (first || plot.classList.contains("js-plotly-plot"))) {
         draw(plot, first);
       }
     });
   }
 
-  drawAll(true);
+  /* ---------- drawing as charts come into view, one per task ---------- */
+
+  var queue = [];
+  var pumping = false;
+
+  function nextTask(fn) {
+    if (window.requestAnimationFrame) {
+      window.requestAnimationFrame(function () {
+        window.setTimeout(fn, 0);
+      });
+    } else {
+      window.setTimeout(fn, 0);
+    }
+  }
+
+  function pump() {
+    var plot = queue.shift();
+    if (!plot) {
+      pumping = false;
+      return;
+    }
+    if (!plot.hidden && !plot.classList.contains("js-plotly-plot")) {
+      draw(plot, true);
+    }
+    nextTask(pump);
+  }
+
+  function want(plot) {
+    if (plot.getAttribute("data-chart-queued")) {
+      return;
+    }
+    plot.setAttribute("data-chart-queued", "1");
+    queue.push(plot);
+    loadPlotly().then(
+      function () {
+        if (!pumping) {
+          pumping = true;
+          pump();
+        }
+      },
+      function () {
+        queue.splice(0).forEach(unavailable);
+      }
+    );
+  }
+
+  if ("IntersectionObserver" in window) {
+    var seen = new IntersectionObserver(
+      function (entries) {
+        entries.forEach(function (entry) {
+          if (entry.isIntersecting) {
+            seen.unobserve(entry.target);
+            want(entry.target);
+          }
+        });
+      },
+      { rootMargin: "300px 0px" }
+    );
+    plots.forEach(function (plot) {
+      seen.observe(plot);
+    });
+  } else {
+    plots.forEach(want);
+  }
 
   /* ---------- downloads: each chart's data (its figure as JSON) and a PNG ---------- */
 
@@ -232,12 +336,28 @@
     var png = dl.button("Chart as PNG", "Chart as PNG: \u201c" + title + "\u201d");
     png.setAttribute("data-download-chart-png", name);
     png.addEventListener("click", function () {
-      P.downloadImage(plot, { format: "png", filename: name, scale: 2 });
+      loadPlotly().then(
+        function () {
+          if (!plot.classList.contains("js-plotly-plot")) {
+            draw(plot, true);
+          }
+          P.downloadImage(plot, { format: "png", filename: name, scale: 2 });
+        },
+        function () {
+          unavailable(plot);
+        }
+      );
     });
     bar.appendChild(data);
     bar.appendChild(doc.createTextNode(" "));
     bar.appendChild(png);
-    figure.insertBefore(bar, plot.nextSibling);
+    var kept = figure.querySelector("p.chart-downloads"); /* the space the page keeps for these buttons */
+    if (kept) {
+      bar.className = kept.className;
+      kept.parentNode.replaceChild(bar, kept);
+    } else {
+      figure.insertBefore(bar, plot.nextSibling);
+    }
   }
 
   plots.forEach(addDownloads);
@@ -260,7 +380,7 @@
       var t = ev.target;
       if (t && t.open && t.querySelectorAll) {
         Array.prototype.forEach.call(t.querySelectorAll("[data-chart]"), function (plot) {
-          if (plot.classList.contains("js-plotly-plot") && P.Plots && P.Plots.resize) {
+          if (plot.classList.contains("js-plotly-plot") && P && P.Plots && P.Plots.resize) {
             P.Plots.resize(plot);
           }
         });

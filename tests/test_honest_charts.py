@@ -1,0 +1,62 @@
+"""Charts that cannot mislead: nothing drawn without data (a sentence says so), a single point on a readable
+axis, speed and rate axes from zero, the catalog's reading of the marks on every chart, and a page that has
+nothing to draw loading no chart code."""
+
+from __future__ import annotations
+
+from fmbench.analysis import display as d
+from fmbench.analysis import figure_catalog as fc
+from fmbench.views import charts
+from fmbench.views.page import draws_a_chart
+from fmbench.views.render import Renderer
+
+TTFT = fc.CATALOG.chart("ttft")
+
+
+def _ttft(medians: list[float | None], p90s: list[float | None]) -> charts.Chart:
+    labels = [f"scenario {i}" for i in range(len(medians))]
+    return charts.median_p90("ttft-x", "Time to first token by scenario", labels,
+                             [charts.Series("", medians, p90s)], value_title=TTFT.axis, label_title="Scenario",
+                             fmt=d.seconds, what=TTFT.what, spec=TTFT)
+
+
+def test_a_chart_without_any_value_is_a_sentence_not_empty_axes() -> None:
+    chart = _ttft([None, None], [None, None])
+    assert not chart.drawn and chart.figure_json == {}
+    assert chart.empty == "TTFT was not recorded for these scenarios, so there is nothing to chart."
+    html = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.chart(c) }}').render(c=chart)
+    assert "data-chart" not in html and "application/json" not in html and chart.empty in html
+    assert not draws_a_chart([chart])  # a page holding only this chart loads no chart code
+
+
+def test_a_drawn_chart_says_what_its_marks_mean_and_starts_at_zero() -> None:
+    chart = _ttft([0.8, None], [1.1, None])
+    assert chart.drawn and chart.marks == TTFT.marks
+    assert chart.figure_json["layout"]["xaxis"]["rangemode"] == "tozero"
+    assert "not recorded for scenario 1" in (chart.note or "")
+    html = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.chart(c) }}').render(c=chart)
+    assert '<p class="chart-marks">Dot: median; whisker: to the p90.' in html
+    assert draws_a_chart({"sections": [(chart,)]})
+
+
+def test_one_run_over_time_is_a_point_on_a_category_axis_and_a_rate_axis_runs_from_0_to_100_percent() -> None:
+    chart = charts.time_series("pcc-availability", "PCC execution success", [("iPhone", ["2026-11-06T08:39:03"], [1.0])],
+                               value_title="Execution success", fmt=d.percent, rate=True)
+    layout = chart.figure_json["layout"]
+    assert layout["xaxis"]["type"] == "category"  # not a date axis ticking in fractions of a millisecond
+    assert chart.figure_json["data"][0]["x"] == ["2026-11-06 08:39:03 UTC"]
+    assert layout["yaxis"]["range"] == [0, 1.05] and layout["yaxis"]["tickformat"] == ".0%"
+    two = charts.time_series("t", "t", [("a", ["2026-11-06T08:39:03", "2026-11-07T08:39:03"], [1.0, 0.5])],
+                             value_title="v", fmt=d.percent, rate=True)
+    assert two.figure_json["layout"]["xaxis"]["type"] == "date"
+
+
+def test_a_change_chart_keeps_zero_in_view_and_takes_its_short_axis_and_marks_from_the_catalog() -> None:
+    spec = fc.CATALOG.delta_charts[0]
+    chart = charts.deltas_with_intervals("d", spec.title, ["a"], [0.2], [0.1], [0.3], value_title="ignored",
+                                         fmt=lambda v: None if v is None else f"{v:+.3f}", verdicts=["worse"], spec=spec)
+    assert chart.figure_json["layout"]["xaxis"]["title"]["text"] == spec.axis
+    assert chart.figure_json["layout"]["xaxis"]["rangemode"] == "tozero" and chart.marks == spec.marks
+    nothing = charts.deltas_with_intervals("d", spec.title, ["a"], [None], [None], [None], value_title="v",
+                                           fmt=lambda v: None, verdicts=["not comparable"], spec=spec)
+    assert not nothing.drawn and nothing.empty
