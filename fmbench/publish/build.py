@@ -86,9 +86,10 @@ ORIGINALS = ("gzip", "link", "copy")
 """How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
 PUBLISHING_LIMIT = 10**9
 """GitHub Pages refuses a site larger than this (1 GB): the build warns past it."""
-PARALLEL_MIN_TRIAL_PAGES = 60
-"""Below this many trial pages to render (about 3,000 trials, a few seconds' work), a build renders in one
-process: starting workers (each imports fmbench and opens the database) would cost more than it saves."""
+PARALLEL_MIN_TRIAL_PAGES = 20
+"""Below this many trials pages to render (one a run and scenario, each with its trial data: a few runs, a few
+seconds' work), a build renders in one process: starting workers (each imports fmbench and opens the database)
+would cost more than it saves."""
 POOLED_SITE_PAGES = ("scenario",)
 """Site-wide pages the workers render besides the runs' files: those that share nothing with the other pages.
 The rest the parent renders meanwhile: the regression report, computed once, and the comparison pages, whose
@@ -463,7 +464,7 @@ def _workers(jobs: int | None, to_render: list[Output]) -> int:
     wanted = jobs if jobs is not None else os.cpu_count() or 1
     if wanted < 2 or multiprocessing.parent_process() is not None:
         return 0
-    trial_pages = sum(1 for o in to_render if o.kind.name in ("trials", "trials_page"))
+    trial_pages = sum(1 for o in to_render if o.kind.name == "trials")
     return wanted if trial_pages >= PARALLEL_MIN_TRIAL_PAGES else 0
 
 
