@@ -21,17 +21,13 @@ def export_trials_csv(db: str | os.PathLike[str] | None, out: str | os.PathLike[
     path = default_db_path(db)
     with writing(folder, "the export folder"):
         folder.mkdir(parents=True, exist_ok=True)
-    con = connect(path, read_only=True)
     written: list[Path] = []
-    try:
-        with reading(path, "the trials"):
-            run_ids = [r for (r,) in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
-            for run_id in run_ids:
-                target = folder / f"{urls.slug(run_id)}.trials.csv"
-                text = trials_csv_text(con, run_id)
-                with writing(target, "a trials CSV"):
-                    target.write_text(text, encoding="utf-8", newline="")
-                written.append(target)
-    finally:
-        con.close()
+    with connect(path, read_only=True) as con, reading(path, "the trials"):
+        run_ids = [r for (r,) in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        for run_id in run_ids:
+            target = folder / f"{urls.slug(run_id)}.trials.csv"
+            text = trials_csv_text(con, run_id)
+            with writing(target, "a trials CSV"):
+                target.write_text(text, encoding="utf-8", newline="")
+            written.append(target)
     return written

@@ -18,11 +18,10 @@ import duckdb
 from fmbench import urls
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
-from fmbench.views.blocks import Table
+from fmbench.views.blocks import Cell, Column, Row, Table
 from fmbench.views.common import run_title
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
-from fmbench.views.run_page import failure_table
 from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import CheckDetail, TrialDetail, run_trials
 
@@ -57,6 +56,8 @@ class TrialsPage(Page):
     failures_by_kind: list[tuple[str, int]]
     """``(kind, failures)`` of the scenario's measured failures, most first."""
     failures: Table | None
+    """The measured failures grouped by kind and message (a run repeats a failure's message many times; each one
+    is in the run page's failures table and in the trial data)."""
     failing: list[FailingTrial]
     failing_more: int
     """Failing trials not listed (past :data:`FAILING_SHOWN`): the trial list shows them."""
@@ -84,12 +85,32 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         total=total,
         summary=summary_text(total, len(failing), len(failures)),
         failures_by_kind=sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])),
-        failures=failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
-        if failures
-        else None,
+        failures=_failure_groups(failures) if failures else None,
         failing=failing[:FAILING_SHOWN],
         failing_more=max(0, len(failing) - FAILING_SHOWN),
         data_href=url(paths.data_trials_json(run_id, scenario_id)),
+    )
+
+
+def _failure_groups(failures: list[dict[str, Any]]) -> Table:
+    """One row per kind and message of the scenario's measured failures: how many, and on which samples."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for f in failures:
+        kind = vocab.label("failureKind", f["kind"]) or "kind not recorded"
+        groups.setdefault((kind, f["message"] or ""), []).append(f)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return Table(
+        "scenario-failures",
+        "Measured failures of this scenario, by kind and message",
+        [Column("kind", "Kind"), Column("message", "Message"), Column("count", "Failures", True),
+         Column("samples", "Samples")],
+        [
+            Row([kind, Cell(message or None, reason="no message recorded"), f"{len(found):,}",
+                 Cell(", ".join(sorted({f["sample_id"] for f in found if f["sample_id"]})) or None,
+                      reason="the legacy format records no sample for a failure")])
+            for (kind, message), found in ordered
+        ],
+        "",
     )
 
 
