@@ -56,11 +56,11 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
     paths = [
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(),
         urls.regressions(), urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
-        urls.device(hardware), urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id),
+        urls.device(hardware), urls.run(run_id), urls.data_figures(run_id),
         urls.data_source_gzip(run_id, file_name), urls.builds(),
     ]
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
-    paths += [urls.trials(run_id, s, page) for s, page in pages]
+    paths += [urls.trials(run_id, s) for s in pages]
     paths += [
         p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))
     ]

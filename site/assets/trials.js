@@ -22,15 +22,24 @@
   var PER_PAGE = 50;
   var read = {};
 
+  /* A text as the site's pages show it: a NUL as U+FFFD (as the server's pages print it). */
+  function visible(value) {
+    return String(value).replace(/\u0000/g, "\ufffd");
+  }
+
   function el(tag, className, text) {
     var node = doc.createElement(tag);
     if (className) {
       node.className = className;
     }
     if (text !== undefined && text !== null) {
-      node.textContent = String(text);
+      node.textContent = visible(text);
     }
     return node;
+  }
+
+  function text(value) {
+    return doc.createTextNode(visible(value));
   }
 
   function count(n) {
@@ -114,7 +123,7 @@
     if (code) {
       dd.appendChild(el("code", null, value));
     } else {
-      dd.textContent = String(value);
+      dd.textContent = visible(value);
     }
     dl.appendChild(dd);
   }
@@ -140,9 +149,9 @@
     checks.forEach(function (c) {
       var li = el("li");
       li.appendChild(el("span", c.passed ? "badge badge-pass" : "badge badge-fail", c.passed ? "pass" : "fail"));
-      li.appendChild(doc.createTextNode(" " + c.label));
+      li.appendChild(text(" " + c.label));
       if (c.detail) {
-        li.appendChild(doc.createTextNode(" "));
+        li.appendChild(text(" "));
         li.appendChild(el("span", "muted", "— " + c.detail));
       }
       ul.appendChild(li);
@@ -157,15 +166,15 @@
       li.appendChild(el("code", null, call.name));
       var keys = Object.keys(call.arguments || {});
       if (keys.length) {
-        li.appendChild(doc.createTextNode("("));
+        li.appendChild(text("("));
         keys.forEach(function (k, i) {
           if (i) {
-            li.appendChild(doc.createTextNode(", "));
+            li.appendChild(text(", "));
           }
           li.appendChild(el("code", null, k));
-          li.appendChild(doc.createTextNode(": " + call.arguments[k]));
+          li.appendChild(text(": " + call.arguments[k]));
         });
-        li.appendChild(doc.createTextNode(")"));
+        li.appendChild(text(")"));
       }
       ol.appendChild(li);
     });
@@ -255,7 +264,7 @@
         var a = el("a", null, "Download the trial data (JSON, gzip)");
         a.href = self.href;
         self.status.appendChild(a);
-        self.status.appendChild(doc.createTextNode("."));
+        self.status.appendChild(text("."));
         self.status.classList.add("trials-error");
         throw err;
       }
@@ -285,7 +294,7 @@
     this.find.placeholder = "sample, trial id, text";
     findLabel.appendChild(this.find);
     form.appendChild(verdictLabel);
-    form.appendChild(doc.createTextNode(" "));
+    form.appendChild(text(" "));
     form.appendChild(findLabel);
     this.verdict.addEventListener("change", function () {
       self.page = 0;
@@ -310,9 +319,9 @@
       self.go(self.page + 1);
     });
     this.nav.appendChild(this.prev);
-    this.nav.appendChild(doc.createTextNode(" "));
+    this.nav.appendChild(text(" "));
     this.nav.appendChild(this.pageText);
-    this.nav.appendChild(doc.createTextNode(" "));
+    this.nav.appendChild(text(" "));
     this.nav.appendChild(this.next);
 
     this.list = el("div", "trial-list");
@@ -403,14 +412,45 @@
     return true;
   };
 
-  function attach(host) {
+  /* The scenario's measured failures (requests that returned no response), for the run page's "Show here": a
+     trials page lists them in its HTML. */
+  function failureList(failures) {
+    var section = el("div", "trial-failures");
+    section.appendChild(el("h3", null, failures.length === 1 ? "1 measured failure" : plural(failures.length, "measured failure")));
+    var ul = el("ul");
+    failures.forEach(function (f) {
+      var li = el("li");
+      li.appendChild(text("sample " + (f.sample_id || "not recorded") + " · iteration " + f.iteration + " · " + (f.kind || "kind not recorded") + ": "));
+      li.appendChild(el("span", null, f.message || ""));
+      if (f.tool_calls && f.tool_calls.length) {
+        li.appendChild(toolCalls(f.tool_calls));
+      }
+      if (f.final_state && f.final_state.length) {
+        var state = el("dl", "kv");
+        f.final_state.forEach(function (s) {
+          pair(state, s.key, s.value);
+        });
+        li.appendChild(state);
+      }
+      ul.appendChild(li);
+    });
+    section.appendChild(ul);
+    return section;
+  }
+
+  function attach(host, withFailures) {
     var list = new TrialList(
       host,
       new URL(host.getAttribute("data-trials-data"), doc.baseURI).href,
       Number(host.getAttribute("data-trials-total")),
       Number(host.getAttribute("data-per-page")) || PER_PAGE
     );
-    return list.load();
+    return list.load().then(function (loaded) {
+      if (withFailures && loaded.data.failures && loaded.data.failures.length) {
+        host.insertBefore(failureList(loaded.data.failures), host.firstChild);
+      }
+      return loaded;
+    });
   }
 
   /* ---------- where it runs ---------- */
@@ -454,7 +494,7 @@
       target.appendChild(host);
       button.setAttribute("aria-busy", "true");
       button.disabled = true;
-      attach(host).then(
+      attach(host, true).then(
         function () {
           button.hidden = true;
         },
