@@ -119,7 +119,9 @@ def grown(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -
 def test_adding_one_run_re_renders_exactly_the_pages_it_touches_and_matches_a_full_build(grown: Grown) -> None:
     report, site = grown.report, grown.site
     assert set(report.rendered) == _expected(grown.db, grown.run_id, site)
-    assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 4
+    # a small share of the site: a third (each run is a few files now, one trials page and one data file a
+    # scenario, so the site-wide pages the run touches weigh more than when a run had a page per 50 trials)
+    assert len(report.rendered) < (grown.full.pages + grown.full.data_files) / 3
     for f, mtime in grown.untouched.items():  # what the run does not touch is carried over as it was
         if f not in report.rendered and not f.startswith("assets/"):
             assert (site / f).stat().st_mtime_ns == mtime, f
