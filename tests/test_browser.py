@@ -18,6 +18,7 @@ from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
 from fmbench.runfile.record import run_id_for
 from fmbench.views import content_policy
+from fmbench.views.trials import FAILING_SHOWN
 
 from browser_support import (
     axe_violations,
@@ -402,7 +403,7 @@ def test_a_failing_trials_link_opens_it_on_its_page_of_the_list_and_axe_finds_no
         page.goto((static_url if where == "static" else served[0]) + paths.trials(run, scenario), wait_until="networkidle")
         page.locator(".trials-status", has_text=" of ").wait_for(timeout=30000)
         links = page.locator("ol.failing-trials a[data-trial]")
-        assert links.count() == min(count, 100)
+        assert links.count() == min(count, FAILING_SHOWN)
         last = links.last
         ordinal = last.get_attribute("data-trial")
         number = last.inner_text()  # "Trial 57": its place in the scenario

@@ -25,14 +25,15 @@ from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import CheckDetail, TrialDetail, run_trials
 
-FAILING_SHOWN = 100
+FAILING_SHOWN = 50
 """At most this many failing trials are listed in a trials page's HTML; the rest are in its trial list (the
 data), which the reader can filter to failed trials."""
 
 
 @dataclass(frozen=True)
 class FailingTrial:
-    """A trial whose task failed, as the page lists it: its number in the scenario and its checks."""
+    """A trial whose task failed, as the page lists it: its number in the scenario and the checks it failed (its
+    passed checks are counted; the trial list shows them)."""
 
     number: int
     """Its place among the scenario's trials, from 1 (the order they ran), as the trial list numbers it."""
@@ -40,6 +41,9 @@ class FailingTrial:
     sample_id: str
     iteration: int
     checks: list[CheckDetail]
+    """The checks it failed."""
+    passed: int
+    """How many of its checks passed."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ def _failure_groups(failures: list[dict[str, Any]]) -> Table:
 
 def _failing(details: list[TrialDetail]) -> list[FailingTrial]:
     return [
-        FailingTrial(n, t.ordinal, t.sample_id, t.iteration, t.checks)
+        FailingTrial(n, t.ordinal, t.sample_id, t.iteration, [c for c in t.checks if not c.passed],
+                     sum(1 for c in t.checks if c.passed))
         for n, t in enumerate(details, start=1)
         if t.verdict == "task failed"
     ]
