@@ -185,8 +185,22 @@
     var article = el("article", "trial");
     article.id = "trial-" + t.ordinal;
     var details = el("details");
-    var summary = "Trial " + count(number) + " · sample " + t.sample_id + " · iteration " + t.iteration + " · " + t.verdict;
-    details.appendChild(el("summary", null, t.fallback ? summary + " · fallback" : summary));
+    /* Its parts apart, the separators hidden from screen readers (read as "Trial 3 sample … iteration …"). */
+    var summary = el("summary");
+    var parts = ["Trial " + count(number), "sample " + t.sample_id, "iteration " + t.iteration, t.verdict];
+    if (t.fallback) {
+      parts.push("fallback");
+    }
+    parts.forEach(function (part, i) {
+      if (i) {
+        var sep = el("span", null, " ·");
+        sep.setAttribute("aria-hidden", "true");
+        summary.appendChild(sep);
+        summary.appendChild(text(" "));
+      }
+      summary.appendChild(text(part));
+    });
+    details.appendChild(summary);
     fillTrial(details, t);
     article.appendChild(details);
     return article;
