@@ -369,11 +369,14 @@ def build(
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--watch", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Ingest result files (and sidecars) that appear in this folder.")
+@click.option("--no-warm-up", "no_warm_up", is_flag=True,
+              help="Do not make the comparison pages in the background after starting (each is made on its first request).")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 def serve(
-    db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, max_bytes: int, max_trials: int
+    db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, no_warm_up: bool,
+    max_bytes: int, max_trials: int,
 ) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
 
@@ -396,7 +399,7 @@ def serve(
             )
         run_server(
             _db(db, project), host=host, port=port, watch=watch, echo=echo, parquet=parquet,
-            project=project, max_bytes=max_bytes, max_trials=max_trials,
+            project=project, max_bytes=max_bytes, max_trials=max_trials, warm_up=not no_warm_up,
         )
 
 

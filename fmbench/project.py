@@ -142,9 +142,11 @@ class PracticalChange(_Strict):
 
 
 class PublishingSettings(_Strict):
-    originals: Literal["gzip", "link", "copy"] = "gzip"
+    originals: Literal["gzip", "link", "copy"] | None = None
     """How the site carries the original run files: ``gzip`` (each gzipped, byte-identical once decompressed, its
-    SHA-256 shown), ``link`` (to the file in the repository, from ``[repository]``; no copy) or ``copy`` (as ingested)."""
+    SHA-256 shown), ``link`` (to the file in the repository, from ``[repository]``; no copy) or ``copy`` (as ingested).
+    Not set: ``link`` when the project names its repository (the files are there already), else ``gzip``
+    (see :meth:`Project.originals`)."""
     install: Annotated[str, Field(min_length=1)] = DEFAULT_INSTALL
     """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
     repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
@@ -340,6 +342,13 @@ class Project:
             links.setdefault(run_id, f"{repo.url}/blob/{repo.branch}/{repo.runs_path.strip('/')}/{quote(relative)}")
         return links
 
+    def originals(self) -> str:
+        """The originals policy the site is built with: the one set, else ``link`` where the repository is known."""
+        chosen = self.config.publishing.originals
+        if chosen is not None:
+            return chosen
+        return "link" if self.config.repository.url else "gzip"
+
     def base_url(self) -> str:
         """The path of ``site_url`` (``/repo/`` for ``https://owner.github.io/repo/``), or ``/``."""
 
@@ -433,7 +442,7 @@ def build_project(
         methodology=methodology,
         source_links=project.source_links() if parquet is None else {},
         tolerance=Tolerance.of(project.config.publishing.practical_change),
-        originals=originals if originals is not None else project.config.publishing.originals,
+        originals=originals if originals is not None else project.originals(),
         jobs=jobs,
     )
     summary = summarize_build(

@@ -121,8 +121,9 @@ methodology = "methodology.md"
 [publishing]
 # How the site carries the original run files: "gzip" (compressed copies, byte-identical once
 # decompressed, each one's SHA-256 shown), "link" (links into the repository above, no copy) or
-# "copy" (the files as they are). `fmbench build --originals` overrides it.
-originals = "gzip"
+# "copy" (the files as they are). Unset, it is "link" when [repository] names the repository (the
+# files are there already) and "gzip" otherwise. `fmbench build --originals` overrides it.
+# originals = "link"
 # What .github/workflows/publish.yml installs to build the site, as `pip install "<install>"`: the
 # fmbench release that wrote this project, from PyPI. To build with another fmbench (before a
 # release is on PyPI, say), name a wheel file of this repository

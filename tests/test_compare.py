@@ -23,6 +23,7 @@ from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
 from fmbench.comparison.selection import FILTER_KEYS, parse_filter, parse_side
+from fmbench.comparison.text import NAMED_CHANGES
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.ingest import ingest_paths
 from fmbench.storage.db import connect
@@ -156,7 +157,6 @@ def test_an_os_comparison_that_also_changes_the_configuration_says_the_change_ha
 @pytest.mark.parametrize(
     ("change", "label", "baseline", "candidate"),
     [
-        ({"random_seed": 7}, "Seed", "42", "7"),
         ({"warmups": 8}, "Warmups", "5", "8"),
         ({"repetitions": 25}, "Repetitions", "20", "25"),
         ({"connectivity": "offline"}, "Connectivity", "Normal", "Offline (verified no network path)"),
@@ -175,6 +175,73 @@ def test_each_changed_condition_is_named_with_both_values(
     assert named[label] == (baseline, candidate)
     assert c.label == ("Repeat comparison" if label.startswith("Thermal") else "Configuration comparison")
     assert f"| {label} | {baseline} | {candidate} |" in c.to_markdown()
+
+
+def test_a_different_order_seed_is_an_expected_difference_never_a_caveat_or_a_configuration_change(lab: Lab) -> None:
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", random_seed=7, started=LATER)).ingest()
+    c = lab.compare("a", "b")
+    assert c.label == "OS comparison"
+    assert "random_seed" not in {x.key for x in c.differences}
+    expected = {x.label: (x.baseline, x.candidate) for x in c.expected_differences}
+    assert expected == {
+        "Run": (lab.ids["a"], lab.ids["b"]),
+        "Started": ("2026-11-03T09:00:00Z", "2026-11-10T09:00:00Z"),
+        "Seed": ("42", "7"),
+    }
+    assert not any("seed" in x.message.lower() for x in c.caveats)
+    assert not any(x.code == "label-requirements" for x in c.caveats)
+    md = c.to_markdown()
+    assert "## Expected differences" in md and "| Seed | 42 | 7 |" in md
+    assert md.index("| Seed | 42 | 7 |") > md.index("## Expected differences")
+    assert "expected differences (any two runs differ in these):\n" in c.to_text()
+    assert c.to_json()["expected_differences"][2] == {
+        "key": "random_seed", "label": "Seed", "group": "configuration", "baseline": "42", "candidate": "7"
+    }
+    # two repeats of one configuration that drew their own seeds: a repeat comparison
+    lab2 = Lab(lab.folder / "repeat")
+    lab2.add("a", BASE).add("b", BASE.but(random_seed=7, started=LATER)).ingest()
+    assert lab2.compare("a", "b").label == "Repeat comparison"
+
+
+def test_the_os_version_change_is_listed_beside_the_build_change(lab: Lab) -> None:
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", version="27.1", started=LATER)).ingest()
+    c = lab.compare("a", "b")
+    assert [(x.label, x.baseline, x.candidate) for x in c.differences] == [
+        ("OS build", "24A5264n", "24A5270a"), ("OS version", "27.0", "27.1"),
+    ]
+    assert c.caveats == ()  # the OS build and its version are what an OS comparison compares
+    assert "  - OS version: 27.0 → 27.1" in c.to_text()
+
+
+def test_the_verdict_sentence_names_each_change_with_its_workload_and_size_and_counts_the_rest(lab: Lab) -> None:
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER, ttft_offset=0.1)).ingest()
+    c = lab.compare("a", "b")
+    worse = [(s, f) for s, f in c.changes() if f.verdict == "worse"]
+    assert {f.key for _s, f in worse} == {"ttft_median", "ttft_p90"} and len(worse) == 4
+    unchanged = sum(f.verdict in ("no detectable change", "within tolerance") for s in c.scenarios for f in s.figures)
+    untested = sum(len(s.figures) for s in c.scenarios) - len(worse) - unchanged
+    s0, f0 = worse[0]
+    size = f"{abs(f0.relative_delta) * 100:.0f}%"
+    assert c.verdict_sentence.startswith(f"{f0.label} of {s0.title} got {size} worse (")
+    # the first NAMED_CHANGES changes named with their sizes, the others counted
+    assert NAMED_CHANGES == 3 and c.verdict_sentence.count(" worse (") == 3
+    assert "; 1 other figure got worse; " in c.verdict_sentence
+    assert f"; {unchanged} other figures did not change beyond the practical threshold; {untested} were not tested." \
+        in c.verdict_sentence
+    # the sentence is the first thing after the title in the text and the Markdown, and in the JSON
+    assert c.to_text().splitlines()[1] == c.verdict_sentence
+    assert c.to_markdown().splitlines()[2] == f"**{c.verdict_sentence}**"
+    assert c.to_json()["verdict"] == c.verdict_sentence
+
+
+def test_a_comparison_without_a_change_says_how_many_figures_did_not_change(lab: Lab) -> None:
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER)).ingest()
+    c = lab.compare("a", "b")
+    assert not c.changes()
+    unchanged = sum(f.verdict in ("no detectable change", "within tolerance") for s in c.scenarios for f in s.figures)
+    assert c.verdict_sentence.startswith(
+        f"No figure got worse or better beyond the practical threshold: {unchanged} figures did not change; "
+    )
 
 
 def test_a_changed_fixture_corpus_is_named_and_marked(lab: Lab) -> None:
@@ -486,7 +553,8 @@ def test_markdown_json_and_text_state_the_label_rule_runs_differences_caveats_an
     assert payload["baseline"]["runs"][0]["run_id"] == lab.ids["a"]
     figure = payload["scenarios"][0]["figures"][3]
     assert figure["key"] == "ttft_median" and figure["better"] == "lower" and figure["verdict"] == "worse"
-    assert set(figure["interval"]) == {"low", "high", "confidence", "method"}
+    assert set(figure["interval"]) == {"low", "high", "confidence", "method", "paired"}
+    assert figure["interval"]["paired"] is True and payload["scenarios"][0]["paired"] is True  # the same samples
 
 
 def test_run_supplied_text_cannot_break_the_markdown_table(lab: Lab) -> None:

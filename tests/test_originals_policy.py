@@ -135,6 +135,16 @@ def test_a_site_past_the_publishing_limit_is_warned_about_in_one_line(
     assert "over the 1 GB GitHub Pages publishes" in warning and "\n" not in warning
 
 
+def test_a_site_past_the_hosts_file_count_is_warned_about_in_one_line(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = build_site(db, tmp_path / "_site", registry=fixtures_registry())
+    assert report.files_total == sum(1 for p in (tmp_path / "_site").rglob("*") if p.is_file())
+    monkeypatch.setattr(fmbench.publish.build, "FILE_COUNT_LIMIT", report.files_total - 1)
+    (warning,) = build_site(db, tmp_path / "_site", registry=fixtures_registry()).warnings
+    assert f"the site has {report.files_total:,} files, over the 20,000" in warning and "\n" not in warning
+
+
 def test_the_build_command_takes_the_policy_and_refuses_an_unknown_one(
     db: Path, originals: list[tuple[str, str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

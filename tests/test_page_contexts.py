@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fmbench import urls
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
@@ -99,36 +100,92 @@ def test_every_page_kind_has_a_contract_test_here() -> None:
 
 def test_home_counts_runs_by_verdict_and_lists_the_newest_on_device_run_per_build(site: SiteContext) -> None:
     page = _page(site, "home")
-    assert (page.nav_active, page.uses_charts) == ("home", True)
+    assert (page.nav_active, page.uses_charts) == ("home", False)  # figures as text: the page loads no chart library
     stats = {s.label: s.value for s in page.stats}
     assert stats["runs"] == "4" and stats["publishable"] == "2" and stats["exploratory"] == "2"
-    assert stats["devices"] == "1" and stats["OS builds"] == "2"
+    assert stats["device"] == "1" and stats["OS builds"] == "2"  # each noun in the number its count takes
     assert _column(page.on_device, "suite") == ["Synthetic Performance", "Synthetic Performance", "Practical Quick"]
     assert _column(page.pcc, "suite") == ["Practical Quick"]
 
 
-def test_home_overview_draws_each_configuration_of_the_newest_publishable_build_on_its_own_axes(
+def test_home_leads_with_each_devices_newest_run_per_configuration_exploratory_ones_labelled_never_ranked(
     site: SiteContext,
 ) -> None:
     page = _page(site, "home")
-    (device,) = page.overview
-    assert (device.device.text, device.build.text) == (f"iPhone 17 Pro ({DEVICE})", "iOS 27.0.0 (24A5264n)")
-    assert device.build.href == "/builds/24A5264n/"
-    (config,) = device.configs  # the PCC run of that build is exploratory: only publishable runs are drawn
-    assert (config.label, config.service) == ("On-device · Synthetic Performance · Cold session", False)
-    assert config.run.href == f"/runs/{_run_id(site, CANDIDATE)}/"
-    assert [c.title for c in config.charts] == ["Median time to first token", "Median output tokens/s"]
-    for chart in config.charts:
-        (trace,) = chart.figure_json["data"]
-        assert trace["y"] == ["Synthetic throughput"] and all(v is not None for v in trace["x"])
-    assert page.changes and page.changes[0].href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
-    assert page.changes[0].text.startswith("Regression: Median TTFT of Synthetic throughput increased")
+    (device,) = page.newest
+    assert (device.device.text, device.device.href) == (f"iPhone 17 Pro ({DEVICE})", f"/devices/{DEVICE}/")
+    by_label = {c.label: c for c in device.configs}
+    assert list(by_label) == [
+        "On-device · Synthetic Performance · Cold session",
+        "On-device · Practical Quick · Warm reused session · offline",
+        "Private Cloud Compute · Practical Quick · Cold session · reasoning Light · falls back on-device",
+    ]
+    performance = by_label["On-device · Synthetic Performance · Cold session"]
+    # the newest run of the configuration (24A5264n), not the older build's
+    assert performance.run.href == f"/runs/{_run_id(site, CANDIDATE)}/"
+    assert (performance.verdict.text, performance.exploratory) == ("Publishable", False)
+    assert (performance.os.text, performance.os.href) == ("iOS 27.0.0 (24A5264n)", "/builds/24A5264n/")
+    table = performance.figures
+    assert [c.key for c in table.columns] == ["scenario", "task", "ttft50", "tps50"]  # the catalog's headline
+    assert [c.label for c in table.columns][1:] == ["Task success", "TTFT median", "Output tok/s median"]
+    assert _column(table, "scenario") == ["Synthetic throughput"]
+    assert _column(table, "ttft50")[0].endswith(" s") and _column(table, "task")[0].endswith("%")
+    quick = by_label["On-device · Practical Quick · Warm reused session · offline"]
+    assert (quick.verdict.text, quick.verdict.tone, quick.exploratory) == ("Exploratory", "exploratory", True)
+    assert "exploratory run of 2026-11-11" in quick.figures.caption and quick.note is None
+    listed = _column(quick.figures, "scenario")
+    stored = [t for (t,) in site.con.execute(
+        "SELECT title FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [_run_id(site, QUICK)]).fetchall()]
+    assert listed == stored  # the run file's order, never sorted by a figure
+    pcc = by_label["Private Cloud Compute · Practical Quick · Cold session · reasoning Light · falls back on-device"]
+    assert pcc.service and pcc.exploratory
+    assert pcc.note == "PCC: network and server included; 7 trials that fell back to the on-device model left out of its speed"
+    assert pcc.note in pcc.figures.caption
+    captions = [c.figures.caption for d in page.newest for c in d.configs]
+    assert len(set(captions)) == len(captions)  # each table (a region) is named apart from the others
+
+
+def test_a_home_page_with_no_run_says_so_in_place_of_the_figures(tmp_path: Path) -> None:
+    from fmbench.ingest import writable
+
+    db = tmp_path / "empty.duckdb"
+    with writable(db):
+        pass
+    with connect(db, read_only=True) as con:
+        page = _page(site_context(con, Renderer(), fixtures_registry()), "home")
+    assert page.newest == [] and page.newest_empty == home.NO_RUN
+    assert {s.label: s.value for s in page.stats}["runs"] == "0"
+    assert page.on_device.rows == [] and page.changes == []
+
+
+def test_a_home_page_of_a_database_without_its_derived_tables_says_so_and_raises_nothing(tmp_path: Path) -> None:
+    import duckdb
+
+    db = tmp_path / "bare.duckdb"
+    duckdb.connect(str(db)).close()  # a DuckDB file with no table at all
+    with duckdb.connect(str(db), read_only=True) as con:
+        page = _page(site_context(con, Renderer(), fixtures_registry()), "home")
+    assert page.newest == [] and page.newest_empty == home.NO_FIGURES and page.stats == []
 
 
 def test_methodology_renders_the_notes_as_markup(site: SiteContext) -> None:
     page = _page(site, "methodology")
     assert (page.title, page.nav_active) == ("Methodology", "methodology")
     assert str(page.markdown_html).startswith("<p>")
+
+
+def test_the_methodology_page_opens_with_a_contents_list_linking_every_section(site: SiteContext) -> None:
+    from dataclasses import replace
+
+    page = _page(site, "methodology")
+    html = str(page.markdown_html)
+    assert (page.contents[0].text, page.contents[0].href) == ("What is measured", "#measured")
+    assert [link.href for link in page.contents][-1] == "#limitations"
+    assert len(page.contents) == html.count("<h2") == 16
+    assert all(f'id="{link.href[1:]}"' in html for link in page.contents)
+    noted = _page(replace(site, methodology="## How we ran these\n\nOn a desk.\n", memo={}), "methodology")
+    added = noted.contents[-1]  # a publisher's section without an id of its own is linked by the one it was given
+    assert added.text == "How we ran these" and f'id="{added.href[1:]}"' in str(noted.markdown_html)
 
 
 def test_revisions_lists_the_registry_newest_first(site: SiteContext) -> None:
@@ -151,7 +208,10 @@ def test_runs_lists_the_runs_newest_first_and_applies_filters(site: SiteContext)
     assert (page.nav_active, page.uses_charts) == ("runs", False)
     assert _column(page.runs, "started") == sorted(_column(page.runs, "started"), reverse=True)
     only_pcc = _page(site, "runs", Filters({"route": "privateCloudCompute"}))
-    assert only_pcc.runs.caption == "1 run(s), newest first"
+    assert only_pcc.runs.caption == "1 run, newest first"
+    assert page.runs.empty_text == "No runs yet."  # no filter applied: nothing to "match"
+    none = _page(site, "runs", Filters({"route": "unknownRoute"}))
+    assert none.runs.rows == [] and none.runs.empty_text == "No run matches these filters."
     assert _column(only_pcc.runs, "suite") == ["Practical Quick"]
 
 
@@ -173,7 +233,7 @@ def test_trials_shows_a_scenarios_counts_and_failing_trials_and_links_its_trial_
     page = _page(site, "trials", run_id=run_id, scenario="task-capture")
     assert page.nav_active == "runs"
     assert (page.scenario_id, page.total) == ("task-capture", 3)
-    assert page.summary.startswith("3 trials in this scenario: ")
+    assert page.shown.startswith("3 trials in this scenario") and " passed, " in page.summary
     assert page.data_href == "/" + urls.data_trials_json(run_id, "task-capture")
     assert all(t.checks is not None and 1 <= t.number <= 3 for t in page.failing)
 
@@ -185,7 +245,7 @@ def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenar
     details = trial_details.trial_details(site.con, run_id, "synthetic-throughput")
     failed = [n for n, t in enumerate(details, start=1) if t.verdict == "task failed"]
     assert [t.number for t in page.failing] == failed[: trials.FAILING_SHOWN]
-    assert page.summary == f"60 trials in this scenario: {60 - len(failed)} passed, {len(failed)} failed" + (
+    assert page.summary == f"{60 - len(failed)} passed, {len(failed)} failed" + (
         "." if not page.failures else page.summary.split(f"{len(failed)} failed", 1)[1]
     )
     assert {k.name for k in PAGES} >= {"trials"} and "trials_page" not in {k.name for k in PAGES}
@@ -314,6 +374,28 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
 
+def test_comparison_states_its_verdicts_in_one_sentence_and_lists_expected_differences_apart(site: SiteContext) -> None:
+    page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
+    (section,) = page.sections
+    cmp = section.comparison
+    assert cmp is not None
+    worse = [f for _s, f in cmp.changes() if f.verdict == "worse"]
+    assert [f.key for f in worse] == ["ttft_median", "ttft_p90", "tps_median", "tps_p90"]
+    # what got worse, named with its workload and size, then what did not change: one sentence
+    assert page.verdict.startswith("Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s); "
+                                   "p90 TTFT of Synthetic throughput got 30% worse")
+    assert page.verdict.endswith("; 1 other figure got worse; 3 other figures did not change beyond the practical "
+                                 "threshold; 1 was not tested.")
+    assert page.verdict.endswith(".") and ". " not in page.verdict  # one sentence
+    assert page.verdict == section.verdict == cmp.verdict_sentence
+    # the caveats: what differs and can explain a change; the runs and their start times are expected
+    assert [r.cells for r in section.differences.rows] == [["OS build", "24A5256a", "24A5264n"]]
+    assert section.caveats == []
+    assert [r.cells[0] for r in section.expected.rows] == ["Run", "Started"]
+    assert section.expected.rows[0].cells[1:] == [_run_id(site, BASELINE), _run_id(site, CANDIDATE)]
+    assert section.table is not None and section.table.cards and section.differences.cards
+
+
 @pytest.fixture(scope="module")
 def two_devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
     """The iPhone's two performance runs and the iPad's performance run of OS 27 build 24A5264n."""
@@ -338,6 +420,8 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
     assert "Hardware model" in [r.cells[0] for r in section.differences.rows]
+    assert section.comparison is not None and page.verdict == section.comparison.verdict_sentence
+    assert "Seed" not in [r.cells[0] for r in section.differences.rows]
     index = _page(site, "compare_index")
     assert [r.cells[0].href for r in index.device_pairs.rows] == [f"/compare/devices/iPad17,3..{DEVICE}/27/"]
     with pytest.raises(NotFoundError):
@@ -443,3 +527,162 @@ def test_every_metric_and_environment_value_of_a_trial_is_in_the_trial_data_unde
     # the runs hold no reasoning token count: null (trials.js shows "not recorded"), never 0 or blank
     assert "Reasoning tokens" in not_recorded
     assert all(v is None for v in doc["columns"]["metrics"][trial_details.METRIC_LABELS.index("Reasoning tokens")])
+
+
+# --- the answer first: a run's conditions at a glance, a trials page's range, one name per workload -------
+
+
+def test_the_run_page_states_its_conditions_at_a_glance_from_the_configuration_spec(site: SiteContext) -> None:
+    from fmbench.analysis.configuration import REPETITIONS, REVISION_ID, ROUTE, SUITE, WARMUP_COUNT
+
+    page = _page(site, "run", run_id=_run_id(site, QUICK))
+    shown = {c.label: c.value.text if isinstance(c.value, Cell) else c.value for c in page.glance}
+    assert list(shown) == [
+        "Device", "OS version and build", ROUTE.label, "Session", SUITE.label, REVISION_ID.label, "Trials",
+        WARMUP_COUNT.label, REPETITIONS.label,
+    ]
+    assert shown["Device"] == f"iPhone 17 Pro ({DEVICE})" and shown["OS version and build"] == "iOS 27.0.0, build 24A5264n"
+    assert shown[ROUTE.label] == "On-device" and shown["Session"] == "Warm reused session"
+    assert shown[SUITE.label] == "Practical Quick" and shown["Trials"] == "30 measured trials"
+    run = site.con.execute("SELECT warmup_count, repetitions FROM runs WHERE run_id = ?", [_run_id(site, QUICK)]).fetchone()
+    assert (shown[WARMUP_COUNT.label], shown[REPETITIONS.label]) == (f"{run[0]:,}", f"{run[1]:,}")
+    links = {c.label: c.value.href for c in page.glance if isinstance(c.value, Cell)}
+    assert links["Device"] == f"/devices/{DEVICE}/" and links["OS version and build"] == "/builds/24A5264n/"
+    labels = [c.label for c in page.conditions]
+    assert "Fixture version" in labels and "Fixture fingerprint" not in labels  # the reader's words
+    assert "Run-file format" in labels and "Format generation" not in labels
+
+
+def test_a_trials_page_states_the_range_of_trials_it_shows_numbered_in_its_scenario(site: SiteContext) -> None:
+    quick = _page(site, "trials", run_id=_run_id(site, QUICK), scenario="task-capture")
+    assert quick.shown == "3 trials in this scenario, numbered 1–3 in the order they ran."
+    # one page a scenario: its trial list (trials.js) says which of them it shows ("Trials 51–60 of 60.")
+    second = _page(site, "trials", run_id=_run_id(site, BASELINE), scenario="synthetic-throughput")
+    assert second.shown == "60 trials in this scenario, numbered 1–60 in the order they ran."
+    assert trials.shown_text(60, 51, 60) == "60 trials in this scenario, numbered in the order they ran; this page shows trials 51–60."
+    assert trials.shown_text(1, 1, 1) == "1 trial in this scenario."
+    assert "(s)" not in quick.shown + second.shown + quick.summary + second.summary
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    """The quick run, and a copy of it a day later whose file calls task-capture "Natural-language task parsing"."""
+    root = tmp_path_factory.mktemp("renamed")
+    text = (FIXTURES / QUICK).read_text(encoding="utf-8")
+    later = text.replace("Natural-language task capture", "Natural-language task parsing").replace("2026-11-11T", "2026-11-12T")
+    (root / "later.json").write_text(later, encoding="utf-8")
+    registry = fixtures_registry()
+    assert ingest_paths([FIXTURES / QUICK], root / "db.duckdb", registry=registry).ok
+    with connect(root / "db.duckdb", read_only=True) as con:
+        from fmbench.views.inputs import RunIndex
+
+        before = RunIndex.read(con).runs[_run_id_of(con, QUICK)].fingerprint
+    assert ingest_paths([root / "later.json"], root / "db.duckdb", registry=registry).ok
+    with connect(root / "db.duckdb", read_only=True) as con:
+        site = site_context(con, Renderer(), registry)
+        site.memo["fingerprint before the rename"] = before
+        yield site
+
+
+def _run_id_of(con: Any, file_name: str) -> str:
+    return con.execute("SELECT run_id FROM runs WHERE file_name = ?", [file_name]).fetchone()[0]
+
+
+def test_a_workload_has_one_name_on_every_page_the_newest_runs_title(renamed: SiteContext) -> None:
+    from fmbench.storage.queries import scenario_titles
+
+    site = renamed
+    new = "Natural-language task parsing"
+    assert scenario_titles(site.con)["task-capture"] == new
+    older = _run_id_of(site.con, QUICK)
+    run = _page(site, "run", run_id=older)
+    assert _column(run.scenarios, "scenario")[0] == new  # the older run's own file says "task capture"
+    assert next(s.title for s in run.trial_sections if s.scenario_id == "task-capture") == new
+    assert run.charts[0].figure_json["data"][0]["y"][0] == new
+    assert _page(site, "trials", run_id=older, scenario="task-capture").scenario_title == new
+    build = _page(site, "build", build="24A5264n")
+    assert {t for t in _column(build.figures, "scenario") if "task" in t.lower()} == {new}  # one name in one table
+    listed = dict(zip(_column(_page(site, "scenarios").scenarios, "scenario"), _column(_page(site, "scenarios").scenarios, "title"), strict=True))
+    assert listed["task-capture"] == new
+    assert _page(site, "scenario", scenario="task-capture").title.startswith(new)
+    device = _page(site, "device", device=DEVICE)
+    assert all("task capture" not in str(_column(s.table, "scenario")) for s in device.sections)
+    home_titles = [t for d in _page(site, "home").newest for c in d.configs for t in _column(c.figures, "scenario")]
+    assert new in home_titles and "Natural-language task capture" not in home_titles
+
+
+def test_renaming_a_workload_changes_the_fingerprint_of_every_run_that_measured_it(renamed: SiteContext) -> None:
+    from fmbench.views.inputs import RunIndex
+
+    after = RunIndex.read(renamed.con).runs[_run_id_of(renamed.con, QUICK)].fingerprint
+    assert after != renamed.memo["fingerprint before the rename"]  # an incremental build renders its pages again
+
+
+# --- run-to-run variation ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteContext]:
+    """One iPhone configuration run twice on build 24A5264n (one run slower by 40 ms) and once on 24A5270a."""
+    import importlib.util
+    import sys
+    from datetime import UTC, datetime
+
+    from testdata import DATA
+
+    name = "fmbench_compare_runbuilder"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    rb = sys.modules[name]
+    folder = tmp_path_factory.mktemp("repeated")
+    base = rb.RunSpec()
+    rb.write_run(base, folder / "runs", "first")
+    rb.write_run(base.but(started=datetime(2026, 11, 4, 9, 0, tzinfo=UTC), noise_seed=2, ttft_offset=0.04),
+                 folder / "runs", "second")
+    rb.write_run(base.but(build="24A5270a", started=datetime(2026, 11, 10, 9, 0, tzinfo=UTC), noise_seed=3),
+                 folder / "runs", "later")
+    db = folder / "repeated.duckdb"
+    registry = fixtures_registry()
+    assert ingest_paths([folder / "runs"], db, registry=registry).ok
+    with connect(db, read_only=True) as con:
+        yield site_context(con, Renderer(), registry)
+
+
+def test_a_device_page_shows_the_spread_of_the_runs_of_one_configuration_on_one_build(repeated: SiteContext) -> None:
+    page = _page(repeated, "device", device="iPhone18,1")
+    (section,) = page.sections
+    table = section.variation
+    assert table is not None and "run-to-run variation" in table.caption
+    assert [c.key for c in table.columns] == ["scenario", "build", "runs", "task", "ttft50", "tps50", "mem"]
+    assert set(_column(table, "build")) == {"24A5264n"}  # the build measured once has no spread
+    assert _column(table, "runs") == ["2", "2"]
+    # each cell: the two runs' lowest to highest figure, from what each run stored, and their SD
+    stored = repeated.con.execute(
+        "SELECT min(ttft_median), max(ttft_median) FROM scenario_figures JOIN runs USING (run_id) "
+        "WHERE os_build = '24A5264n' AND scenario_id = 'task-capture'"
+    ).fetchone()
+    assert stored is not None and stored[1] - stored[0] > 0.03
+    ttft = dict(zip(_column(table, "scenario"), _column(table, "ttft50"), strict=True))
+    low, high = (fc.CATALOG["ttft_median"].format(v) for v in stored)
+    assert ttft["Natural-language task capture"].startswith(f"{low} – {high} (SD ")
+    from fmbench.views import render_page
+
+    (kind,) = [k for k in PAGES if k.name == "device"]
+    html = render_page(repeated, kind, Filters(), device="iPhone18,1")
+    assert 'id="variation-c0"' in html and f"{low} – {high} (SD " in html
+
+
+def test_a_comparison_of_sides_of_several_runs_says_it_measured_run_to_run_variation_and_pairing(
+    repeated: SiteContext,
+) -> None:
+    pooled = _page(repeated, "comparison", device="iPhone18,1", baseline="24A5264n", candidate="24A5270a",
+                   rule="pooled")
+    (section,) = pooled.sections
+    assert any(n.startswith("Intervals are paired by sample") for n in section.intervals)
+    assert any("Run-to-run variation was measured: the baseline's 2 runs" in n for n in section.intervals)
+    assert any("the candidate has one run" in n for n in section.intervals)
+    latest = _page(repeated, "comparison", device="iPhone18,1", baseline="24A5264n", candidate="24A5270a")
+    assert not any("Run-to-run variation was measured" in n for n in latest.sections[0].intervals)

@@ -109,11 +109,12 @@ def test_init_writes_every_file_of_a_project_and_the_settings_read_back(tmp_path
         assert f"wrote {name}" in out
     project = load_project(root)
     assert project.config.site.title == TITLE
-    assert project.config.publishing.originals == "gzip"
+    assert project.config.publishing.originals is None
+    assert project.originals() == "gzip"  # no repository named: the originals are carried gzipped
     change = project.config.publishing.practical_change
     assert (change.latency, change.throughput, change.memory, change.rates) == (0.05, 0.05, 0.05, 5.0)
     toml = (root / PROJECT_FILE).read_text(encoding="utf-8")
-    assert re.search(r'^originals = "gzip"$', toml, re.M) and '"link" (links into the repository' in toml
+    assert re.search(r'^# originals = "link"$', toml, re.M) and '"link" (links into the repository' in toml
     ignored = (root / ".gitignore").read_text(encoding="utf-8")
     assert "/fmbench.duckdb" in ignored and "/fmbench.duckdb.resamples/" in ignored and "/_site/" in ignored
 
@@ -423,12 +424,24 @@ def test_a_run_file_that_cannot_be_read_is_named_and_the_rest_publish(project: P
 # --- settings and their mistakes ----------------------------------------------------------
 
 
+def test_a_project_that_names_its_repository_links_the_originals_unless_it_sets_a_policy(tmp_path: Path) -> None:
+    code, out = invoke("init", str(tmp_path / "p"), "--title", TITLE)
+    assert code == 0, out
+    toml_file = tmp_path / "p" / PROJECT_FILE
+    text = toml_file.read_text(encoding="utf-8")
+    named = re.sub(r'^url = ".*"$', 'url = "https://github.com/ada/bench"', text, count=1, flags=re.M)
+    toml_file.write_text(named, encoding="utf-8")
+    assert load_project(tmp_path / "p").originals() == "link"
+    toml_file.write_text(named.replace('# originals = "link"', 'originals = "gzip"'), encoding="utf-8")
+    assert load_project(tmp_path / "p").originals() == "gzip"
+
+
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
         (lambda t: t.replace("[site]\n", "[site]\ntitel = \"x\"\n"), "fmbench.toml: site.titel: unknown key"),
         (lambda t: t.replace('branch = "main"', "branch = 3"), "fmbench.toml: repository.branch: expected text, got int 3"),
-        (lambda t: t.replace('originals = "gzip"', 'originals = "zip"'), "fmbench.toml: publishing.originals: input should be 'gzip', 'link' or 'copy'"),
+        (lambda t: t.replace('# originals = "link"', 'originals = "zip"'), "fmbench.toml: publishing.originals: input should be 'gzip', 'link' or 'copy'"),
         (lambda t: t.replace("rates = 5.0", 'rates = "5"'), "fmbench.toml: publishing.practical_change.rates: expected a number"),
         (lambda t: t.replace("[paths]", "[paths"), "fmbench.toml: not valid TOML: "),
         (lambda t: t.replace('site_url = "', 'site_url = "ada.github.io/'), "fmbench.toml: site.site_url: expected an absolute http(s) URL"),

@@ -126,7 +126,8 @@ def test_app_bench_commit_is_the_benchmark_commit_at_the_top_and_on_every_trial(
 
 def test_an_all_failed_run_page_says_no_measured_trial_and_shows_attempt_figures_and_failures(site) -> None:
     text = page_text(built(site, f"/runs/{run_id(JUNE_PCC)}/"))
-    scenarios = text[text.index("Scenarios: quality") : text.index("Conditions")]
+    start = text.index("Scenarios: quality")  # after the conditions at a glance
+    scenarios = text[start : text.index("Conditions", start)]
     assert "Natural-language task capture 1 0.0% no measured trial 100.0% no measured trial" in scenarios
     assert scenarios.count("no measured trial") == 8  # seven trial figures and the token count source
     assert " s " not in scenarios.replace("tok/s", "")  # no 0 s anywhere
@@ -278,7 +279,7 @@ def test_pages_spanning_runs_use_the_newest_runs_order_with_what_it_lacks_append
 
 def test_offline_success_visual_fixture_and_a_trials_own_environment_are_on_the_trial_page_and_in_its_data(site) -> None:
     rid = run_id(READING / "kept-fields.json")
-    assert "Offline success 1 of 2 trial(s)" in page_text(built(site, f"/runs/{rid}/"))
+    assert "Offline success 1 of 2 trials" in page_text(built(site, f"/runs/{rid}/"))
     # the trial page's trials are laid out by trials.js from the trial data (tests/test_real_files_browser.py shows
     # them there): the data holds each field as the page shows it
     html = built(site, f"/runs/{rid}/trials/visual-recommendation/")
@@ -322,3 +323,68 @@ def test_quota_detail_is_in_summarize_json_and_on_the_run_and_pcc_pages(site) ->
     expected = "Below limit; approaching the limit: yes; limit reached: no; resets 2026-11-04T00:00:00Z"
     assert expected in page_text(built(site, f"/runs/{run_id(path)}/"))
     assert expected in page_text(built(site, "/pcc/"))
+
+
+# --- the benchmark's own published files on the home page -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The published example run and the June PCC attempt (both exploratory), and the site built from them."""
+    root = tmp_path_factory.mktemp("examples")
+    db = root / "examples.duckdb"
+    assert ingest_paths([EXAMPLES, JUNE_PCC], db).ok
+    build_site(db, root / "site")
+    return db, root / "site"
+
+
+def test_the_home_page_shows_the_published_exploratory_runs_figures_labelled_and_unranked(examples) -> None:
+    html = built(examples, "/")
+    text = page_text(html)
+    assert "No device has a publishable run yet" not in text
+    assert "Newest figures of each device" in text and "MacBook Pro M5 (Mac17,2)" in text
+    # the example's headline figures per workload, in its file's order (task capture first, as the runner ran it)
+    for figure in ("Natural-language task capture 100.0% 0.417 s 74.55", "Stacked notification summary 100.0% 0.373 s 94.31",
+                   "Grounded document question answering 100.0% 0.436 s 75.49"):
+        assert figure in text
+    assert text.index("Natural-language task capture 100.0%") < text.index("Grounded document question answering 100.0%")
+    assert text.count("exploratory: shown, never ranked") == 2  # the on-device run and the PCC attempt, each labelled
+    assert "older run-file format" in text and "legacy format" not in text
+    assert "Private Cloud Compute · Practical Quick · older run-file format" in text
+    assert "plotly" not in html  # figures as text: no chart library on the home page
+
+
+def test_the_example_run_page_counts_its_samples_and_states_its_conditions_at_a_glance(examples) -> None:
+    text = page_text(built(examples, f"/runs/{run_id(EXAMPLES / (EXAMPLE_NAME + '.json'))}/"))
+    assert "Samples per scenario 1 (counted from the trials: 5 samples in 5 scenarios;" in text
+    assert "Samples per scenario not recorded" not in text
+    glance = text.split("Conditions at a glance", 1)[1].split("Every condition", 1)[0]
+    assert " ".join(glance.split()) == (
+        "Device MacBook Pro M5 (Mac17,2) OS version and build macOS 27.0.0, build 26A5353q Route On-device "
+        "Session not recorded Suite Practical Quick Suite revision 2026.06 (superseded) Trials 25 measured trials "
+        "Warmups 1 Repetitions 5"
+    )
+    assert text.index("Conditions at a glance") < text.index("Scenarios: quality")
+    assert "Fixture version fx-9eaf0c76e1051aad" in text and "Run-file format older run-file format (June 2026)" in text
+
+
+def test_the_june_pcc_attempts_failure_of_no_recorded_kind_is_counted_in_words(examples) -> None:
+    html = built(examples, "/pcc/")
+    assert "<td>1 failure of a kind the file does not record</td>" in html
+    assert "<td>not recorded 1</td>" not in html  # a kind called "not recorded" with a count after it
+
+
+def test_the_home_page_of_an_empty_database_says_so_over_flask(tmp_path: Path) -> None:
+    from fmbench.ingest import writable
+    from fmbench.views.home import NO_RUN
+
+    db = tmp_path / "empty.duckdb"
+    with writable(db):
+        pass
+    client = create_app(db, host="127.0.0.1", port=8000).test_client()
+    response = client.get("/", headers=HOST)
+    assert response.status_code == 200
+    text = page_text(response.get_data(as_text=True))
+    assert NO_RUN in text and "0 runs" in text
+    runs = page_text(client.get("/runs/", headers=HOST).get_data(as_text=True))
+    assert "No runs yet." in runs and "No run matches these filters." not in runs

@@ -209,3 +209,23 @@ def test_a_build_that_fails_part_way_leaves_the_previous_site_byte_identical(
     assert _snapshot(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left behind
     assert os.environ["FMBENCH_TEST_BUILD_FAIL_AFTER"] == "7"
+
+
+def test_the_methodology_contents_link_every_section_of_the_page(built: tuple[Path, Path]) -> None:
+    import re
+
+    html = (built[1] / "methodology" / "index.html").read_text(encoding="utf-8")
+    contents = html.split('<nav class="contents"', 1)[1].split("</nav>", 1)[0]
+    anchors = re.findall(r'<a href="#([^"]+)">', contents)
+    assert len(anchors) == 16 and anchors[0] == "measured"
+    article = html.split('<article class="prose">', 1)[1]
+    assert re.findall(r'<h2 id="([^"]+)"', article) == anchors  # every section, in the page's order
+
+
+def test_a_run_page_states_its_conditions_at_a_glance_before_its_figures(built: tuple[Path, Path]) -> None:
+    html = (built[1] / "runs" / _run_id("purpose-current.json") / "index.html").read_text(encoding="utf-8")
+    assert html.index('id="glance-heading"') < html.index('id="scenarios-heading"') < html.index('id="conditions-heading"')
+    glance = html.split('id="glance-heading"', 1)[1].split("</section>", 1)[0]
+    for label in ("Device", "OS version and build", "Route", "Session", "Suite", "Suite revision", "Trials",
+                  "Warmups", "Repetitions"):
+        assert f"<dt>{label}</dt>" in glance

@@ -1,7 +1,7 @@
 """What makes two runs comparable, stated once.
 
 A run's configuration is the set of fields below (:data:`FIELDS`): where it ran
-(route, hardware model, OS build and generation), what it ran (suite, sample
+(route, hardware model, OS build, version and generation), what it ran (suite, sample
 selection, seed, order, warmups, repetitions), the runner's choices recorded at
 the run file's top level (session mode, reasoning level, fallback mode,
 connectivity), the fixtures, suite revision and commit it was measured with,
@@ -71,6 +71,7 @@ class Field:
 ROUTE = Field("route", "Route", "route", "route", filter_key="route")
 HARDWARE_MODEL = Field("hardware_model", "Hardware model", "hardware", filter_key="device")
 OS_BUILD = Field("os_build", "OS build", "os", filter_key="os_build")
+OS_VERSION = Field("system_version", "OS version", "os")
 OS_GENERATION = Field("os_generation", "OS generation", "os")
 SUITE = Field("suite", "Suite", "configuration", "suite", filter_key="suite")
 SAMPLE_SELECTION = Field("sample_selection", "Sample selection (samples per scenario)", "configuration", column=False)
@@ -98,7 +99,7 @@ PCC_CONNECTION = Field("pcc_connection", "PCC connection (sidecar)", "network", 
 PCC_LOCATION = Field("pcc_location", "PCC location (sidecar)", "network", column=False)
 
 FIELDS: tuple[Field, ...] = (
-    ROUTE, HARDWARE_MODEL, OS_BUILD, OS_GENERATION, SUITE, SAMPLE_SELECTION, RANDOM_SEED, RANDOMIZED_ORDER,
+    ROUTE, HARDWARE_MODEL, OS_BUILD, OS_VERSION, OS_GENERATION, SUITE, SAMPLE_SELECTION, RANDOM_SEED, RANDOMIZED_ORDER,
     WARMUP_COUNT, REPETITIONS, SESSION_MODE, REASONING_LEVEL, FALLBACK_MODE, CONNECTIVITY, FIXTURE_FINGERPRINT,
     REVISION_ID, BENCHMARK_COMMIT, THERMAL_STATE, WORST_THERMAL_STATE, MODEL_CONTEXT_SIZE, GENERATION,
     TOKEN_COUNT_SOURCE, PCC_CONNECTION, PCC_LOCATION,
@@ -126,6 +127,9 @@ MUST_BE_EQUAL: dict[str, tuple[str, ...]] = {
     "longitudinal-pcc": (HARDWARE_MODEL.key, OS_BUILD.key, REASONING_LEVEL.key, FALLBACK_MODE.key),
 }
 """Publishing rules §5: what each comparison label holds equal (anything else may differ and is listed)."""
+EXPECTED_TO_DIFFER: tuple[Field, ...] = (RANDOM_SEED,)
+"""Fields that differ between any two runs (every run draws its own order seed): a comparison lists them apart,
+as expected differences, never as a condition that can explain a change."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,8 @@ def config_key(r: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def config_label(r: Mapping[str, Any]) -> str:
-    """A configuration in a few words (route, suite, session; reasoning and fallback on PCC; offline; legacy)."""
+    """A configuration in a few words (route, suite, session; reasoning and fallback on PCC; offline; the older
+    run-file format), in a reader's words, never the file's."""
     route, suite = r[ROUTE.key], r[SUITE.key]
     parts = [ROUTE.show(route) or route, SUITE.show(suite) or suite]
     if r.get(SESSION_MODE.key):
@@ -174,12 +179,18 @@ def config_label(r: Mapping[str, Any]) -> str:
         if r.get(REASONING_LEVEL.key):
             parts.append(f"reasoning {REASONING_LEVEL.show(r[REASONING_LEVEL.key])}")
         if r.get(FALLBACK_MODE.key):
-            parts.append(f"fallback {FALLBACK_MODE.show(r[FALLBACK_MODE.key]).lower()}")
+            parts.append(_FALLBACK_WORDS.get(r[FALLBACK_MODE.key]) or f"fallback {FALLBACK_MODE.show(r[FALLBACK_MODE.key])}")
     if r.get(CONNECTIVITY.key) == "offline":
         parts.append("offline")
     if r.get(GENERATION.key) == "legacy":
-        parts.append("legacy format")
+        parts.append(OLDER_FORMAT)
     return " · ".join(parts)
+
+
+OLDER_FORMAT = "older run-file format"
+"""The legacy generation of run files (June 2026) in a reader's words."""
+_FALLBACK_WORDS = {"onDevice": "falls back on-device", "disabled": "no fallback"}
+"""A PCC run's fallback mode in a configuration's few words."""
 
 
 def pcc_setup_label(r: Mapping[str, Any]) -> str:

@@ -37,6 +37,11 @@ def count(value: int | None) -> str | None:
     return None if value is None else f"{value:,}"
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 trial``, ``5 trials``, ``1,024 trials``: a count with its noun in the right number (never "trial(s)")."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def iso(value: datetime | None) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -14,6 +14,21 @@
   shares a run reuses its resamples: in memory, and across processes in
   the resample store beside the database, which gives back the same bits.
 
+- **Paired by sample.** Where both sides ran the same samples (every run of
+  either side holds exactly one set of sample ids, :func:`pairings`), the
+  samples differ in difficulty and latency far more than trials of one
+  sample do, and that shared difficulty would widen an interval whose sides
+  are resampled alone. So the sample ids are drawn once per resample for
+  both sides: resample ``i`` draws the same multiset of sample ids on the
+  baseline and on the candidate (and in every run it draws), while runs and
+  trials are still drawn per side. The shared draw is seeded from a digest
+  of the sorted sample ids alone (row ``i`` of it is resample ``i``), never
+  from a side, so a side's paired resamples are a function of its values,
+  its sample ids and that set: kept and reused like the unpaired ones, under
+  a digest of their own. Sides that do not share their sample ids stay
+  unpaired, and the interval says so (:attr:`Interval.paired`). The pairing is in
+  :mod:`fmbench.analysis.pairing`.
+
 - **Quantiles over independent trials**, for reference: the exact
   *percentile bootstrap* of the difference candidate − baseline. A
   resample draws ``n`` trials with replacement from each side independently,
@@ -63,6 +78,14 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from fmbench.analysis.figures import nearest_rank
+from fmbench.analysis.pairing import (
+    Clusters,
+    Pairing,
+    SampleIds,
+    paired_digest,
+    pairings,
+    shared_draw,
+)
 
 if TYPE_CHECKING:
     from fmbench.comparison.resample_store import Resamples
@@ -86,6 +109,8 @@ class Interval:
     high: float
     confidence: float
     method: str
+    paired: bool = False
+    """Both sides' sample ids were drawn jointly (the sides ran the same samples); ``False``: each side alone."""
 
     @property
     def excludes_zero(self) -> bool:
@@ -101,7 +126,8 @@ class Interval:
         return 0
 
     def to_json(self) -> dict[str, float | str]:
-        return {"low": self.low, "high": self.high, "confidence": self.confidence, "method": self.method}
+        return {"low": self.low, "high": self.high, "confidence": self.confidence, "method": self.method,
+                "paired": self.paired}
 
 
 def z_value(confidence: float) -> float:
@@ -297,9 +323,6 @@ def mean_difference(
 
 # --- the cluster bootstrap --------------------------------------------------------------
 
-Clusters = Sequence[Sequence[Sequence[float]]]
-"""One side's values of one figure: its runs, each run's samples, each sample's trial values."""
-
 RESAMPLES = 4000
 """Monte Carlo resamples per side. Beyond a family-wise level's far tail, the interval reaches the
 extreme resampled values: it is then wider, never narrower, than the level asks."""
@@ -396,8 +419,11 @@ class _Resamples:
                 yield start, stop, d.reshape(n, -1), v
 
 
-def _resample(side: Clusters, digest: bytes) -> _Resamples:
-    """One side's resamples (see :class:`_Resamples`): the runs and samples drawn now, the trials block by block."""
+def _resample(side: Clusters, digest: bytes, pairing: Pairing | None = None) -> _Resamples:
+    """One side's resamples (see :class:`_Resamples`): the runs and samples drawn now, the trials block by block.
+
+    ``pairing``: the samples are not drawn from the side's generator but taken from :func:`shared_draw` (the same
+    sample ids in every run drawn, on both sides)."""
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
@@ -419,9 +445,13 @@ def _resample(side: Clusters, digest: bytes) -> _Resamples:
     else:
         run_pick = np.zeros((b, 1), dtype=np.int64)
     n_samples = samples_per_run[run_pick]  # (b, runs)
-    slot = rng.random((b, run_pick.shape[1], max_samples))
-    slot *= n_samples[..., None]
-    slot = slot.astype(np.int64)
+    if pairing is None:
+        slot = rng.random((b, run_pick.shape[1], max_samples))
+        slot *= n_samples[..., None]
+        slot = slot.astype(np.int64)
+    else:  # every run holds each shared sample once: the shared draw's samples, where each drawn run holds them
+        positions = np.array(pairing.positions, dtype=np.int64)  # (runs, samples)
+        slot = positions[run_pick[..., None], shared_draw(pairing.shared, b)[:, None, :]]
     sample_valid = np.arange(max_samples) < n_samples[..., None]
     np.minimum(slot, n_samples[..., None] - 1, out=slot)
     sample_pick = sample_offsets[run_pick][..., None] + slot
@@ -470,7 +500,8 @@ def _stored_quantiles(store: Any, digest: bytes, qs: tuple[float, ...], values: 
 
 
 def resampled_quantiles(
-    side: Clusters, qs: tuple[float, ...] = (0.5, 0.9), kept: Resamples | None = None
+    side: Clusters, qs: tuple[float, ...] = (0.5, 0.9), kept: Resamples | None = None,
+    pairing: Pairing | None = None,
 ) -> Any:
     """The nearest-rank quantiles ``qs`` of :data:`RESAMPLES` cluster-bootstrap resamples of one side.
 
@@ -478,12 +509,12 @@ def resampled_quantiles(
     kept by a digest of the values in ``kept`` (the caller's memory and store,
     :class:`~fmbench.comparison.resample_store.Resamples`) when it is given. A resample's quantile is found among the ranks of
     the values it drew (equal values share a rank), sorted as small integers: the same value as sorting
-    the values.
+    the values. ``pairing``: the samples of the shared draw (:func:`pairings`), kept under a digest of their own.
     """
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
-    digest = _side_digest(side)
+    digest = _side_digest(side) if pairing is None else paired_digest(_side_digest(side), pairing)
     found = None if kept is None else kept.recall(digest, qs)
     if found is not None:
         return found
@@ -493,7 +524,7 @@ def resampled_quantiles(
         if found is not None:
             kept.remember(digest, qs, found)  # type: ignore[union-attr]
             return found
-    resamples = _resample(side, digest)
+    resamples = _resample(side, digest) if pairing is None else _resample(side, digest, pairing)
     values = resamples.values
     ordered = np.sort(values)
     empty = len(values)  # the rank of an empty slot: after every value
@@ -551,15 +582,15 @@ def _smallest_int(array: Any) -> Any:
     return array.astype(np.int16 if int(array.max(initial=0)) < np.iinfo(np.int16).max else np.int32)
 
 
-def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
+def resampled_means(side: Clusters, kept: Resamples | None = None, pairing: Pairing | None = None) -> Any:
     """The means of :data:`RESAMPLES` cluster-bootstrap resamples of one side (a rate, where the values
     are 0/1 outcomes), kept by a digest of the values in ``kept`` when it is given (as
     :func:`resampled_quantiles`). The same resamples as :func:`resampled_quantiles`
-    draws for the same values."""
+    draws for the same values (and ``pairing``)."""
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
-    digest = _side_digest(side)
+    digest = _side_digest(side) if pairing is None else paired_digest(_side_digest(side), pairing)
     found = None if kept is None else kept.recall(digest, "mean")
     if found is not None:
         return found
@@ -569,7 +600,7 @@ def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
         if found is not None:
             kept.remember(digest, "mean", found)  # type: ignore[union-attr]
             return found
-    resamples = _resample(side, digest)
+    resamples = _resample(side, digest) if pairing is None else _resample(side, digest, pairing)
     values = resamples.values
     binary = _binary(values)
     # 0/1 outcomes: their sums are whole numbers, exact in any order, so they are counted on bytes.
@@ -600,7 +631,7 @@ def resampled_means(side: Clusters, kept: Resamples | None = None) -> Any:
     return out
 
 
-def _percentile_interval(differences: Any, confidence: float, method: str) -> Interval:
+def _percentile_interval(differences: Any, confidence: float, method: str, paired: bool = False) -> Interval:
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
@@ -609,7 +640,7 @@ def _percentile_interval(differences: Any, confidence: float, method: str) -> In
     n = len(differences)
     low = differences[min(max(math.ceil(alpha / 2 * n) - 1, 0), n - 1)]
     high = differences[min(max(math.ceil((1 - alpha / 2) * n) - 1, 0), n - 1)]
-    return Interval(low=float(low), high=float(high), confidence=confidence, method=method)
+    return Interval(low=float(low), high=float(high), confidence=confidence, method=method, paired=paired)
 
 
 def cluster_bootstrap_mean_difference(
@@ -619,18 +650,22 @@ def cluster_bootstrap_mean_difference(
     confidence: float = DEFAULT_CONFIDENCE,
     method: str = CLUSTER_MEAN_METHOD,
     kept: Resamples | None = None,
+    samples: tuple[SampleIds, SampleIds] | None = None,
 ) -> Interval | None:
     """Percentile interval on mean(candidate) − mean(baseline) from the cluster bootstrap.
 
     For a rate, the values are each trial's 0/1 outcome. ``None`` when either side has fewer than
     :data:`MIN_BOOTSTRAP_VALUES` values; resample ``i`` of one side is paired with resample ``i`` of
-    the other.
+    the other. ``samples``: the sides' sample ids (baseline's, candidate's); where they share them
+    (:func:`pairings`) each resample draws the samples once for both sides.
     """
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    differences = resampled_means(candidate, kept) - resampled_means(baseline, kept)
-    return _percentile_interval(differences, confidence, method)
+    paired = None if samples is None else pairings(baseline, candidate, *samples)
+    pb, pc = (None, None) if paired is None else paired
+    differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
+    return _percentile_interval(differences, confidence, method, paired is not None)
 
 
 def cluster_bootstrap_quantile_difference(
@@ -641,6 +676,7 @@ def cluster_bootstrap_quantile_difference(
     confidence: float = DEFAULT_CONFIDENCE,
     together: tuple[float, ...] = (),
     kept: Resamples | None = None,
+    samples: tuple[SampleIds, SampleIds] | None = None,
 ) -> Interval | None:
     """Percentile interval on quantile_q(candidate) − quantile_q(baseline) from the cluster bootstrap.
 
@@ -648,11 +684,14 @@ def cluster_bootstrap_quantile_difference(
     resamples are independent; resample ``i`` of one is paired with resample ``i`` of the other.
     ``together``: the quantiles (``q`` among them) the caller takes of the same values, worked out from
     one set of resamples and memoized together (a figure catalog's median and p90); else ``q`` alone.
+    ``samples``: the sides' sample ids, as :func:`cluster_bootstrap_mean_difference` takes them.
     """
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
     qs = together if q in together else (q,)
     row = qs.index(q)
-    differences = resampled_quantiles(candidate, qs, kept)[row] - resampled_quantiles(baseline, qs, kept)[row]
-    return _percentile_interval(differences, confidence, CLUSTER_METHOD)
+    paired = None if samples is None else pairings(baseline, candidate, *samples)
+    pb, pc = (None, None) if paired is None else paired
+    differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
+    return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired is not None)

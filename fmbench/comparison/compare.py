@@ -49,7 +49,10 @@ Choices this module makes, stated once:
   is the maximum of the trials' peak resident memory.
 - **Uncertainty** is in :mod:`fmbench.analysis.stats`. A verdict is ``better`` or
   ``worse`` only when the interval excludes zero, read with the figure's
-  stated better direction; otherwise ``no detectable change``.
+  stated better direction; otherwise ``no detectable change``. Where both
+  sides ran the same samples, each figure's interval is paired by sample
+  (:mod:`fmbench.analysis.pairing`); where they did not, it is not, and
+  the interval, the workload and the comparison say so.
 - **Many figures, one comparison**: a comparison tests up to seven figures
   per scenario, so at 95 % each, identical distributions would still show
   about one "change" in twenty. By default (``multiplicity="bonferroni"``)
@@ -204,16 +207,19 @@ def _figure(
     relative = delta / abs(vb) if vb else None
     interval: stats.Interval | None = None
     kept = None if caches is None else caches.resamples
+    # Sides that ran the same samples draw them once per resample for both (paired by sample).
+    samples = (b.sample_ids(f), c.sample_ids(f))
     if f.statistic in ("rate", "mean"):
         interval = stats.cluster_bootstrap_mean_difference(
             b.clustered(f), c.clustered(f), confidence=confidence,
             method=stats.CLUSTER_RATE_METHOD if f.statistic == "rate" else stats.CLUSTER_MEAN_METHOD, kept=kept,
+            samples=samples,
         )
     elif f.q is not None:
         # The source's other compared quantiles are resampled with it (one draw gives the median and the p90).
         interval = stats.cluster_bootstrap_quantile_difference(
             b.clustered(f), c.clustered(f), f.q, confidence=confidence, together=fc.CATALOG.quantiles(f.source),
-            kept=kept,
+            kept=kept, samples=samples,
         )
     if f.statistic == "maximum":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
@@ -341,6 +347,7 @@ def _compare_selected(
         baseline=baseline,
         candidate=candidate,
         differences=tuple(differences),
+        expected_differences=tuple(rules.expected_differences(baseline, candidate)),
         caveats=tuple(caveats),
         scenarios=tuple(scenarios),
         dropped=tuple(dropped),

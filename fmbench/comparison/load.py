@@ -51,6 +51,11 @@ class Trials:
         runs = self.clusters.get(f.series, {})
         return [list(samples.values()) for samples in runs.values()]
 
+    def sample_ids(self, f: FigureDef) -> list[list[str]]:
+        """The sample ids of :meth:`clustered`, run by run in the same order (what pairs two sides by sample)."""
+        runs = self.clusters.get(f.series, {})
+        return [list(samples) for samples in runs.values()]
+
     @property
     def run_count(self) -> int:
         return len({run for runs in self.clusters.values() for run in runs})

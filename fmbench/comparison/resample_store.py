@@ -16,6 +16,14 @@ values change has a new digest, so nothing is ever invalidated: an entry is
 either exactly right or never asked for again. The entry repeats its key in its
 header, and a reader checks it.
 
+A side paired by sample with the other side of its comparison
+(:mod:`fmbench.analysis.pairing`) is resampled with the sample draw both sides
+share, and its digest is another one: a digest of its values, of the sample ids
+both sides ran and of where its runs hold them. So its paired and unpaired
+resamples are two entries of one layout, and an fmbench that never paired
+asks only for the unpaired ones, which are the same bits as ever: pairing
+changed neither :data:`FORMAT` nor :data:`ALGORITHM`.
+
 **Exact, and small.** A resampled quantile is always one of the side's own
 values, so a quantile entry holds, per level and per resample, the index of
 that value among the side's sorted values (16-bit when the side has fewer than

@@ -81,6 +81,27 @@ class ScenarioComparison:
     def figure(self, key: str) -> FigureComparison:
         return next(f for f in self.figures if f.key == key)
 
+    @property
+    def paired(self) -> bool | None:
+        """Its intervals paired by sample (:mod:`fmbench.analysis.pairing`): ``True`` when every one was, ``False``
+        when one was not, ``None`` when it has no interval."""
+        found = [f.interval.paired for f in self.figures if f.interval is not None]
+        return all(found) if found else None
+
+    @property
+    def pairing(self) -> str | None:
+        """Whether its intervals are paired by sample, as a reader reads it (``None``: it has no interval)."""
+        if self.paired is None:
+            return None
+        if self.paired:
+            return "paired by sample: both sides ran the same samples, drawn once per resample for both"
+        tested = [f for f in self.figures if f.interval is not None]
+        unpaired = [f.label for f in tested if not f.interval or not f.interval.paired]
+        if len(unpaired) == len(tested):
+            return "not paired by sample: the sides did not run the same samples, so each side's are resampled alone"
+        return (f"partly paired by sample: {', '.join(unpaired)} not paired (the sides did not record it for the same "
+                "samples, so each side's are resampled alone)")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario_id": self.scenario_id,
@@ -89,6 +110,8 @@ class ScenarioComparison:
             "baseline": {"trials": self.baseline_trials, "attempts": self.baseline_attempts},
             "candidate": {"trials": self.candidate_trials, "attempts": self.candidate_attempts},
             "note": self.note,
+            "paired": self.paired,
+            "pairing": self.pairing,
             "figures": [f.to_json() for f in self.figures],
         }
 
@@ -125,6 +148,15 @@ class Comparison:
     tested_figures: int
     tolerance: tol.Tolerance = tol.DEFAULT_TOLERANCE
     """The practical threshold a change must pass to be better or worse."""
+    expected_differences: tuple[Difference, ...] = ()
+    """What differs between any two runs (the runs, their start times, the order seed): listed apart from
+    :attr:`differences`, which can explain a change."""
+
+    @property
+    def verdict_sentence(self) -> str:
+        """The comparison's verdicts in one sentence: what got worse or better beyond the practical threshold,
+        and how many figures did not change (:func:`fmbench.comparison.text.verdict_sentence`)."""
+        return comparison_text.verdict_sentence([(None, self)])
 
     @property
     def rule_description(self) -> str:
@@ -136,6 +168,35 @@ class Comparison:
     def changes(self) -> list[tuple[ScenarioComparison, FigureComparison]]:
         """Every figure whose interval excludes zero."""
         return [(s, f) for s in self.scenarios for f in s.figures if f.verdict in ("better", "worse")]
+
+    @property
+    def pairing_note(self) -> str | None:
+        """Whether the intervals are paired by sample, over the workloads that have one (``None``: none has)."""
+        found = [s for s in self.scenarios if s.paired is not None]
+        if not found:
+            return None
+        unpaired = [s.title for s in found if not s.paired]
+        if not unpaired:
+            return ("Intervals are paired by sample: both sides ran the same samples, so each resample draws the "
+                    "sample ids once for both sides (runs and trials are still drawn per side).")
+        if len(unpaired) == len(found):
+            return ("Intervals are not paired by sample: the sides did not run the same samples, so each side's "
+                    "samples are resampled alone.")
+        return ("Intervals are paired by sample where both sides ran the same samples; not in "
+                f"{', '.join(unpaired)}, whose sides did not, so each side's samples are resampled alone there.")
+
+    @property
+    def run_variation_note(self) -> str | None:
+        """Whether run-to-run variation was measured (a side of several runs): ``None`` when each side has one run."""
+        runs = (("baseline", len(self.baseline.run_ids)), ("candidate", len(self.candidate.run_ids)))
+        several = [f"the {name}'s {n} runs" for name, n in runs if n > 1]
+        if not several:
+            return None
+        single = [name for name, n in runs if n == 1]
+        return (f"Run-to-run variation was measured: {' and '.join(several)} are resampled as runs first, then "
+                "samples, then trials, so the intervals cover how a repeat of those runs would differ"
+                + (f"; the {single[0]} has one run, whose run-to-run variation was not measured" if single else "")
+                + ".")
 
     @property
     def method_notes(self) -> tuple[str, ...]:
@@ -151,6 +212,7 @@ class Comparison:
             f"Medians and p90s: {stats.CLUSTER_METHOD}.",
             f"Task success and completed prompt pass: {stats.CLUSTER_RATE_METHOD}.",
             f"Mean constraint score: {stats.CLUSTER_MEAN_METHOD}.",
+            *(n for n in (self.pairing_note, self.run_variation_note) if n),
             "Peak memory is a maximum: its change is shown, not tested.",
             "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
             f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
@@ -182,6 +244,8 @@ class Comparison:
             "baseline": self.baseline.to_json(),
             "candidate": self.candidate.to_json(),
             "differences": [x.to_json() for x in self.differences],
+            "expected_differences": [x.to_json() for x in self.expected_differences],
+            "verdict": self.verdict_sentence,
             "caveats": [c.to_json() for c in self.caveats],
             "dropped": [x.to_json() for x in self.dropped],
             "scenarios": [s.to_json() for s in self.scenarios],

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fmbench.analysis import configuration
+from fmbench.analysis import display as d
 from fmbench.comparison.selection import RunInfo, Side
 from fmbench.comparison.text import ids_text
 from fmbench.errors import FmbenchError
@@ -42,6 +43,8 @@ Condition = configuration.Field
 CONDITIONS: tuple[Condition, ...] = configuration.FIELDS
 _CONDITION = configuration.FIELD
 CONFIGURATION_KEYS = configuration.CONFIGURATION_KEYS
+EXPECTED: tuple[Condition, ...] = configuration.EXPECTED_TO_DIFFER
+"""Conditions any two runs differ in: listed apart as expected differences, never a caveat."""
 
 
 def condition_values(condition: Condition, runs: Sequence[RunInfo]) -> tuple[Any, ...]:
@@ -161,15 +164,36 @@ def refuse_unlike_configuration(baseline: Side, candidate: Side) -> None:
             )
 
 
-def differences(baseline: Side, candidate: Side) -> tuple[list[Difference], set[str]]:
+def _differing(conditions: Sequence[Condition], baseline: Side, candidate: Side) -> list[Difference]:
     out: list[Difference] = []
-    keys: set[str] = set()
-    for c in CONDITIONS:
+    for c in conditions:
         vb, vc = condition_values(c, baseline.runs), condition_values(c, candidate.runs)
         if set(map(repr, vb)) != set(map(repr, vc)):
             out.append(Difference(c.key, c.label, c.group, shown(c, vb), shown(c, vc)))
-            keys.add(c.key)
-    return out, keys
+    return out
+
+
+def differences(baseline: Side, candidate: Side) -> tuple[list[Difference], set[str]]:
+    """The conditions that differ and can explain a change (the OS build and version, the device, the route, the
+    suite revision, the configuration...), and their keys; never one of :data:`EXPECTED`."""
+    out = _differing([c for c in CONDITIONS if c not in EXPECTED], baseline, candidate)
+    return out, {x.key for x in out}
+
+
+def expected_differences(baseline: Side, candidate: Side) -> list[Difference]:
+    """What differs between any two runs, listed apart from the :func:`differences`: the runs themselves, when
+    they started, and the :data:`EXPECTED` conditions that differ (every run draws its own order seed)."""
+    def ids(side: Side) -> str:
+        return ", ".join(r.run_id for r in side.runs)
+
+    def started(side: Side) -> str:
+        return ", ".join(d.iso(r.started_at) or d.NOT_RECORDED for r in side.runs)
+
+    return [
+        Difference("run_id", "Run", "run", ids(baseline), ids(candidate)),
+        Difference("started_at", "Started", "run", started(baseline), started(candidate)),
+        *_differing(EXPECTED, baseline, candidate),
+    ]
 
 
 def caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, strict_os: bool) -> list[Caveat]:
@@ -190,7 +214,8 @@ def caveats(kind: Kind, differing: set[str], baseline: Side, candidate: Side, st
                 )
             )
         if len(side.runs) > 1:
-            varying = [c.label.lower() for c in CONDITIONS if len(condition_values(c, side.runs)) > 1]
+            varying = [c.label.lower() for c in CONDITIONS
+                       if c not in EXPECTED and len(condition_values(c, side.runs)) > 1]
             if varying:
                 caveats.append(
                     Caveat("pooled-variation", f"The {name} side pools runs that differ in {', '.join(varying)}.")

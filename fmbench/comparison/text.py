@@ -57,6 +57,72 @@ def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> s
     return _value(f.unit, value)
 
 
+CHANGED = ("worse", "better")
+"""The verdicts of a change beyond the practical threshold, in the order a verdict sentence names them."""
+UNCHANGED = ("no detectable change", "within tolerance")
+"""The verdicts of a figure that did not change beyond the practical threshold."""
+NAMED_CHANGES = 3
+"""How many changes a verdict sentence names; the others it counts."""
+
+
+def _size(f: FigureComparison) -> str:
+    """How big a change is: percentage points for a rate, else relative (the change itself when the baseline
+    is 0)."""
+    if f.unit in ("rate", "score") and f.delta is not None:
+        return f"{abs(f.delta) * 100:.1f} points"
+    if f.relative_delta is not None:
+        size = abs(f.relative_delta) * 100
+        return f"{size:.0f}%" if size >= 10 else f"{size:.1f}%"
+    return "—" if f.delta is None else _signed(f.unit, abs(f.delta)).lstrip("+")
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: int = 0) -> str:
+    """One sentence of a comparison's verdicts (of several, a page's configurations: each ``(label, comparison)``,
+    the label naming the configuration a change is in, ``None`` for none): what got worse, then better, beyond the
+    practical threshold (the figure, the workload and the size, at most :data:`NAMED_CHANGES` named), how many
+    figures did not change, and how many were not tested; ``refused``: how many comparisons were refused."""
+    named: list[str] = []
+    counts = {verdict: 0 for verdict in CHANGED}
+    unchanged = untested = 0
+    for verdict in CHANGED:
+        for label, c in parts:
+            for scenario, f in [(x, f) for x in c.scenarios for f in x.figures if f.verdict == verdict]:
+                if len(named) >= NAMED_CHANGES:
+                    counts[verdict] += 1  # counted, not named
+                else:
+                    where = f"{scenario.title} ({label})" if label else scenario.title
+                    named.append(
+                        f"{f.label} of {where} got {_size(f)} {verdict} "
+                        f"({value_text(f, 'baseline')} → {value_text(f, 'candidate')})"
+                    )
+    for _label, c in parts:
+        for s in c.scenarios:
+            unchanged += sum(f.verdict in UNCHANGED for f in s.figures)
+            untested += sum(f.verdict not in (*CHANGED, *UNCHANGED) for f in s.figures)
+    clauses: list[str] = []
+    if named:
+        clauses += named
+        clauses += [f"{_plural(n, 'other figure', 'other figures')} got {verdict}" for verdict, n in counts.items() if n]
+        clauses.append(f"{_plural(unchanged, 'other figure', 'other figures')} did not change beyond the practical "
+                       "threshold")
+    elif unchanged:
+        clauses.append(f"No figure got worse or better beyond the practical threshold: "
+                       f"{_plural(unchanged, 'figure', 'figures')} did not change")
+    elif parts:
+        clauses.append("No figure got worse or better beyond the practical threshold")
+    if untested:
+        clauses.append(f"{untested} {'was' if untested == 1 else 'were'} not tested")
+    if refused:
+        clauses.append(f"{_plural(refused, 'comparison was', 'comparisons were')} refused")
+    if not clauses:
+        return "Nothing was compared."
+    return "; ".join(clauses) + "."
+
+
 def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
@@ -93,7 +159,8 @@ def _side_lines(name: str, side: Side) -> list[str]:
 
 
 def markdown(c: Comparison) -> str:
-    lines = [f"# {_cell(c.title)}", "", f"**{c.label}.** Attempt rule: {c.rule_description}."]
+    lines = [f"# {_cell(c.title)}", "", f"**{_cell(c.verdict_sentence)}**", "",
+             f"**{c.label}.** Attempt rule: {c.rule_description}."]
     if c.strict_os:
         lines.append("Strict OS 26 vs OS 27 mode: only the workloads both sides can run.")
     lines += ["", "## Runs", ""]
@@ -109,6 +176,9 @@ def markdown(c: Comparison) -> str:
         lines.append("Nothing but the runs themselves: every recorded condition is equal.")
     lines += ["", "## Caveats", ""]
     lines += [f"- {_cell(x.message)}" for x in c.caveats] or ["None."]
+    lines += ["", "## Expected differences", "", "Any two runs differ in these; they do not explain a change.", ""]
+    lines += ["| Condition | Baseline | Candidate |", "| --- | --- | --- |"]
+    lines += [f"| {_cell(x.label)} | {_cell(x.baseline)} | {_cell(x.candidate)} |" for x in c.expected_differences]
     if c.dropped:
         lines += ["", "## Workloads left out", ""]
         lines += [f"- {_cell(x.title)} (`{x.scenario_id}`): {x.reason}" for x in c.dropped]
@@ -132,7 +202,7 @@ def markdown(c: Comparison) -> str:
 
 def text(c: Comparison) -> str:
     t = d.terminal_value  # every value from the runs on its own line, control characters escaped
-    lines = [t(c.title), f"attempt rule: {c.rule_description}"]
+    lines = [t(c.title), t(c.verdict_sentence), f"attempt rule: {c.rule_description}"]
     if c.strict_os:
         lines.append("strict OS 26 vs OS 27 mode: only the workloads both sides can run")
     lines.append("")
@@ -143,6 +213,8 @@ def text(c: Comparison) -> str:
     if c.caveats:
         lines += ["", "caveats:"]
         lines += [f"  ! {t(x.message)}" for x in c.caveats]
+    lines += ["", "expected differences (any two runs differ in these):"]
+    lines += [f"  - {t(x)}" for x in c.expected_differences]
     if c.dropped:
         lines += ["", "left out:"]
         lines += [f"  - {t(x.scenario_id)}: {t(x.reason)}" for x in c.dropped]

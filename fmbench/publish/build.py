@@ -85,6 +85,8 @@ RECORDS = "the build's records (its manifest and caches)"
 ORIGINALS = ("gzip", "link", "copy")
 """How the site carries the original run files; ``gzip`` is the default (see :class:`fmbench.views.site.SiteContext`)."""
 PUBLISHING_LIMIT = 10**9
+FILE_COUNT_LIMIT = 20_000
+"""The most files a site holds before static hosts that cap the count (Cloudflare Pages, for one) refuse it."""
 """GitHub Pages refuses a site larger than this (1 GB): the build warns past it."""
 PARALLEL_MIN_TRIAL_PAGES = 20
 """Below this many trials pages to render (one a run and scenario, each with its trial data: a few runs, a few
@@ -108,6 +110,8 @@ class BuildReport:
     data_files: int = 0
     assets: int = 0
     bytes_total: int = 0
+    files_total: int = 0
+    """Every file of the site: pages, data files and assets."""
     changed: list[str] = field(default_factory=list)
     """Files whose bytes are new or different."""
     removed: list[str] = field(default_factory=list)
@@ -474,6 +478,11 @@ def _warn_size(report: BuildReport) -> None:
             f"{report.out}: the site is {report.bytes_total / 1e9:.2f} GB, over the 1 GB GitHub Pages publishes; "
             "set [publishing] originals = \"gzip\" or \"link\" (or pass --originals) to make it smaller"
         )
+    if report.files_total > FILE_COUNT_LIMIT:
+        report.warnings.append(
+            f"{report.out}: the site has {report.files_total:,} files, over the 20,000 a site of Cloudflare Pages may hold "
+            "(other static hosts cap the count too); split the site by project or publish fewer runs"
+        )
 
 
 class _Stage:
@@ -677,6 +686,7 @@ def _count(report: BuildReport, manifest: Manifest) -> None:
     report.data_files = int(counts.get("data_files", 0))
     report.assets = int(counts.get("assets", 0))
     report.bytes_total = sum(manifest.sizes.values())
+    report.files_total = len(manifest.sizes)
     largest = counts.get("largest_run_page")
     report.largest_run_page = (str(largest[0]), int(largest[1])) if largest else None
 

@@ -38,6 +38,7 @@ from fmbench.errors import (
 )
 from fmbench.ingest import writable
 from fmbench.ingest.mirror import reassign_revisions
+from fmbench.serving.warmup import WarmUp, pages_to_warm
 from fmbench.serving.watch import start_watcher
 from fmbench.storage.dataset import dataset_connection
 from fmbench.storage.db import connect, default_db_path
@@ -259,7 +260,7 @@ def _site() -> Any:
         if project is not None:
 
             g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
-            g.site.originals = project.config.publishing.originals
+            g.site.originals = project.originals()
         cache: ResponseCache | None = current_app.config.get("FMBENCH_CACHE")
         stamp = g.get("fmbench_stamp")
         if cache is not None and stamp is not None:
@@ -554,6 +555,24 @@ def create_app(
     return app
 
 
+def comparison_pages(app: Flask) -> list[str]:
+    """The paths of the comparison pages ``app`` serves, from the database as it is now (what a warm-up makes)."""
+    with app.test_request_context("/", headers={"Host": serving_host(app)}):
+        return pages_to_warm(_site())
+
+
+def serving_host(app: Flask) -> str:
+    """One Host header ``app`` answers for (its own requests carry it)."""
+    return sorted(app.config["FMBENCH_HOSTS"])[0]
+
+
+def start_warm_up(app: Flask, echo: Any = print) -> WarmUp:
+    """Make every comparison page of ``app`` in the background, at low priority (see :mod:`fmbench.serving.warmup`)."""
+    warm = WarmUp(app, lambda: comparison_pages(app), serving_host(app), echo=echo)
+    warm.start()
+    return warm
+
+
 def _is_lock_conflict(exc: Exception) -> bool:
 
     return isinstance(exc, duckdb.Error) and "lock" in str(exc).lower()
@@ -582,6 +601,7 @@ def run_server(
     max_bytes: int | None = None,
     registry: Any = None,
     max_trials: int | None = None,
+    warm_up: bool = True,
 ) -> None:
     """Serve until interrupted, with waitress (never Flask's development server or debugger), its socket
     and settings from :mod:`fmbench.serving.listener`; a bind that fails raises its ``ServeError`` (one line).
@@ -590,6 +610,7 @@ def run_server(
     ``project``: serve a publisher's project (see :func:`create_app`).
     ``max_bytes``, ``max_trials``: the largest run file, and most trials, the watcher ingests (the reader's
     defaults when not given).
+    ``warm_up``: make the comparison pages in the background once serving (see :mod:`fmbench.serving.warmup`).
     """
     # waitress is loaded only by the command that serves.
     from fmbench.serving.listener import listening_server
@@ -624,5 +645,10 @@ def run_server(
     shown = f"[{host}]" if ":" in host else host
     app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
     echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
-    server.run()
+    warming = start_warm_up(app, echo=echo) if warm_up else None
+    try:
+        server.run()
+    finally:
+        if warming is not None:
+            warming.stop()
 

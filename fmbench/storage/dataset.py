@@ -18,7 +18,8 @@ partitioned table also holds one empty file under ``device=_/build=_`` that
 carries its columns, so a table with no rows still reads as a table.
 
 :func:`open_database` opens a DuckDB file read-only, or a dataset folder (or
-``s3://``/``gs://``/``https://`` prefix, read through DuckDB's httpfs) as an
+``s3://``, ``gs://``, ``az://`` or other fsspec location, read through fsspec registered with DuckDB, so no
+DuckDB extension is downloaded at run time) as an
 in-memory DuckDB with one view per table over ``read_parquet(…,
 hive_partitioning = true)``: the views read exactly like the tables, so every
 page, query and command runs on either unchanged.
@@ -47,6 +48,10 @@ PARTITION_KEYS = ("device", "build")
 SCHEMA_PARTITION = "device=_/build=_"
 """Where each partitioned table keeps its empty file of columns."""
 REMOTE_PREFIXES = ("s3://", "s3a://", "gs://", "gcs://", "r2://", "az://", "abfss://", "http://", "https://")
+STORAGE_EXTRA = f"pip install '{DISTRIBUTION}[s3]'"
+"""What a reader of object storage installs: fsspec with the S3 driver (other schemes take their own driver)."""
+_FSSPEC_PROTOCOL = {"s3a": "s3", "r2": "s3", "gcs": "gs", "abfss": "abfs"}
+"""Prefixes that are another name for an fsspec protocol (an R2 bucket is S3 at its own endpoint)."""
 
 _RUN_KEY = {"runs": "run_id", "sources": "sha256"}
 """How a partitioned table finds its run (every other partitioned table has ``run_id``)."""
@@ -211,14 +216,51 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
     return meta
 
 
+def _scheme(location: str) -> str:
+    return location.split("://", 1)[0]
+
+
+def register_object_storage(con: duckdb.DuckDBPyConnection, location: str) -> str:
+    """Make ``con`` read ``location`` through an fsspec filesystem, and return the location in the spelling
+    that filesystem answers to (``r2://b/x`` is read as ``s3://b/x``).
+
+    The filesystem takes its credentials and endpoint from the environment as the driver defines (for S3 the
+    standard AWS variables, ``AWS_ENDPOINT_URL`` included, and the shared config files); DuckDB's own httpfs is
+    never installed, so a machine without internet access reads a bucket it can reach.
+    """
+    scheme = _scheme(location)
+    protocol = _FSSPEC_PROTOCOL.get(scheme, scheme)
+    try:
+        # fsspec and its drivers are the optional [s3] extra: only a reader of object storage needs them.
+        import fsspec
+
+        filesystem = fsspec.filesystem(protocol)
+    except ImportError as exc:
+        raise DatabaseError(
+            f"{location}: reading {scheme}:// needs fsspec and its {protocol} driver ({exc}); "
+            f"install them with {STORAGE_EXTRA}"
+        ) from None
+    except ValueError as exc:
+        raise DatabaseError(f"{location}: no filesystem reads {scheme}:// locations ({exc})") from None
+    con.register_filesystem(filesystem)
+    return protocol + location[len(scheme) :]
+
+
 def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[str]) -> dict[str, Any]:
     """Create, in ``con``, one view per table of the dataset, named and shaped like the table."""
     where = str(location)
     if is_remote(where):
-        con.execute("INSTALL httpfs")
-        con.execute("LOAD httpfs")
+        where = register_object_storage(con, where)
     meta = read_metadata(where, con)
     con.execute("SET parquet_metadata_cache = true")
+    try:
+        _create_views(con, where, meta)
+    except (OSError, duckdb.Error) as exc:
+        raise DatabaseError(f"{location}: the dataset's files could not be listed or read: {exc}") from None
+    return meta
+
+
+def _create_views(con: duckdb.DuckDBPyConnection, where: str, meta: dict[str, Any]) -> None:
     for table, info in sorted(meta["tables"].items()):
         if info.get("layout") == "hive":
             # The files are listed once, here, rather than globbed by every query (a dataset does not change).
@@ -232,7 +274,6 @@ def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[s
         else:
             source = f"SELECT * FROM read_parquet({_literal(_join(where, str(info['path'])))})"
         con.execute(f"CREATE OR REPLACE VIEW {_quote(table)} AS {source}")
-    return meta
 
 
 def dataset_connection(location: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:

@@ -68,6 +68,21 @@ def ordered_scenarios(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) ->
     return scenario_order([(run_id, o, sid) for run_id, o, sid, _ in found], {r[0]: r[3] for r in found})
 
 
+SCENARIO_TITLES_SQL = (
+    "SELECT f.scenario_id, f.title FROM scenario_figures f JOIN runs r ON r.run_id = f.run_id "
+    "QUALIFY row_number() OVER (PARTITION BY f.scenario_id "
+    "ORDER BY r.verdict = 'invalid', r.started_at DESC, r.run_id DESC) = 1"
+)
+"""Per scenario id, its one name on every page: the title the newest run that measured it gives it (a run that is
+evidence before an invalid one, whose file may name it anything)."""
+
+
+def scenario_titles(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Scenario id -> its one name (:data:`SCENARIO_TITLES_SQL`): a workload is called one thing across the
+    site and in comparisons, whatever older runs' files called it."""
+    return dict(con.execute(SCENARIO_TITLES_SQL).fetchall())
+
+
 @dataclass(frozen=True)
 class TokenSources:
     """The token count source of runs and of their scenarios (see :func:`fmbench.analysis.figures.token_count_source`):

@@ -41,6 +41,9 @@ class Table:
     columns: Sequence[Column]
     rows: Sequence[Row]
     empty_text: str = "Nothing to show here yet."
+    cards: bool = False
+    """On a narrow screen, one card per row (each cell labelled with its column) instead of a table that scrolls
+    sideways: for a table whose every column a reader needs (a comparison's verdicts)."""
 
 
 @dataclass(frozen=True, slots=True)

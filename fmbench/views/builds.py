@@ -17,6 +17,7 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
+    retitled_change,
     run_link,
     verdict_cell,
 )
@@ -173,7 +174,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
     for (device, label), r in sorted(newest.items()):
         for f in figures.get(r["run_id"], []):
             figure_rows.append(
-                Row([f"{r['device_name']} ({device})", label, f["title"], *figure_cells(f, figure_keys("build"))], run_attrs(r))
+                Row([f"{r['device_name']} ({device})", label, site.scenario_title(f["scenario_id"], f["title"]), *figure_cells(f, figure_keys("build"))], run_attrs(r))
             )
     headline = Table(
         "headline",
@@ -192,7 +193,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
         g = step.group
         label = config_label(g.to_json())
         changes = [] if step.comparison is None else [
-            Cell(c.headline(), tone="worse" if c.is_regression else "better")
+            Cell(retitled_change(c, site.scenario_title).headline(), tone="worse" if c.is_regression else "better")
             for c in _step_changes(step)
         ]
         blocks.append(

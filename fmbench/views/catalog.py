@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from fmbench import urls
@@ -29,7 +30,7 @@ from fmbench.views.comparisons import build_pairs
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
-from fmbench.views.runs import runs_table
+from fmbench.views.runs import empty_text, runs_table
 from fmbench.views.site import SiteContext
 
 ATTEMPT_RULE = (
@@ -96,6 +97,9 @@ class ConfigSection:
     service: bool
     anchor: str = ""
     """The section's fragment id, for the configuration picker at the top of the page."""
+    variation: Table | None = None
+    """Run-to-run variation: where one OS build has two runs of the configuration or more, the spread of their
+    headline figures per scenario (``None``: no build has)."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,7 @@ def _section(
     titles: dict[str, str] = {}
     for b in builds:
         for f in figures.get(latest[b]["run_id"], []) if b in latest else []:
-            titles.setdefault(f["scenario_id"], f["title"])
+            titles.setdefault(f["scenario_id"], site.scenario_title(f["scenario_id"], f["title"]))
     listed = [(r["run_id"], f["ordinal"], f["scenario_id"]) for r in latest.values() for f in figures.get(r["run_id"], [])]
     started = {r["run_id"]: r["started_at"] for r in latest.values()}
     ordered = [(sid, titles[sid]) for sid in scenario_order(listed, started)]
@@ -231,6 +235,58 @@ def _section(
     return ConfigSection(label, builds, table, chart_list, service, key)
 
 
+VARIATION_TABLE: fc.Table = "device-one-build"
+"""The headline figures whose spread across runs of one build a device page shows (the columns of this table)."""
+
+
+def _spread(f: fc.Figure, values: list[float]) -> Cell:
+    """The spread of one figure's values over a build's runs: the lowest to the highest, and their SD."""
+    if len(values) < 2:
+        return Cell(None, reason="recorded in fewer than two of the runs")
+    return Cell(f"{f.format(min(values))} – {f.format(max(values))} (SD {f.format(statistics.stdev(values))})",
+                title=f"lowest – highest of {len(values)} runs, and their standard deviation")
+
+
+def _variation(
+    label: str, key: str, members: list[dict[str, Any]], figures: dict[str, list[dict[str, Any]]],
+) -> Table | None:
+    """Run-to-run variation of one configuration: per OS build with two runs of it or more, per scenario, the spread of
+    each headline figure over the runs; ``None`` where every build has one run."""
+    by_build: dict[str, list[dict[str, Any]]] = {}
+    for r in sorted(members, key=lambda r: r["started_at"]):
+        by_build.setdefault(r["os_build"] or "not recorded", []).append(r)
+    repeated = {b: runs for b, runs in by_build.items() if len(runs) >= 2}
+    if not repeated:
+        return None
+    keys = figure_keys(VARIATION_TABLE)
+    shown = [fc.CATALOG.column(k) for k in keys]
+    rows_ = []
+    for build, runs in repeated.items():
+        per_scenario: dict[str, list[dict[str, Any]]] = {}
+        titles: dict[str, str] = {}
+        for r in runs:
+            for f in figures.get(r["run_id"], []):
+                per_scenario.setdefault(f["scenario_id"], []).append(f)
+                titles.setdefault(f["scenario_id"], f["title"])
+        for sid, found in per_scenario.items():
+            cells: list[Any] = [titles[sid], build, d.count(len(found))]
+            for f in shown:
+                measured = [row for row in found if row["trial_count"] or f.attempts]
+                cells.append(_spread(f, [row[f.stored or f.key] for row in measured
+                                         if row[f.stored or f.key] is not None]))
+            shared = run_attrs(runs[-1])  # what the build's runs of one configuration share (not their verdicts)
+            rows_.append(Row(cells, {k: shared[k] for k in ("os_build", "device", "route", "suite")}))
+    return Table(
+        f"variation-{key}",
+        f"{label}: run-to-run variation, where one OS build has several runs (lowest to highest of the runs' "
+        "figures, and their standard deviation)",
+        [Column("scenario", "Scenario"), Column("build", "OS build"), Column("runs", "Runs", True),
+         *[Column(k, f.heading, True, f"{f.help + '; ' if f.help else ''}lowest – highest over the runs")
+           for k, f in zip(keys, shown, strict=True)]],
+        rows_,
+    )
+
+
 def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     key = site.paths.devices.named(device, "device")
     found = q.device_runs(site.con, key, filters)
@@ -250,10 +306,15 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         configs.append((members, latest))
     # Every section's scenario rows in one query each, rather than a few queries per section.
     shown = {r["run_id"]: r for _, latest in configs for r in latest.values()}
+    # and every run of a build that has several of one configuration: their spread is shown
+    for members, _ in configs:
+        builds_of = [r["os_build"] for r in members]
+        shown.update({r["run_id"]: r for r in members if builds_of.count(r["os_build"]) >= 2})
     figures = _with_sources_and_pcc_speed(site, q.figures_by_run(site.con, list(shown)), shown)
     for i, (members, latest) in enumerate(configs):
         builds = _build_order(members)
-        sections.append(_section(site, config_label(members[0]), latest, builds, f"c{i}", figures))
+        section = _section(site, config_label(members[0]), latest, builds, f"c{i}", figures)
+        sections.append(replace(section, variation=_variation(section.label, f"c{i}", members, figures)))
         real = [b for b in builds if b != "not recorded"]
         for a, b in itertools.combinations(real, 2):
             if (key, b, a) in published:
@@ -273,7 +334,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             scope=(q.DEVICE_SCOPE, [key]),
             noun="rows",
         ),
-        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths),
+        runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths, empty=empty_text(filters)),
         sections=sections,
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
@@ -318,7 +379,7 @@ def scenarios_page(site: SiteContext, filters: Filters) -> ScenariosPage:
                 Row(
                     [
                         Cell(r["scenario_id"], href=site.url(site.paths.scenario(r["scenario_id"]))),
-                        r["title"],
+                        site.scenario_title(r["scenario_id"], r["title"]),
                         vocab.label("category", r["category"]),
                         d.count(r["runs"]),
                         d.count(r["devices"]),
@@ -394,7 +455,7 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
     speeds = pcc_speed(site.con, [r["run_id"] for r in found if r["route"] == "privateCloudCompute"])
     pcc = [with_pcc_speed(r, speeds.get((r["run_id"], scenario_id))) for r in found if r["route"] == "privateCloudCompute"]
     fell_back = sum(r["pcc_fell_back"] for r in pcc)
-    title = found[0]["title"] if found else scenario_id
+    title = site.scenario_title(scenario_id, found[0]["title"] if found else None)
     chart_list = []
     ttft = fc.CATALOG.chart("ttft")  # a workload's runs are charted by time to first token
     median, p90 = fc.CATALOG.charted(ttft)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import duckdb
@@ -14,6 +15,8 @@ from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import CHOICES, columns
 from fmbench.analysis.figures import token_counting
 from fmbench.analysis.revisions import Registry
+from fmbench.comparison.regressions import BuildChange
+from fmbench.comparison.results import Comparison
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views.blocks import Banner, Cell, Column
@@ -198,3 +201,24 @@ def quota_text(status: str | None, approaching: bool | None, reached: bool | Non
     parts.append("limit reached: not recorded" if reached is None else f"limit reached: {'yes' if reached else 'no'}")
     parts.append("reset date not recorded" if reset is None else f"resets {d.iso(reset)}")
     return "; ".join(parts)
+
+
+# --- one name per workload --------------------------------------------------------------------------------
+
+Titles = Callable[[str, str], str]
+"""A workload's one name on the site from its id and a run's title of it (:meth:`SiteContext.scenario_title`)."""
+
+
+def retitled(cmp: Comparison, title: Titles) -> Comparison:
+    """A comparison whose scenarios (compared and dropped) carry their one name on the site: a comparison is
+    kept between builds by its sides, and a newer run may since have renamed a workload."""
+    return replace(
+        cmp,
+        scenarios=tuple(replace(s, title=title(s.scenario_id, s.title)) for s in cmp.scenarios),
+        dropped=tuple(replace(x, title=title(x.scenario_id, x.title)) for x in cmp.dropped),
+    )
+
+
+def retitled_change(change: BuildChange, title: Titles) -> BuildChange:
+    """A change between builds whose headline names its workload by its one name on the site."""
+    return replace(change, scenario=replace(change.scenario, title=title(change.scenario.scenario_id, change.scenario.title)))

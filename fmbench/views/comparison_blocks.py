@@ -7,7 +7,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import duckdb
@@ -16,9 +16,12 @@ from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import GROUPING
 from fmbench.comparison.results import Comparison
+from fmbench.comparison.rules import ComparisonRefused
 from fmbench.comparison.selection import SideSpec
+from fmbench.comparison.text import verdict_sentence
 from fmbench.views import charts
-from fmbench.views.blocks import Banner, Cell, Chart, Column, Row, Table
+from fmbench.views.blocks import Cell, Chart, Column, Row, Table
+from fmbench.views.common import run_link
 from fmbench.views.site import SiteContext
 
 J = TypeVar("J")
@@ -130,7 +133,8 @@ def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
                     ]
                 )
             )
-    return Table(table_id, f"{heading}: per scenario, baseline, candidate, change and its interval", columns, out)
+    return Table(table_id, f"{heading}: per scenario, baseline, candidate, change and its interval", columns, out,
+                 cards=True)
 
 
 def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
@@ -158,8 +162,17 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
     return out
 
 
+def interval_lines(cmp: Comparison) -> list[str]:
+    """The lines a section states under its table about what its intervals drew on (see :class:`ComparisonSection`)."""
+    return [n for n in (cmp.pairing_note, cmp.run_variation_note) if n]
+
+
 @dataclass(frozen=True)
 class ComparisonSection:
+    """One configuration of a comparison page, in the order it is laid out: its verdicts (the sentence and the
+    table), its caveats in one box (what differs and can explain a change, and what the rules mark), the
+    differences any two runs have (listed apart), its runs, then its charts."""
+
     heading: str
     label: str
     title: str
@@ -167,10 +180,86 @@ class ComparisonSection:
     baseline_runs: list[Cell]
     candidate_runs: list[Cell]
     differences: Table
-    caveats: list[Banner]
+    """The conditions that differ and can explain a change (OS build and version, device, route, suite revision,
+    the configuration): part of the caveats."""
+    caveats: list[str]
+    """What the rules mark (exploratory runs, revisions, conditions that break the label's requirements...)."""
+    expected: Table
+    """What differs between any two runs (the runs, their start times, the order seed): never a caveat."""
     dropped: list[str]
-    speed_note: str | None
     table: Table | None
     charts: list[Chart]
     methods: list[str]
     refused: str | None = None
+    verdict: str = ""
+    """This configuration's verdicts in one sentence."""
+    comparison: Comparison | None = field(default=None, compare=False, repr=False)
+    """What the section was made from (for the page's sentence over all its sections); not laid out."""
+    configuration: str = ""
+    """The configuration in a few words: what the page's sentence names a change by when it has several."""
+    intervals: list[str] = field(default_factory=list)
+    """What the intervals drew on, one line each: paired by sample or not, run-to-run variation measured."""
+
+
+def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefused, configuration: str) -> ComparisonSection:
+    """A section whose comparison the publishing rules refuse: it says why, and nothing else."""
+    empty = Table(f"diff-{key}", "", [], [])
+    return ComparisonSection(heading, "Refused", heading, rule, [], [], empty, [], Table(f"expected-{key}", "", [], []),
+                             [], None, [], [], refused=str(refused),
+                             verdict=f"Not compared: {refused.reason.rstrip('.')}.", configuration=configuration)
+
+
+def compared_section(
+    site: SiteContext, cmp: Comparison, heading: str, configuration: str, key: str,
+    sides: tuple[str, str] = ("Baseline", "Candidate"),
+) -> ComparisonSection:
+    """A compared configuration's section; ``sides``: what its tables call the baseline and the candidate."""
+    def links(runs: Sequence[Any]) -> list[Cell]:
+        return [run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in runs]
+
+    condition_columns = [Column("condition", "Condition"), Column("baseline", sides[0]), Column("candidate", sides[1])]
+    return ComparisonSection(
+        heading=heading,
+        label=cmp.label,
+        title=cmp.title,
+        rule=cmp.rule_description,
+        baseline_runs=links(cmp.baseline.runs),
+        candidate_runs=links(cmp.candidate.runs),
+        differences=Table(
+            f"diff-{key}",
+            f"{heading}: the conditions that differ between the sides (each can explain a change)",
+            condition_columns,
+            [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
+            "No condition differs.",
+            cards=True,
+        ),
+        caveats=[c.message for c in cmp.caveats],
+        expected=Table(
+            f"expected-{key}",
+            f"{heading}: expected differences (any two runs differ in these; they do not explain a change)",
+            condition_columns,
+            [Row([x.label, x.baseline, x.candidate]) for x in cmp.expected_differences],
+            cards=True,
+        ),
+        dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
+        table=figure_table(cmp, f"figures-{key}", heading),
+        charts=delta_charts(cmp, key),
+        methods=list(cmp.method_notes),
+        intervals=interval_lines(cmp),
+        verdict=cmp.verdict_sentence,
+        comparison=cmp,
+        configuration=configuration,
+    )
+
+
+def page_verdict(sections: Sequence[ComparisonSection]) -> str:
+    """A comparison page's verdicts in one sentence, over every configuration it compares (each change named by
+    its configuration when there are several)."""
+    compared = [s for s in sections if s.comparison is not None]
+    if not compared and sections:
+        return sections[0].verdict if len(sections) == 1 else f"Not compared: all {len(sections)} comparisons were refused."
+    several = len(sections) > 1
+    return verdict_sentence(
+        [(s.configuration if several else None, s.comparison) for s in compared if s.comparison is not None],
+        refused=len(sections) - len(compared),
+    )

@@ -17,15 +17,16 @@ from fmbench.comparison.selection import ATTEMPT_RULES, select_side
 from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.views import comparison_queries as q
-from fmbench.views.blocks import Banner, Cell, Column, FilterForm, Row, Table
-from fmbench.views.common import run_link
+from fmbench.views.blocks import Cell, Column, FilterForm, Row, Table
+from fmbench.views.common import retitled
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
     ComparisonSection,
-    delta_charts,
+    compared_section,
     delta_format,
     each_section,
-    figure_table,
+    page_verdict,
+    refused_section,
     relative_text,
     side_spec,
 )
@@ -103,6 +104,9 @@ class ComparisonPage(Page):
     candidate: str
     strict: bool
     rule: str
+    verdict: str
+    """The page's answer, laid out before anything else: its verdicts in one sentence (what got worse or better
+    beyond the practical threshold, how many figures did not change)."""
     sections: list[ComparisonSection]
     other_rules: list[Cell]
 
@@ -116,34 +120,11 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
         catalog = site.run_catalog()
         b = select_side(con, side_spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
         c = select_side(con, side_spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
-        cmp = compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
-                               caches=site.caches)
+        cmp = retitled(compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
+                                        caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
-        return ComparisonSection(heading, "Refused", heading, rule, [], [], Table(f"diff-{key}", "", [], []),
-                                 [], [], None, None, [], [], refused=str(exc))
-    differences = Table(
-        f"diff-{key}",
-        f"{heading}: every condition that differs between the sides",
-        [Column("condition", "Condition"), Column("baseline", "Baseline"), Column("candidate", "Candidate")],
-        [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
-        "No condition differs.",
-    )
-    caveats = [Banner("warning", "Caveat", c.message) for c in cmp.caveats]
-    return ComparisonSection(
-        heading=heading,
-        label=cmp.label,
-        title=cmp.title,
-        rule=cmp.rule_description,
-        baseline_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.baseline.runs],
-        candidate_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.candidate.runs],
-        differences=differences,
-        caveats=caveats,
-        dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
-        speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=figure_table(cmp, f"figures-{key}", heading),
-        charts=delta_charts(cmp, key),
-        methods=list(cmp.method_notes),
-    )
+        return refused_section(heading, rule, key, exc, heading)
+    return compared_section(site, cmp, heading, heading, key)
 
 
 def comparison_page(
@@ -177,6 +158,7 @@ def comparison_page(
         candidate=candidate,
         strict=strict,
         rule=rule,
+        verdict=page_verdict(sections),
         sections=sections,
         other_rules=[Cell(r, href=f"{here}?rule={r}") for r in ATTEMPT_RULES if r != rule] if site.renderer.mode == "serve" else [],
     )
@@ -352,7 +334,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
                          href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build))),
                     f"{c.step.device_name} ({c.hardware_model})",
                     c.step.group.describe(),
-                    c.scenario.title,
+                    site.scenario_title(c.scenario.scenario_id, c.scenario.title),
                     f.label,
                     dfmt(f.delta),
                     Cell(relative_text(f.relative_delta), reason="baseline is 0"),

@@ -13,13 +13,14 @@ from fmbench.comparison.compare import ComparisonRefused, compare_selected
 from fmbench.comparison.selection import select_side
 from fmbench.errors import NotFoundError
 from fmbench.views import comparison_queries as q
-from fmbench.views.blocks import Banner, Cell, Column, Row, Table
-from fmbench.views.common import run_link
+from fmbench.views.blocks import Cell, Column, Row, Table
+from fmbench.views.common import retitled
 from fmbench.views.comparison_blocks import (
     ComparisonSection,
-    delta_charts,
+    compared_section,
     each_section,
-    figure_table,
+    page_verdict,
+    refused_section,
     side_spec,
 )
 from fmbench.views.comparison_queries import build_order
@@ -69,6 +70,8 @@ class DeviceComparisonPage(Page):
     device_b: str
     generation: int
     rule: str
+    verdict: str
+    """The page's answer, laid out before anything else: its verdicts in one sentence."""
     sections: list[ComparisonSection]
 
 
@@ -86,32 +89,11 @@ def _section(
         catalog = site.run_catalog()
         side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
         side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
-                               caches=site.caches)
+        cmp = retitled(compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
+                                        caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
-        return ComparisonSection(heading, "Refused", heading, RULE, [], [], Table(f"diff-{key}", "", [], []),
-                                 [], [], None, None, [], [], refused=str(exc))
-    return ComparisonSection(
-        heading=heading,
-        label=cmp.label,
-        title=cmp.title,
-        rule=cmp.rule_description,
-        baseline_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.baseline.runs],
-        candidate_runs=[run_link({"run_id": r.run_id, "file_name": r.run_id}, site.url, f"{r.run_id} ({r.verdict})") for r in cmp.candidate.runs],
-        differences=Table(
-            f"diff-{key}",
-            f"{heading}: every condition that differs between the sides",
-            [Column("condition", "Condition"), Column("baseline", "Device A"), Column("candidate", "Device B")],
-            [Row([x.label, x.baseline, x.candidate]) for x in cmp.differences],
-            "No condition differs.",
-        ),
-        caveats=[Banner("warning", "Caveat", c.message) for c in cmp.caveats],
-        dropped=[f"{x.title}: {x.reason}" for x in cmp.dropped],
-        speed_note=None if cmp.speed_comparable else "Speed figures are shown per side only: PCC includes the network and the server.",
-        table=figure_table(cmp, f"figures-{key}", heading),
-        charts=delta_charts(cmp, key),
-        methods=list(cmp.method_notes),
-    )
+        return refused_section(heading, RULE, key, exc, config_label(config))
+    return compared_section(site, cmp, heading, config_label(config), key, sides=("Device A", "Device B"))
 
 
 def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, device_b: str, generation: str) -> DeviceComparisonPage:
@@ -140,6 +122,7 @@ def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, d
         device_b=b,
         generation=gen,
         rule=RULE,
+        verdict=page_verdict(sections),
         sections=sections,
     )
 

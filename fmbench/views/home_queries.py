@@ -66,19 +66,24 @@ def data_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str
     )
 
 
-def newest_publishable_build_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per device, its newest OS build (by first appearance on that device) with a publishable run; on it, the
-    newest publishable run of each configuration, by device name and configuration."""
+def has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
+    """Whether the database holds every one of these tables (a database that was never migrated, or a dataset
+    exported without its derived tables, may not)."""
+    found = con.execute(
+        "SELECT count(DISTINCT table_name) FROM information_schema.tables WHERE list_contains(?, table_name)",
+        [list(names)],
+    ).fetchone()
+    return bool(found and found[0] == len(set(names)))
+
+
+def newest_run_per_device_configuration(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per device, the newest run that is not invalid of each configuration (:data:`GROUPING` and the file
+    generation), whatever its OS build and verdict, by device name and configuration: never by a figure."""
     return rows(
         con,
-        "WITH builds AS (SELECT coalesce(hardware_model, device_name) AS device, os_build, min(started_at) AS first_seen, "
-        "bool_or(verdict = 'publishable') AS publishable FROM runs WHERE os_build IS NOT NULL GROUP BY 1, 2), "
-        "newest AS (SELECT device, os_build FROM builds WHERE publishable "
-        "QUALIFY row_number() OVER (PARTITION BY device ORDER BY first_seen DESC, os_build DESC) = 1) "
-        f"SELECT {RUN_COLUMNS} FROM runs r JOIN newest n "
-        "ON coalesce(r.hardware_model, r.device_name) = n.device AND r.os_build = n.os_build "
-        "WHERE r.verdict = 'publishable' "
-        f"QUALIFY row_number() OVER (PARTITION BY n.device, {columns((*GROUPING, GENERATION), 'r.')} "
-        "ORDER BY r.started_at DESC, r.run_id) = 1 "
-        f"ORDER BY r.device_name, n.device, {columns(LISTING_ORDER, 'r.')}, r.run_id",
+        f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.verdict <> 'invalid' "
+        "QUALIFY row_number() OVER (PARTITION BY coalesce(r.hardware_model, r.device_name), "
+        f"{columns((*GROUPING, GENERATION), 'r.')} ORDER BY r.started_at DESC, r.run_id) = 1 "
+        f"ORDER BY r.device_name, coalesce(r.hardware_model, r.device_name), {columns(LISTING_ORDER, 'r.')}, "
+        "r.generation, r.run_id",
     )

@@ -8,8 +8,10 @@ kind in :mod:`fmbench.views` names its runs with one of the functions here;
 
 A run's fingerprint covers everything a page can show about it: its bytes
 (the run id and source SHA-256), when it was ingested (an updated sidecar
-re-ingests it), its verdict and revision, its sidecar, and the Evaluations
-rows linked to it.
+re-ingests it), its verdict and revision, its sidecar, the Evaluations
+rows linked to it, and the one name of each of its workloads on the site (the
+newest run's title: a newer run that renames a workload changes the pages of
+every run that measured it).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 import duckdb
 
 from fmbench import urls
+from fmbench.storage.queries import scenario_titles
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,11 @@ class RunIndex:
         """``paths``: the site's (read from ``con`` when not given)."""
         paths = paths if paths is not None else urls.SitePaths.read(con)
         scenarios: dict[str, set[str]] = {}
+        names: dict[str, list[tuple[str, str | None]]] = {}
+        titles = scenario_titles(con)
         for run_id, scenario_id in con.execute("SELECT run_id, scenario_id FROM scenario_figures").fetchall():
             scenarios.setdefault(run_id, set()).add(paths.scenarios.of(scenario_id))
+            names.setdefault(run_id, []).append((scenario_id, titles.get(scenario_id)))
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
         for (
@@ -71,7 +77,7 @@ class RunIndex:
         ).fetchall():
             fingerprint = _digest(
                 [run_id, sha, ingested_at.isoformat(), verdict, revision_id, revision_status, annotation,
-                 links.get(run_id)]
+                 links.get(run_id), sorted(names.get(run_id, ()))]
             )
             facts.append(
                 RunFacts(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from importlib import resources
 
 PROTECTED = frozenset({"verdicts", "comparisons"})
@@ -145,3 +146,35 @@ def publisher_notes(source: str) -> PublisherNotes:
     )
     text = "\n\n".join(s.text() for s, left in zip(sections, placeholder, strict=True) if not left and s.text().strip())
     return PublisherNotes(text + "\n" if text else "", left_out)
+
+
+class _Headings(HTMLParser):
+    """The ``<h2 id=...>`` headings of rendered HTML, in order: ``(id, text)``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+        self._open: tuple[str, list[str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "h2":
+            anchor = dict(attrs).get("id")
+            self._open = (anchor, []) if anchor else None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open[1].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "h2" and self._open is not None:
+            self.found.append((self._open[0], " ".join("".join(self._open[1]).split())))
+            self._open = None
+
+
+def contents(html: str) -> list[tuple[str, str]]:
+    """The sections of a rendered methodology, ``(anchor, heading)`` per ``##`` heading in order: the page's
+    contents list links each one by the id its heading was rendered with."""
+    parser = _Headings()
+    parser.feed(html)
+    parser.close()
+    return parser.found

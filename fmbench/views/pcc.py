@@ -19,6 +19,14 @@ from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
 
+def _kinds_text(kinds: dict[str, int]) -> str:
+    """A run's measured failures by kind in words: ``Network 2, Quota 1``; failures whose kind the file does not
+    record are counted as such, never shown as a kind called "not recorded"."""
+    parts = [f"{vocab.label('failureKind', k)} {n:,}" for k, n in kinds.items() if k != "not recorded"]
+    if kinds.get("not recorded"):
+        parts.append(f"{d.plural(kinds['not recorded'], 'failure')} of a kind the file does not record")
+    return ", ".join(parts) or "none"
+
 @dataclass(frozen=True)
 class PccPage(Page):
     template: ClassVar[str] = "pcc.html"
@@ -61,7 +69,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                     vocab.label("suite", r["suite"]),
                     d.count(attempts),
                     Cell(d.percent(success), reason="no measured request"),
-                    ", ".join(f"{vocab.label('failureKind', k)} {n}" for k, n in kinds.get(r["run_id"], {}).items()) or "none",
+                    _kinds_text(kinds.get(r["run_id"], {})),
                     *(
                         Cell(
                             quota_text(r[f"quota_{when}_status"], r[f"quota_{when}_approaching"],

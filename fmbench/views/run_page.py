@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -11,7 +12,18 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis.configuration import CHOICES
+from fmbench.analysis.configuration import (
+    CHOICES,
+    HARDWARE_MODEL,
+    OLDER_FORMAT,
+    OS_BUILD,
+    REPETITIONS,
+    REVISION_ID,
+    ROUTE,
+    SESSION_MODE,
+    SUITE,
+    WARMUP_COUNT,
+)
 from fmbench.analysis.figures import token_count_source
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import charts
@@ -47,7 +59,8 @@ from fmbench.views.replay import replay_section
 from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import ToolCallDetail, run_trials
 
-_LEGACY_REASON = "the June 2026 (legacy) run format does not record this"
+_LEGACY_REASON = "the older (June 2026) run-file format does not record this"
+_GENERATION_WORDS = {"legacy": f"{OLDER_FORMAT} (June 2026)", "current": "current run-file format"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,12 @@ class ScenarioTrials:
     data_href: str
     """The scenario's trials as data (gzipped JSON): "Show here" lays them out in the run page (``trials.js``)."""
 
+    @property
+    def trials_text(self) -> str:
+        """``5 trials``, ``5 trials, 1 failure``."""
+        text = d.plural(self.trial_count, "trial")
+        return f"{text}, {d.plural(self.failure_count, 'failure')}" if self.failure_count else text
+
 
 @dataclass(frozen=True)
 class RunPage(Page):
@@ -71,6 +90,9 @@ class RunPage(Page):
     verdict: Cell
     verdict_banner: Banner | None
     revision_banner: Banner | None
+    glance: list[Condition]
+    """The conditions a reader checks first (device, OS, route, session, suite, revision, trials, warmups,
+    repetitions), at the top; :attr:`conditions` holds every one."""
     conditions: list[Condition]
     downloads: list[Link]
     annotations: list[Condition]
@@ -103,9 +125,23 @@ def _simulator_text(run: dict[str, Any]) -> str:
     return f"{answer}: {evidence}" if evidence else answer
 
 
+def samples_text(run: dict[str, Any], samples: dict[str, int]) -> str | None:
+    """Samples per scenario: the file's sample limit (``all`` without one); for a file that does not record it (the
+    older format), the distinct samples each scenario's trials ran, counted, and said to be counted."""
+    if run["generation"] != "legacy":
+        return "all" if run["sample_limit"] is None else str(run["sample_limit"])
+    if not samples:
+        return None
+    low, high = min(samples.values()), max(samples.values())
+    each = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    total = sum(samples.values())
+    return (f"{each} (counted from the trials: {d.plural(total, 'sample')} in {d.plural(len(samples), 'scenario')}; "
+            "the file does not record a limit)")
+
+
 def _conditions(
     run: dict[str, Any], executed: list[tuple[str, int]], url: Url, offline: tuple[int, int] = (0, 0),
-    token_source: str | None = None,
+    token_source: str | None = None, samples: dict[str, int] | None = None,
 ) -> list[Condition]:
     legacy = run["generation"] == "legacy"
 
@@ -115,8 +151,8 @@ def _conditions(
             return Condition(label, None, why)
         return Condition(label, value)
 
-    executed_text = ", ".join(f"{vocab.label('route', m)} ({n} trials)" for m, n in executed) or None
-    samples = None if legacy else ("all" if run["sample_limit"] is None else str(run["sample_limit"]))
+    executed_text = ", ".join(f"{vocab.label('route', m)} ({d.plural(n, 'trial')})" for m, n in executed) or None
+    samples_shown = samples_text(run, samples or {})
     seed = run["random_seed"]
     seed_text = None if seed is None and run["randomized_order"] is None else (
         f"{seed if seed is not None else 'not recorded'}; order "
@@ -130,11 +166,11 @@ def _conditions(
         c("Model route executed", executed_text, "no trial produced a response"),
         c("Warmups", str(run["warmup_count"])),
         c("Repetitions", str(run["repetitions"])),
-        c("Samples per scenario", samples, legacy_field=True),
+        c("Samples per scenario", samples_shown, "no trial ran, so no sample can be counted", legacy_field=True),
         *(c(f.label, f.show(run[f.key]), legacy_field=True) for f in CHOICES),
         c(
             "Offline success",
-            f"{offline[0]:,} of {offline[1]:,} trial(s)" if offline[1] else None,
+            f"{offline[0]:,} of {d.plural(offline[1], 'trial')}" if offline[1] else None,
             "no trial records it" if run["trial_count"] else "no measured trial",
             legacy_field=True,
         ),
@@ -158,12 +194,38 @@ def _conditions(
         c("Scoring rules of the stored summaries", run.get("scoring_statement"),
           "no scoring rule set the benchmark has used reproduces the stored summaries"),
         c("Benchmark commit", run["benchmark_commit"]),
-        c("Fixture fingerprint", run["fixture_fingerprint"]),
+        c("Fixture version", run["fixture_fingerprint"], "the run file records no fingerprint of its fixtures"),
         c("Started (UTC)", d.iso(run["started_at"])),
         c("Ended (UTC)", d.iso(run["ended_at"])),
-        c("Format generation", run["generation"]),
+        c("Run-file format", _GENERATION_WORDS.get(run["generation"], run["generation"])),
         c("Source file", run["file_name"]),
         c("Source SHA-256", run["source_sha256"]),
+    ]
+
+
+def glance(run: dict[str, Any], url: Url, paths: urls.SitePaths) -> list[Condition]:
+    """The run's conditions at a glance, each labelled as the configuration spec labels it where it lives there."""
+    legacy = run["generation"] == "legacy"
+    device = run[HARDWARE_MODEL.key] or run["device_name"]
+    build = run[OS_BUILD.key]
+    session = SESSION_MODE.show(run[SESSION_MODE.key])
+    trials = d.plural(run["trial_count"], "measured trial")
+    if run["failure_count"]:
+        trials += f", {d.plural(run['failure_count'], 'measured failure')}"
+    return [
+        Condition("Device", Cell(f"{run['device_name']} ({device})", href=url(paths.device(device)))),
+        Condition(
+            "OS version and build",
+            Cell(f"{run['system_name']} {run['system_version']}, build {build}", href=url(paths.build(build)))
+            if build else f"{run['system_name']} {run['system_version']}, build not recorded",
+        ),
+        Condition(ROUTE.label, ROUTE.show(run[ROUTE.key])),
+        Condition("Session", session, _LEGACY_REASON if legacy else "not recorded in the run file"),
+        Condition(SUITE.label, SUITE.show(run[SUITE.key])),
+        Condition(REVISION_ID.label, revision_cell(run, url)),
+        Condition("Trials", trials),
+        Condition(WARMUP_COUNT.label, d.count(run[WARMUP_COUNT.key])),
+        Condition(REPETITIONS.label, d.count(run[REPETITIONS.key])),
     ]
 
 
@@ -261,9 +323,9 @@ def failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, e
     def cells(f: dict[str, Any]) -> list[Any]:
         out = [
             f["scenario_id"],
-            Cell(f["sample_id"], reason="the legacy format records no sample for a failure"),
+            Cell(f["sample_id"], reason=f"the {OLDER_FORMAT} records no sample for a failure"),
             str(f["iteration"]),
-            Cell(vocab.label("failureKind", f["kind"]), reason="the legacy format records no failure kind"),
+            Cell(vocab.label("failureKind", f["kind"]), reason=f"the {OLDER_FORMAT} records no failure kind"),
             f["message"],
         ]
         if agentic:
@@ -337,8 +399,11 @@ def run_charts(figures: list[dict[str, Any]], run_id: str, route: str) -> list[C
     return out
 
 
-def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table | None:
-    """The scenarios whose trials ran on more than one executed model, with each model's own figures."""
+def executed_model_table(
+    con: duckdb.DuckDBPyConnection, run_id: str, title: Callable[[str, str], str] | None = None
+) -> Table | None:
+    """The scenarios whose trials ran on more than one executed model, with each model's own figures (``title``:
+    a workload's one name on the site, from its id and the run's title of it)."""
     found = by_executed_model(con, run_id)
     if not found:
         return None
@@ -355,7 +420,7 @@ def executed_model_table(con: duckdb.DuckDBPyConnection, run_id: str) -> Table |
         [
             Row(
                 [
-                    Cell(f["title"], title=f["scenario_id"]),
+                    Cell(title(f["scenario_id"], f["title"]) if title else f["title"], title=f["scenario_id"]),
                     route_cell(f["executed_model"]),
                     d.count(f["trial_count"]),
                     *figure_cells(f, figure_keys("executed-model")),
@@ -378,7 +443,10 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     def has(gate: str) -> bool:
         return data.has(gate, run_id)
 
-    figures = data.figures([run_id])[run_id]
+    figures = [{**f, "title": site.scenario_title(f["scenario_id"], f["title"])} for f in data.figures([run_id])[run_id]]
+    samples: dict[str, set[str]] = {}
+    for sid, sample in zip(bundle.column("scenario_id"), bundle.column("sample_id"), strict=True):
+        samples.setdefault(sid, set()).add(sample)
     mismatches = data.mismatches([run_id])[run_id]
     flags = [f"{loc}: {msg}" for loc, msg in data.flags([run_id])[run_id]]
     annotations, corrections = _annotations(data.annotation([run_id])[run_id])
@@ -393,8 +461,10 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         verdict=verdict_cell(run["verdict"], url),
         verdict_banner=_verdict_banner(run, reasons, url),
         revision_banner=revision_banner(run, registry, url),
+        glance=glance(run, url, site.paths),
         conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
-                               token_count_source(f["token_count_source"] for f in figures)),
+                               token_count_source(f["token_count_source"] for f in figures),
+                               {sid: len(found) for sid, found in samples.items()}),
         downloads=[
             *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
             Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
@@ -416,7 +486,8 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if mismatches
         else None,
         scenarios=scenario_table(figures, url, run_id, paths=site.paths),
-        executed_models=executed_model_table(con, run_id) if has("scenarios on several executed models") else None,
+        executed_models=executed_model_table(con, run_id, site.scenario_title)
+        if has("scenarios on several executed models") else None,
         safety=_safety_table(figures),
         quota=_quota(run),
         failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),

@@ -33,6 +33,14 @@ from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
+NO_RUNS = "No runs yet."
+NO_MATCH = "No run matches these filters."
+
+
+def empty_text(filters: Filters) -> str:
+    """What an empty runs table says: that no run matches, only when some filter was applied."""
+    return NO_MATCH if filters.values else NO_RUNS
+
 
 @dataclass(frozen=True)
 class RunsPage(Page):
@@ -43,8 +51,10 @@ class RunsPage(Page):
 
 
 def runs_table(
-    run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs", *, paths: urls.SitePaths
+    run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs", *, paths: urls.SitePaths,
+    empty: str = NO_RUNS,
 ) -> Table:
+    """The runs as a table; ``empty``: what it says when there is none (:data:`NO_MATCH` when filters chose none)."""
     columns = [
         Column("run", "Run"),
         Column("device", "Device"),
@@ -77,7 +87,7 @@ def runs_table(
         )
         for r in run_rows
     ]
-    return Table(table_id, caption, columns, table_rows, "No run matches these filters.")
+    return Table(table_id, caption, columns, table_rows, empty)
 
 
 def filtered_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:
@@ -92,5 +102,6 @@ def runs_page(site: SiteContext, filters: Filters) -> RunsPage:
     return RunsPage(
         title="Runs",
         filters=filter_form(con, url(urls.runs()), filters),
-        runs=runs_table(found, url, caption=f"{len(found)} run(s), newest first", paths=site.paths),
+        runs=runs_table(found, url, caption=f"{d.plural(len(found), 'run')}, newest first", paths=site.paths,
+                        empty=empty_text(filters)),
     )

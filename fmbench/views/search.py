@@ -127,10 +127,10 @@ def _scenario_entries(site: SiteContext) -> list[dict[str, Any]]:
     return [
         _entry(
             "scenario",
-            s["title"],
+            site.scenario_title(s["scenario_id"], s["title"]),
             f"{s['scenario_id']} · {s['category'] or 'no category'} · {s['run_count']} run(s)",
             site.url(site.paths.scenario(s["scenario_id"])),
-            [s["scenario_id"], s["category"] or ""],
+            [s["scenario_id"], s["category"] or "", *s["titles"]],
         )
         for s in q.search_scenarios(site.con)
     ]

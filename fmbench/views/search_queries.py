@@ -19,10 +19,11 @@ def search_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def search_scenarios(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Every scenario some run measured, with its title and category (chosen as the scenarios page chooses them)
-    and its run count."""
+    """Every scenario some run measured, with a title and category (chosen as the scenarios page chooses them),
+    every title a run gave it (``titles``: an older name finds it too) and its run count."""
     return rows(
         con,
-        "SELECT scenario_id, min(title) AS title, min(category) AS category, count(DISTINCT run_id) AS run_count "
+        "SELECT scenario_id, min(title) AS title, list(DISTINCT title ORDER BY title) AS titles, "
+        "min(category) AS category, count(DISTINCT run_id) AS run_count "
         "FROM scenario_figures GROUP BY scenario_id ORDER BY scenario_id",
     )

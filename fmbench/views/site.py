@@ -13,6 +13,7 @@ from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.selection import RunCatalog
+from fmbench.storage.queries import scenario_titles
 from fmbench.urls import SitePaths, segments_of
 from fmbench.views.render import Renderer
 from fmbench.views.run_queries import RunData
@@ -73,6 +74,13 @@ class SiteContext:
         or ``serve`` while the database stays as it is) selects sides for."""
         catalog: RunCatalog = self.once("run_catalog", lambda: RunCatalog.read(self.con))
         return catalog
+
+    def scenario_title(self, scenario_id: str, own: str | None = None) -> str:
+        """The one name of a workload on every page (the newest run's title of it,
+        :func:`fmbench.storage.queries.scenario_titles`, read once per build or request); ``own``, then its id,
+        for a scenario no run measured."""
+        titles: dict[str, str] = self.once("scenario_titles", lambda: scenario_titles(self.con))
+        return titles.get(scenario_id) or own or scenario_id
 
     def original(self, run_id: str, file_name: str, sha256: str) -> tuple[str, str, str] | None:
         """The original run file as the site carries it under its originals policy: ``(label, href, note)``,

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import duckdb
 
 from fmbench import urls
+from fmbench.analysis import display as d
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views.blocks import Cell, Column, Row, Table
@@ -55,8 +56,11 @@ class TrialsPage(Page):
     scenario_id: str
     scenario_title: str
     total: int
+    shown: str
+    """How many trials the scenario has and how they are numbered (in the order they ran), in words: the trial
+    list (trials.js) says which of them it shows ("Trials 1–50 of 1,000")."""
     summary: str
-    """How many trials the scenario has, how many passed and failed, and its measured failures, in words."""
+    """How many of them passed and failed, and the scenario's measured failures, in words."""
     failures_by_kind: list[tuple[str, int]]
     """``(kind, failures)`` of the scenario's measured failures, most first."""
     failures: Table | None
@@ -75,7 +79,8 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     """A scenario's trials: the summary and failing trials here, every trial's detail from its data file."""
     url, paths = site.url, site.paths
     bundle = run_trials(site, run_id)
-    scenario_id, title, total = bundle.scenario_at(paths, scenario)
+    scenario_id, own_title, total = bundle.scenario_at(paths, scenario)
+    title = site.scenario_title(scenario_id, own_title)
     details = bundle.details.get(scenario_id, [])
     failures = bundle.failures.get(scenario_id, [])
     failing = _failing(details)
@@ -87,6 +92,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         scenario_id=scenario_id,
         scenario_title=title,
         total=total,
+        shown=shown_text(total, 1, total),
         summary=summary_text(total, len(failing), len(failures)),
         failures_by_kind=sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])),
         failures=_failure_groups(failures) if failures else None,
@@ -127,16 +133,28 @@ def _failing(details: list[TrialDetail]) -> list[FailingTrial]:
     ]
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def shown_text(total: int, first: int, last: int) -> str:
+    """``12 trials in this scenario, numbered 1–12 in the order they ran.`` (``first``–``last``: the trials shown,
+    named when they are not all of them)."""
+    if total == 0:
+        return "No trial in this scenario: every measured request of it failed (see its failures)."
+    if total == 1:
+        return "1 trial in this scenario."
+    if first == 1 and last == total:
+        return f"{d.plural(total, 'trial')} in this scenario, numbered 1–{total:,} in the order they ran."
+    only = f"trial {first:,}" if first == last else f"trials {first:,}–{last:,}"
+    return f"{d.plural(total, 'trial')} in this scenario, numbered in the order they ran; this page shows {only}."
 
 
 def summary_text(total: int, failed: int, failures: int) -> str:
-    """``1,000 trials in this scenario: 870 passed, 130 failed; 4 measured failures.``"""
-    failed_requests = f"; {_plural(failures, 'measured failure')} (requests that returned no response)" if failures else ""
+    """``870 passed, 130 failed; 4 measured failures (requests that returned no response).``"""
+    failed_requests = (
+        f"{d.plural(failures, 'measured failure')} (requests that returned no response)" if failures else ""
+    )
     if total == 0:
-        return f"No trial in this scenario{failed_requests}."
-    return f"{_plural(total, 'trial')} in this scenario: {total - failed:,} passed, {failed:,} failed{failed_requests}."
+        return f"{failed_requests}." if failures else ""
+    passed = f"{total - failed:,} passed, {failed:,} failed"
+    return f"{passed}; {failed_requests}." if failures else f"{passed}."
 
 
 def scenario_at(site: SiteContext, run_id: str, segment: str) -> tuple[str, str, int]:
