@@ -393,6 +393,7 @@ def test_a_failing_trials_link_opens_it_on_its_page_of_the_list_and_axe_finds_no
         "SELECT run_id, scenario_id, count(*) FROM trials WHERE NOT task_passed GROUP BY run_id, scenario_id "
         "ORDER BY max(ordinal) - min(ordinal) DESC, run_id LIMIT 1"
     ).fetchone()
+    trials_path = paths.trials(run, scenario)  # the site's paths are read from the database: before it is closed
     con.close()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(path=str(AXE))
@@ -400,7 +401,7 @@ def test_a_failing_trials_link_opens_it_on_its_page_of_the_list_and_axe_finds_no
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto((static_url if where == "static" else served[0]) + paths.trials(run, scenario), wait_until="networkidle")
+        page.goto((static_url if where == "static" else served[0]) + trials_path, wait_until="networkidle")
         page.locator(".trials-status", has_text=" of ").wait_for(timeout=30000)
         links = page.locator("ol.failing-trials a[data-trial]")
         assert links.count() == min(count, FAILING_SHOWN)
