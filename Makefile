@@ -34,6 +34,7 @@ lint: $(BIN)/fmbench
 ## The performance harness (benchmarks/README.md has the latest figures).
 bench: $(BIN)/fmbench
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/site_size.py
 
 clean:
 	rm -rf $(VENV) _site fmbench.duckdb build *.egg-info

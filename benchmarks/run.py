@@ -48,8 +48,6 @@ def site_part(path: str) -> str:
         return "trials pages (HTML)"
     if path.startswith("data/runs/") and "/trials/" in path:
         return "trial data (JSON, gzip)"
-    if path.endswith("trials.csv.gz"):
-        return "trials CSV (gzip)"
     if path.startswith("data/runs/") and path.endswith(".gz"):
         return "originals (gzip)"
     if path.startswith("runs/"):
@@ -536,9 +534,9 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(), urls.regressions(),
         urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
         urls.device(hardware or device_name),
-        urls.run(run_id), urls.data_trials_csv(run_id), urls.data_figures(run_id), urls.data_source_gzip(run_id, file_name),
+        urls.run(run_id), urls.data_figures(run_id), urls.data_source_gzip(run_id, file_name),
     ]
-    paths += [urls.trials(run_id, s, page) for s, page in pages]
+    paths += [urls.trials(run_id, s) for s in pages]
     paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
     # An OS build page reads every run of each device measured on it: the pages of the device's builds.
     paths += [urls.builds(), *(urls.build(b) for b in device_builds)]

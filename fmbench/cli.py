@@ -520,12 +520,22 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
 @click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the database as a Parquet dataset into this folder (partitioned by device and OS build).")
+@click.option("--trials-csv", "trials_csv", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write every run's trials as CSV into this folder, one <run id>.trials.csv a run (the site holds "
+              "its trials once, as gzipped JSON).")
 @PROJECT_OPTION
-def export(db: Path | None, originals: Path | None, parquet: Path | None) -> None:
+def export(db: Path | None, originals: Path | None, parquet: Path | None, trials_csv: Path | None) -> None:
     """Export what the database holds."""
-    if originals is None and parquet is None:
-        raise click.UsageError("say what to export: --originals DIR and/or --parquet DIR")
+    if originals is None and parquet is None and trials_csv is None:
+        raise click.UsageError("say what to export: --originals DIR, --parquet DIR and/or --trials-csv DIR")
     db = _db(db, _project())
+    if trials_csv is not None:
+        # slow to import (duckdb, Jinja behind it): only the command that runs loads it
+        from fmbench.publish.trials_csv import export_trials_csv
+
+        with user_errors():
+            csv_files = export_trials_csv(db, trials_csv)
+        echo(f"{len(csv_files)} trials CSV file(s) written to {trials_csv}")
     if originals is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.ingest.verify import export_originals

@@ -213,9 +213,10 @@ class SitePaths:
     def leaderboard_category(self, category: str) -> str:
         return f"leaderboards/category/{self.categories.of(category)}/"
 
-    def trials(self, run_id: str, scenario: str, page: int = 1) -> str:
-        base = f"runs/{run_id}/trials/{self.scenarios.of(scenario)}/"
-        return base if page <= 1 else f"{base}page-{page}/"
+    def trials(self, run_id: str, scenario: str) -> str:
+        """A scenario's trials page: one a run and scenario (its trials are laid out from their data, page by
+        page, in the reader's browser)."""
+        return f"runs/{run_id}/trials/{self.scenarios.of(scenario)}/"
 
     def data_trials_json(self, run_id: str, scenario: str) -> str:
         """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
@@ -244,8 +245,8 @@ def run(run_id: str) -> str:
     return f"runs/{run_id}/"
 
 
-def trials(run_id: str, scenario: str, page: int = 1) -> str:
-    return _ALONE.trials(run_id, scenario, page)
+def trials(run_id: str, scenario: str) -> str:
+    return _ALONE.trials(run_id, scenario)
 
 
 def devices() -> str:
@@ -317,7 +318,8 @@ def data_runs_index() -> str:
 
 
 _RUN_DATA = frozenset(["figures.json", "trials.csv.gz", "trials"])
-"""What a run's data folder holds besides its original file."""
+"""What a run's data folder holds besides its original file (``trials.csv.gz``: what it held before the trials
+CSV became ``fmbench export --trials-csv``'s, kept so an original's name in the site does not change)."""
 
 
 def source_segment(file_name: str) -> str:
@@ -338,11 +340,6 @@ def data_source(run_id: str, file_name: str) -> str:
 def data_source_gzip(run_id: str, file_name: str) -> str:
     """The original run file gzipped (the ``gzip`` originals policy)."""
     return data_source(run_id, file_name) + ".gz"
-
-
-def data_trials_csv(run_id: str) -> str:
-    """Every trial of a run as CSV, gzipped (the trial data is the site's bulk)."""
-    return f"data/runs/{run_id}/trials.csv.gz"
 
 
 def data_figures(run_id: str) -> str:

@@ -22,6 +22,7 @@ HOSTILE = run_id_for(hashlib.sha256((RUNS / "hostile-text.json").read_bytes()).h
 FMBENCH_SCRIPTS = {
     "filters.js", "downloads.js", "plotly.min.js", "charts.js", "search.js", "compare-picker.js", "open-section.js",
     "tables.js",
+    "trials.js",
 }
 
 
@@ -70,6 +71,12 @@ TRIALS_PAGE_FIELDS = {
     "fallback reason": f"Fallback {JOINED}",
 }
 GUARDRAIL_PAGE_FIELDS = {"safety detail": f"Safety {JOINED}"}
+
+
+def laid_out_from_data(page: str) -> bool:
+    """Whether a page's hostile fields are laid out in the browser by trials.js from the scenario's trial data (a
+    trials page), not written in its HTML: its HTML holds none of them, its data file every one."""
+    return "/trials/" in page
 
 
 def hostile_pages() -> dict[str, dict[str, str]]:

@@ -43,7 +43,7 @@ class _Links(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         for name, value in attrs:
             if value and ((tag == "a" and name == "href") or (tag in ("script", "img") and name == "src")
-                          or (tag == "link" and name == "href") or name == "data-trials-src"):
+                          or (tag == "link" and name == "href") or name == "data-trials-data"):
                 self.links.append(value)
 
 
@@ -75,81 +75,3 @@ _SCRIPT = re.compile(r"<script\b[^>]*>", re.I)
 
 def script_tags(html: str) -> list[str]:
     return _SCRIPT.findall(html)
-
-
-class _TrialMetrics(HTMLParser):
-    """The rows of a trials page's metrics tables (table.trial-metrics), read as a browser lays them out."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.columns: list[str] = []
-        self.rows: dict[str, dict[str, object]] = {}
-        self._in_table = False
-        self._section = ""
-        self._cell: dict[str, object] | None = None
-        self._row: dict[str, object] | None = None
-        self._header_row: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "table" and "trial-metrics" in (a.get("class") or "").split():
-            self._in_table = True
-        elif not self._in_table:
-            return
-        elif tag in ("thead", "tbody"):
-            self._section = tag
-        elif tag == "tr" and self._section == "thead":
-            self._header_row = []
-        elif tag == "tr" and self._section == "tbody":
-            self._row = {"id": a.get("id"), "href": None, "header": "", "cells": []}
-        elif tag in ("th", "td"):
-            self._end_cell()  # a cell whose optional end tag is left out ends where the next one starts
-            self._cell = {"tag": tag, "scope": a.get("scope"), "class": a.get("class") or "", "text": ""}
-        elif tag == "a" and self._row is not None and self._cell is not None:
-            self._row["href"] = a.get("href")
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell["text"] = str(self._cell["text"]) + data
-
-    def _end_cell(self) -> None:
-        if self._cell is None:
-            return
-        cell, self._cell = self._cell, None
-        text = str(cell["text"]).strip()
-        if self._header_row is not None and cell["scope"] == "col":
-            self._header_row.append(text)
-        elif self._row is not None and cell["scope"] == "row":
-            self._row["header"] = text
-        elif self._row is not None:
-            self._row["cells"].append((text, "nr" in str(cell["class"]).split()))  # type: ignore[union-attr]
-
-    def handle_endtag(self, tag: str) -> None:
-        if not self._in_table:
-            return
-        if tag in ("th", "td", "tr"):
-            self._end_cell()  # at its own end tag, or at its row's (</tr> ends the last cell)
-        if tag == "tr" and self._header_row is not None:
-            if self._header_row:
-                self.columns = self._header_row[1:]  # the first is the row headers' column ("Trial")
-            self._header_row = None
-        elif tag == "tr" and self._row is not None:
-            row, self._row = self._row, None
-            cells = row["cells"]
-            assert isinstance(cells, list) and len(cells) == len(self.columns), (row, self.columns)
-            self.rows[str(row["id"])] = {
-                "href": row["href"],
-                "header": row["header"],
-                "values": {label: text for label, (text, _) in zip(self.columns, cells, strict=True)},
-                "not_recorded": {label for label, (_, nr) in zip(self.columns, cells, strict=True) if nr},
-            }
-        elif tag == "table":
-            self._in_table = False
-
-
-def trial_metrics(html: str) -> dict[str, dict[str, object]]:
-    """A trials page's metrics table rows by row id (``metrics-<ordinal>``): the row header's text and link
-    (``href``), each column's text (``values``, by its header label) and the columns marked not recorded."""
-    parser = _TrialMetrics()
-    parser.feed(html)
-    return parser.rows

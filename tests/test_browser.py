@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from fmbench import urls
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
 from fmbench.runfile.record import run_id_for
 from fmbench.views import content_policy
+from fmbench.views.trials import FAILING_SHOWN
 
 from browser_support import (
     axe_violations,
@@ -189,6 +191,8 @@ def test_hostile_text_shows_literally_and_runs_nothing(where: str, tab: Page, st
     run = _run_id("hostile-text.json")
     for path in (f"runs/{run}/", f"runs/{run}/trials/task-capture/"):
         page = tab.open(base + path)
+        if "/trials/" in path:  # its trials laid out by trials.js from the gzipped trial data
+            page.locator(".trials-status", has_text=" of ").wait_for(timeout=20000)
         page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         text = page.inner_text("main")
         assert "</script><script>alert(1)</script>" in text
@@ -357,11 +361,13 @@ def test_a_scenarios_trial_data_loads_gzipped_and_is_saved_as_its_json(
             page.click("a.trial-data >> nth=0")
         assert info.value.suggested_filename == href.rsplit("/", 1)[1].removesuffix(".gz")
         loaded = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
-        assert loaded == stored and loaded["run"] == run and loaded["trials"]
+        assert loaded == stored and loaded["run"] == run and loaded["count"] == len(loaded["columns"]["trial_id"]) > 0
         assert tab.errors == [] and tab.violations() == [], base
 
 
-def test_show_here_moves_in_every_page_of_a_scenarios_trials(tab: Page, static_url: str, corpus: tuple[Path, Path]) -> None:
+def test_show_here_lays_out_a_scenarios_trials_from_its_data_a_page_at_a_time(
+    tab: Page, static_url: str, corpus: tuple[Path, Path]
+) -> None:
     import duckdb
 
     con = duckdb.connect(str(corpus[0]), read_only=True)
@@ -372,15 +378,20 @@ def test_show_here_moves_in_every_page_of_a_scenarios_trials(tab: Page, static_u
     page = tab.open(static_url + f"runs/{run}/")
     item = page.locator("ul.trial-sections > li", has_text=title).first
     item.locator("button.load-trials").click()
-    item.locator(".trials-status", has_text="loaded").wait_for(timeout=30000)
-    assert item.locator("article.trial").count() == count
+    status = item.locator(".trials-status")
+    status.filter(has_text=f" of {count:,}").wait_for(timeout=30000)
+    assert status.inner_text() == f"Trials 1–{min(count, 50)} of {count:,}."
+    assert item.locator("article.trial").count() == min(count, 50)
     if FIXTURES.is_dir():
-        assert count > 50  # more than one trials page: the loader followed every "Next"
+        assert count > 50  # more than one page of trials: the next one is laid out from the same data
+        item.locator("button.pager-next").click()
+        assert status.inner_text() == f"Trials 51–{min(count, 100)} of {count:,}."
+        assert item.locator("article.trial summary").first.inner_text().startswith("Trial 51 · ")
     assert tab.errors == [] and tab.violations() == []
 
 
 @pytest.mark.parametrize("where", ["static", "serve"])
-def test_after_show_here_a_trials_metrics_row_and_its_article_open_each_other_and_axe_finds_no_violation(
+def test_a_failing_trials_link_opens_it_on_its_page_of_the_list_and_axe_finds_no_violation(
     where: str, browser: Any, static_url: str, served: tuple[str, Path], corpus: tuple[Path, Path]
 ) -> None:
     import duckdb
@@ -388,9 +399,12 @@ def test_after_show_here_a_trials_metrics_row_and_its_article_open_each_other_an
     from browser_support import AXE
 
     con = duckdb.connect(str(corpus[0]), read_only=True)
-    run, title, count = con.execute(
-        "SELECT run_id, title, trial_count FROM scenario_figures ORDER BY trial_count DESC, run_id LIMIT 1"
+    paths = urls.SitePaths.read(con)
+    run, scenario, count = con.execute(
+        "SELECT run_id, scenario_id, count(*) FROM trials WHERE NOT task_passed GROUP BY run_id, scenario_id "
+        "ORDER BY max(ordinal) - min(ordinal) DESC, run_id LIMIT 1"
     ).fetchone()
+    trials_path = paths.trials(run, scenario)  # the site's paths are read from the database: before it is closed
     con.close()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(path=str(AXE))
@@ -398,29 +412,22 @@ def test_after_show_here_a_trials_metrics_row_and_its_article_open_each_other_an
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto((static_url if where == "static" else served[0]) + f"runs/{run}/", wait_until="networkidle")
-        item = page.locator("ul.trial-sections > li", has_text=title).first
-        item.locator("button.load-trials").click()
-        item.locator(".trials-status", has_text="loaded").wait_for(timeout=30000)
-        # one metrics table, every page's rows in it, one row per trial
-        assert item.locator("table.trial-metrics").count() == 1
-        rows = item.locator("table.trial-metrics > tbody > tr")
-        assert rows.count() == count == item.locator("article.trial").count()
-        last = rows.last
-        ordinal = (last.get_attribute("id") or "").removeprefix("metrics-")
+        page.goto((static_url if where == "static" else served[0]) + trials_path, wait_until="networkidle")
+        page.locator(".trials-status", has_text=" of ").wait_for(timeout=30000)
+        links = page.locator("ol.failing-trials a[data-trial]")
+        assert links.count() == min(count, FAILING_SHOWN)
+        last = links.last
+        ordinal = last.get_attribute("data-trial")
+        number = last.inner_text()  # "Trial 57": its place in the scenario
+        last.click()  # the trial's page of the list is laid out and the trial opened
         details = page.locator(f"#trial-{ordinal} > details")
-        assert not details.evaluate("d => d.open")
-        last.locator("th a").click()  # the row opens its trial (from a later trials page, moved in)
-        page.wait_for_function("d => d.open", arg=details.element_handle(), timeout=5000)
+        page.wait_for_function("d => d && d.open", arg=details.element_handle(timeout=5000), timeout=5000)
+        assert details.locator("summary").inner_text().startswith(number + " · ")
         assert page.evaluate("location.hash") == f"#trial-{ordinal}"
-        details.locator(f'a[href="#metrics-{ordinal}"]').click()  # and the trial leads back to its row
-        assert page.evaluate("location.hash") == f"#metrics-{ordinal}"
-        assert last.evaluate("r => { const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; }")
         details.evaluate("d => d.open = false")
-        last.locator("th a").click()  # the same link again (no change of fragment) opens it again
+        last.click()  # the same link again (no change of fragment) opens it again
         page.wait_for_function("d => d.open", arg=details.element_handle(), timeout=5000)
-        # every trial opened, as a reader would: axe's default rules over the whole run page
-        item.evaluate("li => li.querySelectorAll('details').forEach(d => d.open = true)")
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         violations = page.evaluate(
             "async () => (await axe.run(document)).violations.map("
             "v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"

@@ -25,7 +25,7 @@ from fmbench.views.site import SiteContext
 from sitebuild import purpose_db
 from testdata import FIXTURES, REPO
 
-RUN_KINDS = ("run", "trials", "trials_page", "trials_csv", "trials_json", "figures_json")
+RUN_KINDS = ("run", "trials", "trials_json", "figures_json")
 AGENTIC = "macbook-pro-m5-macos27-26a5361b-on-device-agentic-2026-09-24.json"
 
 
@@ -71,7 +71,7 @@ def test_every_file_of_every_run_served_for_one_request_is_the_file_a_build_writ
                 assert a == b, (kind.name, params)
                 compared[kind.name] = compared.get(kind.name, 0) + 1
                 replays += kind.name == "run" and b"Evaluations replay" in b
-    assert set(compared) >= {"run", "trials", "trials_csv", "trials_json", "figures_json"}
+    assert set(compared) == set(RUN_KINDS)
     if make is _replay_db:
         assert replays == 1
 

@@ -6,7 +6,6 @@ nearest-rank quantile."""
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -115,7 +114,7 @@ def test_a_figure_added_to_the_catalog_is_on_the_run_page_in_compare_json_and_in
     # The data files: the run's figures JSON holds the stored figure, the trials CSV the durations it is of.
     document = json.loads(data.figures_json(site, Filters(), baseline))
     assert {s["scenario_id"]: s["duration_median"] for s in document["scenarios"]} == stored
-    rows = list(csv.DictReader(io.StringIO(gzip.decompress(data.trials_csv(site, Filters(), baseline)).decode())))
+    rows = list(csv.DictReader(io.StringIO(data.trials_csv_text(site.con, baseline))))
     from_csv: dict[str, list[float]] = {}
     for r in rows:
         from_csv.setdefault(r["scenario_id"], []).append(float(r["duration"]))

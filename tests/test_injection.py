@@ -17,6 +17,7 @@ import pytest
 
 from fmbench.publish.build import build_site
 from fmbench.serving.serve import create_app
+from fmbench.views.data import trial_rows
 from fmbench.views.markdown_render import render_markdown
 from fmbench.views.render import Renderer
 
@@ -25,6 +26,7 @@ from hostile import (
     TRIALS_PAGE_FIELDS,
     assert_no_active_content,
     hostile_pages,
+    laid_out_from_data,
     shown,
     tags,
     url_scheme,
@@ -168,12 +170,38 @@ def test_every_built_page_runs_only_fmbench_scripts(built: Path) -> None:
         assert len(script_tags(html)) == html.count("</script>"), page
 
 
+def _data_texts(data: bytes) -> str:
+    """Every string of a trials page's gzipped trial data, joined: where trials.js takes the page's texts from."""
+    import gzip
+    import json
+
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(json.loads(gzip.decompress(data)))
+    return "\n".join(found)
+
+
 @pytest.mark.parametrize("page", list(hostile_pages()))
 def test_every_hostile_text_field_is_on_the_built_page_escaped(built: Path, page: str) -> None:
     html = (built / page / "index.html").read_text(encoding="utf-8")
+    assert "\x00" not in html
+    if laid_out_from_data(page):  # the page's trials are laid out by trials.js from the data file it names
+        (href,) = re.findall(r'class="trials-app" data-trials-data="/([^"]+)"', html)
+        data = _data_texts((built / href).read_bytes())
+        assert [field for field, text in hostile_pages()[page].items() if text not in data] == []
+        return
     missing = [field for field, text in hostile_pages()[page].items() if shown(text) not in html]
     assert missing == []
-    assert "\x00" not in html
 
 
 @pytest.mark.parametrize("page", list(hostile_pages()))
@@ -183,9 +211,15 @@ def test_every_hostile_text_field_is_on_the_served_page_escaped(hostile_db: Path
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     assert_no_active_content(html, page)
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    if laid_out_from_data(page):  # serve answers the data file the page names, from the same data kind
+        (href,) = re.findall(r'class="trials-app" data-trials-data="/([^"]+)"', html)
+        data = client.get("/" + href, headers={"Host": HOST})
+        assert data.status_code == 200
+        assert [field for field, text in hostile_pages()[page].items() if text not in _data_texts(data.get_data())] == []
+        return
     missing = [field for field, text in hostile_pages()[page].items() if shown(text) not in html]
     assert missing == []
-    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
 
 
 def test_data_files_and_the_api_give_the_hostile_text_back_exactly_as_json(hostile_db: Path, built: Path) -> None:
@@ -203,28 +237,31 @@ def test_data_files_and_the_api_give_the_hostile_text_back_exactly_as_json(hosti
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         body = response.get_data()
         doc = json.loads(gzip.decompress(body) if kind == "application/gzip" else body)
-        trials = doc if isinstance(doc, list) else doc["trials"]
+        trials = trial_rows(doc) if kind == "application/gzip" else doc["trials"]
         assert {t["response"] for t in trials} >= {TRIALS_PAGE_FIELDS["response"], TRIALS_PAGE_FIELDS["1 MiB response"]}
     static = json.loads(gzip.decompress((built / f"data/runs/{HOSTILE}/trials/task-capture.json.gz").read_bytes()))
-    static_trials = static if isinstance(static, list) else static["trials"]
+    static_trials = trial_rows(static)
     assert TRIALS_PAGE_FIELDS["prompt"] in {t["prompt"] for t in static_trials}
 
 
-def test_the_built_trials_csv_and_trial_data_are_the_bytes_serve_gives_and_read_back_exactly(
-    hostile_db: Path, built: Path
+def test_the_built_trial_data_is_the_bytes_serve_gives_and_the_exported_csv_reads_back_exactly(
+    hostile_db: Path, built: Path, tmp_path: Path
 ) -> None:
-    """The build writes a run's CSV from the rows its trial pages read; serve reads them itself: the same bytes,
-    and a CSV reader gets every hostile text back as it was (quotes, newlines, markup, NUL, non-ASCII)."""
+    """The build writes a scenario's trial data from the rows its trials page reads; serve reads them itself: the
+    same bytes. The run's CSV (``fmbench export --trials-csv``) gives every hostile text back to a CSV reader as it
+    was (quotes, newlines, markup, NUL, non-ASCII)."""
     import csv
-    import gzip
     import io
 
+    from fmbench.publish.trials_csv import export_trials_csv
+
     client = create_app(hostile_db, host="127.0.0.1", port=8000).test_client()
-    for path in (f"data/runs/{HOSTILE}/trials.csv.gz", f"data/runs/{HOSTILE}/trials/task-capture.json.gz"):
+    for path in (f"data/runs/{HOSTILE}/trials/task-capture.json.gz",):
         response = client.get("/" + path, headers={"Host": HOST})
         assert response.status_code == 200
         assert response.get_data() == (built / path).read_bytes(), path
-    text = gzip.decompress((built / f"data/runs/{HOSTILE}/trials.csv.gz").read_bytes()).decode("utf-8")
+    export_trials_csv(hostile_db, tmp_path)
+    text = (tmp_path / f"{HOSTILE}.trials.csv").read_text(encoding="utf-8")
     limit = csv.field_size_limit(2**24)  # the 1 MiB response is one field
     try:
         table = list(csv.DictReader(io.StringIO(text, newline="")))

@@ -126,6 +126,9 @@ def test_hostile_pages_run_only_fmbench_scripts_open_no_dialog_read_every_payloa
     base = bases[where]
     for path, fields in hostile_pages().items():
         page = tab.open(base + path)
+        if "/trials/" in path:  # laid out by trials.js from the scenario's gzipped trial data
+            page.locator(".trials-status", has_text="of").wait_for(timeout=20000)
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         assert tab.audit() == [], path
         expected = {field: literal(text) for field, text in fields.items()}
         assert page.evaluate(MISSING, ["main", expected]) == [], path
@@ -143,7 +146,7 @@ def test_hostile_pages_run_only_fmbench_scripts_open_no_dialog_read_every_payloa
             page.wait_for_function(
                 "n => document.querySelectorAll('.trial-list').length === n", arg=buttons.count(), timeout=20000
             )
-            loaded = {  # the server's escaped layout of each trial, moved in: every payload read literally
+            loaded = {  # each trial laid out by trials.js from its scenario's data: every payload read literally
                 "response": literal(f"Answer {JOINED}"),
                 "1 MiB response": literal(f"Answer {JOINED} {PURPOSE.BIG}"),
                 "prompt": literal(f"Prompt {JOINED}"),

@@ -31,6 +31,7 @@ from fmbench.views import (
     home,
     leaderboards,
     pcc,
+    resolve,
     run_page,
     site_context,
     trial_details,
@@ -228,23 +229,28 @@ def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteCon
         run_page.run_page(site, Filters(), run_id="000000000000")
 
 
-def test_trials_shows_the_first_page_of_a_scenario(site: SiteContext) -> None:
+def test_trials_shows_a_scenarios_counts_and_failing_trials_and_links_its_trial_data(site: SiteContext) -> None:
     run_id = _run_id(site, QUICK)
     page = _page(site, "trials", run_id=run_id, scenario="task-capture")
     assert page.nav_active == "runs"
-    assert (page.scenario_id, page.total, page.first_ordinal) == ("task-capture", 3, 1)
-    assert [t.sample_id for t in page.trials] == ["task-capture-001"] * 3
-    assert (page.pager.page, page.pager.pages, page.pager.prev_href) == (1, 1, None)
+    assert (page.scenario_id, page.total) == ("task-capture", 3)
+    assert page.shown.startswith("3 trials in this scenario") and " passed, " in page.summary
+    assert page.data_href == "/" + urls.data_trials_json(run_id, "task-capture")
+    assert all(t.checks is not None and 1 <= t.number <= 3 for t in page.failing)
 
 
-def test_trials_page_continues_where_the_first_page_stops(site: SiteContext) -> None:
+def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenario(site: SiteContext) -> None:
     run_id = _run_id(site, BASELINE)
-    page = _page(site, "trials_page", run_id=run_id, scenario="synthetic-throughput", page=2)
-    assert (page.total, page.first_ordinal, page.pager.pages) == (60, 51, 2)
-    assert page.pager.prev_href == f"/runs/{run_id}/trials/synthetic-throughput/"
-    assert page.pager.next_href is None and len(page.trials) == 10
-    with pytest.raises(NotFoundError):
-        trials.trials_page(site, Filters(), run_id=run_id, scenario="synthetic-throughput", page=3)
+    page = _page(site, "trials", run_id=run_id, scenario="synthetic-throughput")
+    assert page.total == 60 and page.per_page == urls.TRIALS_PER_PAGE
+    details = trial_details.trial_details(site.con, run_id, "synthetic-throughput")
+    failed = [n for n, t in enumerate(details, start=1) if t.verdict == "task failed"]
+    assert [t.number for t in page.failing] == failed[: trials.FAILING_SHOWN]
+    assert page.summary == f"{60 - len(failed)} passed, {len(failed)} failed" + (
+        "." if not page.failures else page.summary.split(f"{len(failed)} failed", 1)[1]
+    )
+    assert {k.name for k in PAGES} >= {"trials"} and "trials_page" not in {k.name for k in PAGES}
+    assert resolve(f"runs/{run_id}/trials/synthetic-throughput/page-2/") is None  # no page-N URL any more
 
 
 def test_devices_groups_runs_by_hardware_model(site: SiteContext) -> None:
@@ -523,68 +529,58 @@ def test_the_registry_holds_the_view_functions_themselves() -> None:
     """What the registry calls is what a reader finds by name (no strings, no adapters)."""
     by_name = {k.name: k.view for k in PAGES}
     assert by_name["home"] is home.home_page and by_name["pcc"] is pcc.pcc_page
-    assert by_name["run"] is run_page.run_page and by_name["trials_page"] is trials.trials_page
+    assert by_name["run"] is run_page.run_page and by_name["trials"] is trials.trials_page
 
 
 # --- one layout of a trial -------------------------------------------------------------------------
 
 
-def test_the_run_page_shows_its_trials_from_the_trials_pages_and_the_trial_data_is_gzipped_json(site: SiteContext) -> None:
+def test_the_run_page_and_the_trials_page_lay_out_the_trials_from_the_gzipped_trial_data(site: SiteContext) -> None:
     import gzip
-    import re
 
     from fmbench.views import render_page
-    from fmbench.views.data import trials_json
+    from fmbench.views.data import trial_rows, trials_json
 
     run_id = _run_id(site, QUICK)
     (kind,) = [k for k in PAGES if k.name == "trials"]
     run = run_page.run_page(site, Filters(), run_id)
     (section,) = [s for s in run.trial_sections if s.scenario_id == "task-capture"]
-    assert section.href == "/" + urls.trials(run_id, "task-capture")  # "Show here" fetches the trials page itself
-    page_html = render_page(site, kind, Filters(), run_id=run_id, scenario="task-capture")
-    assert page_html.count('<div class="trial-list">') == 1
-    listed = page_html.split('<div class="trial-list">')[1]
-    assert len(re.findall(r'<article class="trial"', listed)) == 3
+    assert section.href == "/" + urls.trials(run_id, "task-capture")
     assert section.data_href == "/" + urls.data_trials_json(run_id, "task-capture") and section.data_href.endswith(".json.gz")
+    page_html = render_page(site, kind, Filters(), run_id=run_id, scenario="task-capture")
+    # no trial is laid out in the HTML: trials.js does it from the data, which the page links for readers without scripts
+    assert '<article class="trial"' not in page_html and "trial-metrics" not in page_html
+    assert f'<div class="trials-app" data-trials-data="{section.data_href}" data-trials-total="3"' in page_html
+    assert '<noscript><p>' in page_html and f'href="{section.data_href}"' in page_html
+    assert "/assets/trials.js" in page_html and "fmbench export --trials-csv" in page_html
     doc = json.loads(gzip.decompress(trials_json(site, Filters(), run_id=run_id, scenario="task-capture")))
-    assert doc["scenario"] == "task-capture" and len(doc["trials"]) == 3
+    assert doc["scenario"] == "task-capture" and doc["count"] == 3 and len(trial_rows(doc)) == 3
+    assert trial_rows(doc) == [t.to_json() for t in trial_details.trial_details(site.con, run_id, "task-capture")]
 
 
-def test_every_metric_and_environment_value_of_a_trial_is_in_its_row_of_the_pages_metrics_table_linked_both_ways(
-    site: SiteContext,
-) -> None:
-    from fmbench.views import render_page
+def test_every_metric_and_environment_value_of_a_trial_is_in_the_trial_data_under_its_label(site: SiteContext) -> None:
+    import gzip
 
-    from sitebuild import trial_metrics
+    from fmbench.views.data import trial_rows, trials_json
 
     run_id = _run_id(site, BASELINE)
-    page = _page(site, "trials_page", run_id=run_id, scenario="synthetic-throughput", page=2)
-    assert isinstance(page, trials.TrialsPage) and page.metrics_table is not None
-    table = page.metrics_table
-    assert table.metric_columns == trial_details.METRIC_LABELS and table.environment_columns == trial_details.ENVIRONMENT_LABELS
-    assert all(len(t.metrics) == len(table.metric_columns) for t in page.trials)
-    assert all(len(t.environment) == len(table.environment_columns) for t in page.trials)
-    assert table.environment_columns == ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")
-    (kind,) = [k for k in PAGES if k.name == "trials_page"]
-    html = render_page(site, kind, Filters(), run_id=run_id, scenario="synthetic-throughput", page=2)
-    listed = html.split('<div class="trial-list">')[1]  # what "Show here" moves into the run page
-    rows = trial_metrics(listed)
-    assert list(rows) == [f"metrics-{t.ordinal}" for t in page.trials]
+    details = trial_details.trial_details(site.con, run_id, "synthetic-throughput")
+    doc = json.loads(gzip.decompress(trials_json(site, Filters(), run_id=run_id, scenario="synthetic-throughput")))
+    assert doc["metric_labels"] == list(trial_details.METRIC_LABELS)
+    assert doc["environment_labels"] == ["Low Power Mode", "Thermal state", "Snapshot taken (UTC)"]
+    rows = trial_rows(doc)
+    assert [r["ordinal"] for r in rows] == [t.ordinal for t in details] and len(rows) == 60
     not_recorded = set()
-    for t in page.trials:
-        row = rows[f"metrics-{t.ordinal}"]
-        shown = dict(zip(table.metric_columns, t.metrics, strict=True)) | dict(
-            zip(table.environment_columns, t.environment, strict=True)
+    for t, row in zip(details, rows, strict=True):
+        shown = row["metrics"] | row["environment"]
+        assert len(shown) == len(trial_details.METRIC_LABELS) + len(trial_details.ENVIRONMENT_LABELS) == 20
+        assert shown == dict(zip(trial_details.METRIC_LABELS, t.metrics, strict=True)) | dict(
+            zip(trial_details.ENVIRONMENT_LABELS, t.environment, strict=True)
         )
-        assert len(shown) == len(table.metric_columns) + len(table.environment_columns) == 20
-        assert row["values"] == {label: "not recorded" if v is None else v for label, v in shown.items()}
-        assert row["not_recorded"] == {label for label, v in shown.items() if v is None}
-        not_recorded |= row["not_recorded"]  # type: ignore[arg-type]
-        assert (row["href"], row["header"]) == (f"#trial-{t.ordinal}", str(t.ordinal + 1))
-        article = listed.split(f'<article class="trial" id="trial-{t.ordinal}">', 1)[1].split("</article>", 1)[0]
-        assert f'<a href="#metrics-{t.ordinal}">' in article
-    assert "Reasoning tokens" in not_recorded  # the runs hold no reasoning token count: "not recorded", never 0 or blank
-    assert listed.count("the run file does not hold this value") == 1  # the legend explains it once
+        not_recorded |= {label for label, v in shown.items() if v is None}
+    # the runs hold no reasoning token count: null (trials.js shows "not recorded"), never 0 or blank
+    assert "Reasoning tokens" in not_recorded
+    assert all(v is None for v in doc["columns"]["metrics"][trial_details.METRIC_LABELS.index("Reasoning tokens")])
 
 
 # --- the answer first: a run's conditions at a glance, a trials page's range, one name per workload -------
@@ -614,10 +610,12 @@ def test_the_run_page_states_its_conditions_at_a_glance_from_the_configuration_s
 def test_a_trials_page_states_the_range_of_trials_it_shows_numbered_in_its_scenario(site: SiteContext) -> None:
     quick = _page(site, "trials", run_id=_run_id(site, QUICK), scenario="task-capture")
     assert quick.shown == "3 trials in this scenario, numbered 1–3 in the order they ran."
-    second = _page(site, "trials_page", run_id=_run_id(site, BASELINE), scenario="synthetic-throughput", page=2)
-    assert second.shown == "60 trials in this scenario, numbered in the order they ran; this page shows trials 51–60."
+    # one page a scenario: its trial list (trials.js) says which of them it shows ("Trials 51–60 of 60.")
+    second = _page(site, "trials", run_id=_run_id(site, BASELINE), scenario="synthetic-throughput")
+    assert second.shown == "60 trials in this scenario, numbered 1–60 in the order they ran."
+    assert trials.shown_text(60, 51, 60) == "60 trials in this scenario, numbered in the order they ran; this page shows trials 51–60."
     assert trials.shown_text(1, 1, 1) == "1 trial in this scenario."
-    assert "(s)" not in quick.shown + second.shown
+    assert "(s)" not in quick.shown + second.shown + quick.summary + second.summary
 
 
 @pytest.fixture(scope="module")

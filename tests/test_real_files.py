@@ -28,8 +28,8 @@ from fmbench.runfile.reader import detect_generation
 from fmbench.runfile.record import run_id_for
 from fmbench.serving.serve import create_app
 from fmbench.storage.db import connect, migrations
+from fmbench.views.data import trial_rows, trials_csv_text
 
-from sitebuild import trial_metrics
 from testdata import DATA, EXAMPLE_NAME, EXAMPLES, RUNS
 
 READING = DATA / "reading"
@@ -178,7 +178,8 @@ def test_a_negative_gap_duration_and_ttft_are_kept_flagged_and_shown(site) -> No
     assert "stream update gap -0.75 s is negative" in checked.describe()
     page = page_text(built(site, f"/runs/{run_id(path)}/"))
     assert "Flagged: kept as data" in page and "stream update gap -0.75 s is negative" in page
-    trials = page_text(built(site, f"/runs/{run_id(path)}/trials/task-capture/"))
+    # laid out by trials.js from the trial data: the text it shows is the data's
+    trials = built(site, f"/data/runs/{run_id(path)}/trials/task-capture.json.gz")
     assert "-0.750 s (negative: a wall-clock step, kept as recorded)" in trials
 
 
@@ -279,21 +280,18 @@ def test_pages_spanning_runs_use_the_newest_runs_order_with_what_it_lacks_append
 def test_offline_success_visual_fixture_and_a_trials_own_environment_are_on_the_trial_page_and_in_its_data(site) -> None:
     rid = run_id(READING / "kept-fields.json")
     assert "Offline success 1 of 2 trials" in page_text(built(site, f"/runs/{rid}/"))
+    # the trial page's trials are laid out by trials.js from the trial data (tests/test_real_files_browser.py shows
+    # them there): the data holds each field as the page shows it
     html = built(site, f"/runs/{rid}/trials/visual-recommendation/")
-    page = page_text(html)
-    assert "Offline success yes" in page and "Visual fixture sunsetRun" in page
+    assert f"/data/runs/{rid}/trials/visual-recommendation.json.gz" in html
     data = json.loads(built(site, f"/data/runs/{rid}/trials/visual-recommendation.json.gz"))
-    (trial,) = data["trials"]
-    row = trial_metrics(html)[f"metrics-{trial['ordinal']}"]  # the environment is in the trial's row of the metrics table
-    assert "Environment at this trial" in page
-    assert {k: row["values"][k] for k in ("Low Power Mode", "Thermal state", "Snapshot taken (UTC)")} == {  # type: ignore[index]
-        "Low Power Mode": "on", "Thermal state": "Fair", "Snapshot taken (UTC)": "2026-11-03T09:04:31Z"
-    }
+    (trial,) = trial_rows(data)
     assert (trial["offline_success"], trial["visual_fixture"]) == ("yes", "sunsetRun")
     assert trial["environment"] == {
         "Low Power Mode": "on", "Thermal state": "Fair", "Snapshot taken (UTC)": "2026-11-03T09:04:31Z"
     }
-    csv_text = built(site, f"/data/runs/{rid}/trials.csv.gz")
+    with duckdb.connect(str(site[0]), read_only=True) as con:
+        csv_text = trials_csv_text(con, rid)  # what `fmbench export --trials-csv` writes
     header = csv_text.splitlines()[0].split(",")
     row = dict(zip(header, csv_text.splitlines()[1].split(","), strict=False))
     assert (row["offline_success"], row["visual_fixture"], row["environment_low_power_mode"]) == ("True", "sunsetRun", "True")

@@ -53,9 +53,12 @@ def test_every_page_kind_is_written(built: tuple[Path, Path]) -> None:
         "devices/index.html", "devices/iPhone18,1/index.html", "scenarios/index.html",
         "scenarios/task-capture/index.html", "pcc/index.html", "compare/index.html",
         "regressions/index.html", "regressions/feed.xml", "data/index.html", "data/runs.json",
-        f"data/runs/{run}/purpose-current.json.gz", f"data/runs/{run}/trials.csv.gz", f"data/runs/{run}/figures.json",
+        f"data/runs/{run}/purpose-current.json.gz", f"data/runs/{run}/trials/task-capture.json.gz",
+        f"data/runs/{run}/figures.json",
     ):
         assert (out / page).is_file(), page
+    # each trial is held once, in its scenario's trial data: no CSV of the same trials (fmbench export writes it)
+    assert not (out / f"data/runs/{run}/trials.csv.gz").exists()
 
 
 def test_no_internal_link_is_broken(built: tuple[Path, Path]) -> None:
@@ -93,18 +96,20 @@ def test_a_missing_metric_reads_not_recorded_and_is_never_plotted_as_zero(built:
 
 
 def test_the_trials_csv_reads_back_every_stored_value_and_leaves_what_is_not_recorded_empty(
-    built: tuple[Path, Path],
+    built: tuple[Path, Path], tmp_path: Path
 ) -> None:
     import csv
     import io
 
     import duckdb
 
+    from fmbench.publish.trials_csv import export_trials_csv
     from fmbench.views.trial_details import CSV_COLUMNS
 
-    db, out = built
+    db, _ = built
     run = _run_id("purpose-current.json")
-    text = gzip.decompress((out / f"data/runs/{run}/trials.csv.gz").read_bytes()).decode("utf-8")
+    export_trials_csv(db, tmp_path)  # what `fmbench export --trials-csv` writes
+    text = (tmp_path / f"{run}.trials.csv").read_text(encoding="utf-8")
     header, *cells = list(csv.reader(io.StringIO(text, newline="")))
     assert tuple(header) == CSV_COLUMNS
     with duckdb.connect(str(db), read_only=True) as con:

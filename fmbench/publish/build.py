@@ -88,9 +88,10 @@ PUBLISHING_LIMIT = 10**9
 FILE_COUNT_LIMIT = 20_000
 """The most files a site holds before static hosts that cap the count (Cloudflare Pages, for one) refuse it."""
 """GitHub Pages refuses a site larger than this (1 GB): the build warns past it."""
-PARALLEL_MIN_TRIAL_PAGES = 60
-"""Below this many trial pages to render (about 3,000 trials, a few seconds' work), a build renders in one
-process: starting workers (each imports fmbench and opens the database) would cost more than it saves."""
+PARALLEL_MIN_TRIAL_PAGES = 20
+"""Below this many trials pages to render (one a run and scenario, each with its trial data: a few runs, a few
+seconds' work), a build renders in one process: starting workers (each imports fmbench and opens the database)
+would cost more than it saves."""
 POOLED_SITE_PAGES = ("scenario",)
 """Site-wide pages the workers render besides the runs' files: those that share nothing with the other pages.
 The rest the parent renders meanwhile: the regression report, computed once, and the comparison pages, whose
@@ -467,7 +468,7 @@ def _workers(jobs: int | None, to_render: list[Output]) -> int:
     wanted = jobs if jobs is not None else os.cpu_count() or 1
     if wanted < 2 or multiprocessing.parent_process() is not None:
         return 0
-    trial_pages = sum(1 for o in to_render if o.kind.name in ("trials", "trials_page"))
+    trial_pages = sum(1 for o in to_render if o.kind.name == "trials")
     return wanted if trial_pages >= PARALLEL_MIN_TRIAL_PAGES else 0
 
 

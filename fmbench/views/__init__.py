@@ -120,18 +120,6 @@ def _run_ids(site: SiteContext) -> list[dict[str, Any]]:
     return [{"run_id": r} for (r,) in site.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
 
 
-def _trial_pages(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"run_id": r, "scenario": s, "page": p} for r, s, p in trials.every_trial_page(site.con, site.paths)]
-
-
-def _trial_pages_first(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"run_id": p["run_id"], "scenario": p["scenario"]} for p in _trial_pages(site) if p["page"] == 1]
-
-
-def _trial_pages_rest(site: SiteContext) -> list[dict[str, Any]]:
-    return [p for p in _trial_pages(site) if p["page"] > 1]
-
-
 def _run_scenarios(site: SiteContext) -> list[dict[str, Any]]:
     return [
         {"run_id": r, "scenario": site.paths.scenarios.of(s)}
@@ -171,15 +159,7 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
     PageKind("run", urls.run, run_page.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
-        "trials", None, trials.trials_page, _trial_pages_first, route="runs/{run_id}/trials/{scenario}/",
-        inputs=I.the_run,
-    ),
-    PageKind(
-        "trials_page",
-        None,
-        trials.trials_page,
-        _trial_pages_rest,
-        route="runs/{run_id}/trials/{scenario}/page-{page:int}/",
+        "trials", None, trials.trials_page, _run_scenarios, route="runs/{run_id}/trials/{scenario}/",
         inputs=I.the_run,
     ),
     PageKind(
@@ -275,10 +255,6 @@ PAGES: tuple[PageKind, ...] = (
 
 DATA: tuple[DataKind, ...] = (
     DataKind(
-        "trials_csv", urls.data_trials_csv, data.trials_csv, _run_ids, "application/gzip",
-        route="data/runs/{run_id}/trials.csv.gz", inputs=I.the_run,
-    ),
-    DataKind(
         "figures_json", urls.data_figures, data.figures_json, _run_ids, "application/json",
         route="data/runs/{run_id}/figures.json", inputs=I.the_run,
     ),
@@ -311,10 +287,7 @@ def resolve(path: str) -> tuple[PageKind | DataKind, dict[str, Any]] | None:
     for kind in (*PAGES, *DATA):
         match = kind.pattern.match(path)
         if match:
-            params: dict[str, Any] = {
-                k: int(v) if k == "page" else v for k, v in match.groupdict().items()
-            }
-            return kind, params
+            return kind, dict(match.groupdict())
     return None
 
 

@@ -7,6 +7,7 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import duckdb
 import orjson
 from zlib_ng import gzip_ng
 
@@ -18,7 +19,16 @@ from fmbench.storage.originals import gzipped_original, original_bytes
 from fmbench.views.common import rows
 from fmbench.views.filters import Filters
 from fmbench.views.site import SiteContext
-from fmbench.views.trial_details import CSV_COLUMNS, failure_json, run_trials
+from fmbench.views.trial_details import (
+    CSV_COLUMNS,
+    ENVIRONMENT_LABELS,
+    METRIC_LABELS,
+    TRIAL_COLUMNS,
+    TrialDetail,
+    failure_json,
+    run_trials,
+    trial_columns,
+)
 
 _INDENTED_OPTIONS = (
     orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -61,7 +71,7 @@ def gzipped(content: bytes, level: int) -> bytes:
 
 
 DATA_GZIP_LEVEL = 6
-"""The trials CSV and the trial data: zlib-ng's level 6 takes about 0.4 times zlib level 6's time for about
+"""The trial data: zlib-ng's level 6 takes about 0.4 times zlib level 6's time for about
 1.1 times its size (level 7: 0.7 times the time, 0.96 times the size)."""
 
 
@@ -98,15 +108,12 @@ def source_files(site: SiteContext, run_ids: Sequence[str]) -> Iterator[tuple[st
                 yield run_id, name, content, encoding
 
 
-def trials_csv(site: SiteContext, filters: Filters, run_id: str) -> bytes:
-    """Every trial of a run, one row each, gzipped; empty cells are values the run did not record.
-
-    The rows are the ones the run's trial pages read (:func:`fmbench.views.trial_details.run_trials`), written by
-    the csv module (:func:`csv_text`: ``None`` an empty cell).
-    """
-    bundle = run_trials(site, run_id)
-    text = csv_text(CSV_COLUMNS, zip(*[bundle.columns[name] for name in CSV_COLUMNS], strict=True))
-    return gzipped(text.encode("utf-8"), DATA_GZIP_LEVEL)
+def trials_csv_text(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
+    """Every trial of a run as CSV, one row each (:data:`~fmbench.views.trial_details.CSV_COLUMNS`); empty cells
+    are values the run did not record. Not part of the site (its trials are there once, as the trial data):
+    ``fmbench export --trials-csv`` writes it."""
+    found = trial_columns(con, f"SELECT {', '.join(TRIAL_COLUMNS)} FROM trials WHERE run_id = ? ORDER BY ordinal", [run_id])
+    return csv_text(CSV_COLUMNS, zip(*[found[name] for name in CSV_COLUMNS], strict=True))
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -150,19 +157,62 @@ def _scenario_trials(site: SiteContext, run_id: str, scenario: str) -> tuple[str
 
 
 def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> bytes:
-    """A scenario's trials as data (every trial and failure, all text), gzipped.
+    """A scenario's trials as data (every trial and failure, all text), gzipped: :func:`trials_document`.
 
-    Compact JSON, gzipped: it is read by programs (the browser with ``DecompressionStream('gzip')``), not by
-    people, and it is the site's bulk. The same trials give the same bytes (no time in the gzip header).
+    Compact JSON, gzipped: it is read by programs (``site/assets/trials.js`` with ``DecompressionStream('gzip')``
+    lays out the scenario's trials from it), not by people, and it is the site's bulk: each trial of the site is
+    held here once. The same trials give the same bytes (no time in the gzip header).
     """
     scenario_id, details, failures = _scenario_trials(site, run_id, scenario)
-    doc = {
+    return gzipped(compact_json(trials_document(run_id, scenario_id, details, failures)), DATA_GZIP_LEVEL)
+
+
+TRIAL_FIELDS = (
+    "ordinal", "trial_id", "iteration", "sample_id", "prompt", "instructions", "response", "requested_model",
+    "executed_model", "fallback", "safety", "verdict", "checks", "tool_calls", "final_state", "thermal",
+    "offline_success", "visual_fixture",
+)
+
+
+"""The fields of a trial in its data file's ``columns`` besides its metrics and environment: those of
+:meth:`~fmbench.views.trial_details.TrialDetail.to_json`."""
+
+
+def trials_document(
+    run_id: str, scenario_id: str, details: Sequence[TrialDetail], failures: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """A scenario's trials by column: ``columns`` maps each of :data:`TRIAL_FIELDS` to a list of its values (one a
+    trial, in the order they ran), and ``metrics`` and ``environment`` to a list of columns, one for each label of
+    ``metric_labels`` and ``environment_labels`` (a value ``None``: not recorded).
+
+    By column, not by trial: a column's values are alike (a metric's, a verdict's), so the file is about a quarter
+    smaller gzipped, and no key is written once a trial. :func:`trial_rows` turns it back into trials.
+    """
+    rows = [t.to_json() for t in details]
+    columns: dict[str, Any] = {name: [r[name] for r in rows] for name in TRIAL_FIELDS}
+    columns["metrics"] = [[t.metrics[i] for t in details] for i in range(len(METRIC_LABELS))]
+    columns["environment"] = [[t.environment[i] for t in details] for i in range(len(ENVIRONMENT_LABELS))]
+    return {
         "run": run_id,
         "scenario": scenario_id,
-        "trials": [t.to_json() for t in details],
+        "count": len(rows),
+        "metric_labels": list(METRIC_LABELS),
+        "environment_labels": list(ENVIRONMENT_LABELS),
+        "columns": columns,
         "failures": [failure_json(f) for f in failures],
     }
-    return gzipped(compact_json(doc), DATA_GZIP_LEVEL)
+
+
+def trial_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The trials of a :func:`trials_document`, one dict each (what ``TrialDetail.to_json`` gives)."""
+    columns = doc["columns"]
+    out = []
+    for i in range(doc["count"]):
+        row = {name: columns[name][i] for name in TRIAL_FIELDS}
+        row["metrics"] = {label: columns["metrics"][j][i] for j, label in enumerate(doc["metric_labels"])}
+        row["environment"] = {label: columns["environment"][j][i] for j, label in enumerate(doc["environment_labels"])}
+        out.append(row)
+    return out
 
 
 _COMPACT_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -196,7 +246,7 @@ def runs_json(site: SiteContext, filters: Filters) -> bytes:
         r["links"] = {
             "page": site.url(urls.run(r["run_id"])),
             **({"source": original[1]} if (original := site.original(r["run_id"], r["file_name"], r["source_sha256"])) else {}),
-            "trials_csv": site.url(urls.data_trials_csv(r["run_id"])),
+            "trials": [site.url(site.paths.data_trials_json(r["run_id"], f["scenario_id"])) for f in r["scenarios"]],
             "figures": site.url(urls.data_figures(r["run_id"])),
         }
     return _json_bytes({"runs": runs})

@@ -326,7 +326,7 @@ def data_page(site: SiteContext, filters: Filters) -> DataPage:
                 Cell(original[0], href=original[1]) if (original := site.original(r["run_id"], r["file_name"], r["source_sha256"]))
                 else Cell(r["file_name"]),
                 Cell(r["source_sha256"][:16] + "…", title=r["source_sha256"]),
-                Cell("trials.csv.gz", href=url(urls.data_trials_csv(r["run_id"]))),
+                Cell("by scenario (JSON, gzip)", href=url(urls.run(r["run_id"]) + "#trials-heading")),
                 Cell("figures.json", href=url(urls.data_figures(r["run_id"]))),
                 verdict_cell(r["verdict"], url),
             ],

@@ -70,9 +70,9 @@ class ScenarioTrials:
     trial_count: int
     failure_count: int
     href: str
-    """The scenario's trials pages; "Show here" fetches them and moves their trial list into the run page."""
+    """The scenario's trials page (its summary and failing trials; every trial laid out from ``data_href``)."""
     data_href: str
-    """The scenario's trials as data (gzipped JSON)."""
+    """The scenario's trials as data (gzipped JSON): "Show here" lays them out in the run page (``trials.js``)."""
 
     @property
     def trials_text(self) -> str:
@@ -467,7 +467,6 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
                                {sid: len(found) for sid, found in samples.items()}),
         downloads=[
             *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
-            Link("Trials as CSV (gzip)", url(urls.data_trials_csv(run_id))),
             Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
             *(
                 [Link("The run file in the publisher's repository", repository_file)]

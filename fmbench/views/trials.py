@@ -1,8 +1,15 @@
-"""A scenario's trials of one run, page by page, and which trial pages a run has."""
+"""A scenario's trials of one run: one page per run and scenario, and which trial pages a run has.
+
+The page's HTML holds what a reader lands on first: how many trials passed and failed, the measured failures
+counted by kind and listed, and the failing trials with their checks. Every trial's detail (prompt, response,
+checks, tool calls, final state, metrics) is held once in the site, in the scenario's gzipped trial data
+(:func:`fmbench.views.data.trials_json`), which ``site/assets/trials.js`` lays out in the reader's browser, a
+page of trials at a time.
+"""
 
 from __future__ import annotations
 
-import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -11,34 +18,33 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.errors import NotFoundError
-from fmbench.views.blocks import (
-    Pager,
-    Table,
-)
-from fmbench.views.common import (
-    run_title,
-)
+from fmbench.runfile import vocabulary as vocab
+from fmbench.views.blocks import Cell, Column, Row, Table
+from fmbench.views.common import run_title
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
-from fmbench.views.run_page import failure_table
 from fmbench.views.site import SiteContext
-from fmbench.views.trial_details import ENVIRONMENT_LABELS, METRIC_LABELS, TrialDetail, run_trials
+from fmbench.views.trial_details import CheckDetail, TrialDetail, run_trials
+
+FAILING_SHOWN = 50
+"""At most this many failing trials are listed in a trials page's HTML; the rest are in its trial list (the
+data), which the reader can filter to failed trials."""
 
 
 @dataclass(frozen=True)
-class TrialMetricsTable:
-    """One table per trials page: a row per trial (linked to and from its article), a column per metric.
+class FailingTrial:
+    """A trial whose task failed, as the page lists it: its number in the scenario and the checks it failed (its
+    passed checks are counted; the trial list shows them)."""
 
-    The rows are the page's trials themselves (their ``metrics`` and ``environment`` values); the labels are
-    written once, in the header, instead of beside every value of every trial.
-    """
-
-    id: str
-    caption: str
-    metric_columns: tuple[str, ...]
-    """The labels of :attr:`TrialDetail.metrics`, in its order (:data:`METRIC_LABELS`)."""
-    environment_columns: tuple[str, ...]
-    """The labels of :attr:`TrialDetail.environment`, in its order (:data:`ENVIRONMENT_LABELS`)."""
+    number: int
+    """Its place among the scenario's trials, from 1 (the order they ran), as the trial list numbers it."""
+    ordinal: int
+    sample_id: str
+    iteration: int
+    checks: list[CheckDetail]
+    """The checks it failed."""
+    passed: int
+    """How many of its checks passed."""
 
 
 @dataclass(frozen=True)
@@ -49,57 +55,87 @@ class TrialsPage(Page):
     run_href: str
     scenario_id: str
     scenario_title: str
-    trials: list[TrialDetail]
-    failures: Table | None
-    pager: Pager
     total: int
-    first_ordinal: int
-    """The number of the page's first trial among the scenario's trials (from 1): the page numbers its trials so."""
     shown: str
-    """How many trials the scenario has and which of them the page shows, in words."""
-    metrics_table: TrialMetricsTable | None = None
-    """The page's trials' metrics and environment (``None`` when the page has no trial)."""
+    """How many trials the scenario has and how they are numbered (in the order they ran), in words: the trial
+    list (trials.js) says which of them it shows ("Trials 1–50 of 1,000")."""
+    summary: str
+    """How many of them passed and failed, and the scenario's measured failures, in words."""
+    failures_by_kind: list[tuple[str, int]]
+    """``(kind, failures)`` of the scenario's measured failures, most first."""
+    failures: Table | None
+    """The measured failures grouped by kind and message (a run repeats a failure's message many times; each one
+    is in the run page's failures table and in the trial data)."""
+    failing: list[FailingTrial]
+    failing_more: int
+    """Failing trials not listed (past :data:`FAILING_SHOWN`): the trial list shows them."""
+    data_href: str
+    """The scenario's trials as gzipped JSON: what ``trials.js`` lays out, and the fallback without scripts."""
+    per_page: int = urls.TRIALS_PER_PAGE
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str, page: int = 1) -> TrialsPage:
-    """One page of a scenario's trials (from the run's :func:`run_trials`)."""
+def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str) -> TrialsPage:
+    """A scenario's trials: the summary and failing trials here, every trial's detail from its data file."""
     url, paths = site.url, site.paths
     bundle = run_trials(site, run_id)
-    run = bundle.run
     scenario_id, own_title, total = bundle.scenario_at(paths, scenario)
     title = site.scenario_title(scenario_id, own_title)
-    pages = max(1, math.ceil(total / urls.TRIALS_PER_PAGE))
-    if page < 1 or page > pages:
-        raise NotFoundError(f"no page {page} of trials for {scenario_id} (there are {pages})")
-    offset = (page - 1) * urls.TRIALS_PER_PAGE
-    details = bundle.details.get(scenario_id, [])[offset : offset + urls.TRIALS_PER_PAGE]
+    details = bundle.details.get(scenario_id, [])
     failures = bundle.failures.get(scenario_id, [])
+    failing = _failing(details)
+    kinds = Counter(vocab.label("failureKind", f["kind"]) or "kind not recorded" for f in failures)
     return TrialsPage(
-        title=f"{title}: trials of {run_title(run)}",
+        title=f"{title}: trials of {run_title(bundle.run)}",
         run_id=run_id,
         run_href=url(urls.run(run_id)),
         scenario_id=scenario_id,
         scenario_title=title,
-        trials=details,
-        failures=failure_table(failures, "scenario-failures", "Measured failures of this scenario", "")
-        if failures and page == 1
-        else None,
-        pager=Pager(
-            page,
-            pages,
-            url(paths.trials(run_id, scenario_id, page - 1)) if page > 1 else None,
-            url(paths.trials(run_id, scenario_id, page + 1)) if page < pages else None,
-        ),
         total=total,
-        first_ordinal=offset + 1,
-        shown=shown_text(total, offset + 1, offset + len(details)),
-        metrics_table=_metrics_table(scenario_id, title, details),
+        shown=shown_text(total, 1, total),
+        summary=summary_text(total, len(failing), len(failures)),
+        failures_by_kind=sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])),
+        failures=_failure_groups(failures) if failures else None,
+        failing=failing[:FAILING_SHOWN],
+        failing_more=max(0, len(failing) - FAILING_SHOWN),
+        data_href=url(paths.data_trials_json(run_id, scenario_id)),
     )
 
 
+def _failure_groups(failures: list[dict[str, Any]]) -> Table:
+    """One row per kind and message of the scenario's measured failures: how many, and on which samples."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for f in failures:
+        kind = vocab.label("failureKind", f["kind"]) or "kind not recorded"
+        groups.setdefault((kind, f["message"] or ""), []).append(f)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return Table(
+        "scenario-failures",
+        "Measured failures of this scenario, by kind and message",
+        [Column("kind", "Kind"), Column("message", "Message"), Column("count", "Failures", True),
+         Column("samples", "Samples")],
+        [
+            Row([kind, Cell(message or None, reason="no message recorded"), f"{len(found):,}",
+                 Cell(", ".join(sorted({f["sample_id"] for f in found if f["sample_id"]})) or None,
+                      reason="the legacy format records no sample for a failure")])
+            for (kind, message), found in ordered
+        ],
+        "",
+    )
+
+
+def _failing(details: list[TrialDetail]) -> list[FailingTrial]:
+    return [
+        FailingTrial(n, t.ordinal, t.sample_id, t.iteration, [c for c in t.checks if not c.passed],
+                     sum(1 for c in t.checks if c.passed))
+        for n, t in enumerate(details, start=1)
+        if t.verdict == "task failed"
+    ]
+
+
 def shown_text(total: int, first: int, last: int) -> str:
-    """``12 trials in this scenario; this page shows trials 1–10.`` (numbered in the scenario's own order)."""
+    """``12 trials in this scenario, numbered 1–12 in the order they ran.`` (``first``–``last``: the trials shown,
+    named when they are not all of them)."""
     if total == 0:
         return "No trial in this scenario: every measured request of it failed (see its failures)."
     if total == 1:
@@ -110,16 +146,15 @@ def shown_text(total: int, first: int, last: int) -> str:
     return f"{d.plural(total, 'trial')} in this scenario, numbered in the order they ran; this page shows {only}."
 
 
-def _metrics_table(scenario_id: str, title: str, details: list[TrialDetail]) -> TrialMetricsTable | None:
-    """The header of a trials page's metrics table: every trial has the same metrics and environment labels."""
-    if not details:
-        return None
-    return TrialMetricsTable(
-        id=f"trial-metrics-{urls.slug(scenario_id)}",
-        caption=f"Metrics and environment of each trial: {title}",
-        metric_columns=METRIC_LABELS,
-        environment_columns=ENVIRONMENT_LABELS,
+def summary_text(total: int, failed: int, failures: int) -> str:
+    """``870 passed, 130 failed; 4 measured failures (requests that returned no response).``"""
+    failed_requests = (
+        f"{d.plural(failures, 'measured failure')} (requests that returned no response)" if failures else ""
     )
+    if total == 0:
+        return f"{failed_requests}." if failures else ""
+    passed = f"{total - failed:,} passed, {failed:,} failed"
+    return f"{passed}; {failed_requests}." if failures else f"{passed}."
 
 
 def scenario_at(site: SiteContext, run_id: str, segment: str) -> tuple[str, str, int]:
@@ -134,31 +169,13 @@ def scenario_at(site: SiteContext, run_id: str, segment: str) -> tuple[str, str,
     return found[0], found[1], found[2]
 
 
-def trial_pages(
-    con: duckdb.DuckDBPyConnection, run_id: str, paths: urls.SitePaths | None = None
-) -> list[tuple[str, int]]:
-    """Every (scenario path segment, page number) of a run's trial pages (``paths``: the site's, else read)."""
+def trial_pages(con: duckdb.DuckDBPyConnection, run_id: str, paths: urls.SitePaths | None = None) -> list[str]:
+    """The scenario path segment of each of a run's trials pages (one a scenario; ``paths``: the site's, else
+    read)."""
     paths = paths if paths is not None else urls.SitePaths.read(con)
-    out = []
-    for sid, n in con.execute(
-        "SELECT scenario_id, trial_count FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
-    ).fetchall():
-        out += _scenario_pages(paths.scenarios.of(sid), n)
-    return out
-
-
-def every_trial_page(con: duckdb.DuckDBPyConnection, paths: urls.SitePaths) -> list[tuple[str, str, int]]:
-    """Every (run id, scenario path segment, page number) of every run's trial pages, by run id: one query for the
-    site."""
     return [
-        (run_id, segment, page)
-        for run_id, sid, n in con.execute(
-            "SELECT run_id, scenario_id, trial_count FROM scenario_figures ORDER BY run_id, ordinal"
+        paths.scenarios.of(sid)
+        for (sid,) in con.execute(
+            "SELECT scenario_id FROM scenario_figures WHERE run_id = ? ORDER BY ordinal", [run_id]
         ).fetchall()
-        for segment, page in _scenario_pages(paths.scenarios.of(sid), n)
     ]
-
-
-def _scenario_pages(segment: str, trials: int) -> list[tuple[str, int]]:
-    pages = max(1, math.ceil(trials / urls.TRIALS_PER_PAGE))
-    return [(segment, p) for p in range(1, pages + 1)]

@@ -1,5 +1,5 @@
 /*
- * fmbench: table filters and the trial detail loader.
+ * fmbench: table filters.
  *
  * Filters (form[data-filter-form], rendered by templates/_filters.html):
  *   - static site (<html data-mode="static">): reads the filters from the URL
@@ -11,16 +11,7 @@
  *   - serve mode: does nothing; the form submits with GET and the server
  *     filters.
  *
- * Trial detail ([data-trials-src]): a button (or link) whose attribute holds
- * the URL of a scenario's first trials page. On click that page and the ones
- * its "Next" link leads to are fetched, parsed inertly with DOMParser, and
- * their trial lists (.trial-list) moved in: a trial is rendered once, on the
- * trials pages, and the run page shows that same HTML. The first page's list
- * (its metrics table, table.trial-metrics, and its articles) is moved in
- * whole; each following page adds its table rows to that table and its
- * articles to that list, so a row and its article link to each other there too.
- * Optional data-trials-target="<id>" names the element to fill (default: a
- * new element right after the button).
+ * Trial detail is laid out by trials.js, from each scenario's trial data.
  *
  * No dependencies. Never uses innerHTML.
  */
@@ -216,124 +207,8 @@
     });
   }
 
-  /* ---------- trial detail ---------- */
-
-  /* A fetched trials page is the server's own layout of the trials (templates/_trial.html, escaped there).
-     It is parsed as an inert document (DOMParser runs no script and loads nothing) and only its trial list
-     is moved in; the page's CSP still forbids any inline script or handler. Its "Next" link, if any, names
-     the following page, resolved against the page's own URL. */
-  function trialPage(html, url) {
-    var parsed = new DOMParser().parseFromString(html, "text/html");
-    var list = parsed.body.querySelector(".trial-list");
-    if (!list) {
-      throw new Error("the page holds no list of trials");
-    }
-    var next = parsed.body.querySelector("a.pager-next[rel=next]");
-    return { list: doc.adoptNode(list), next: next ? new URL(next.getAttribute("href"), url).href : null };
-  }
-
-  function fetchTrialPage(url) {
-    return fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
-      .then(function (resp) {
-        if (!resp.ok) {
-          throw new Error("the server answered " + resp.status);
-        }
-        return resp.text();
-      })
-      .then(function (html) {
-        return trialPage(html, url);
-      });
-  }
-
-  /* Every page of the scenario's trials, one after the other, into one list. */
-  function fetchAllTrials(url) {
-    return fetchTrialPage(url).then(function (first) {
-      function more(found) {
-        if (!found.next) {
-          return first.list;
-        }
-        return fetchTrialPage(found.next).then(function (page) {
-          /* the following page's rows join the first page's metrics table, its trials the list */
-          var rows = first.list.querySelector("table.trial-metrics > tbody");
-          var table = page.list.querySelector("table.trial-metrics");
-          if (table && !rows) {
-            first.list.appendChild(table.closest(".table-wrap") || table);
-          } else if (table) {
-            toArray(table.tBodies[0].rows).forEach(function (tr) {
-              rows.appendChild(tr);
-            });
-          }
-          toArray(page.list.querySelectorAll("article.trial")).forEach(function (t) {
-            first.list.appendChild(t);
-          });
-          return more(page);
-        });
-      }
-      return more(first);
-    });
-  }
-
-  function loadTrials(trigger) {
-    if (trigger.getAttribute("aria-busy") === "true") {
-      return;
-    }
-    var src = trigger.getAttribute("data-trials-src");
-    var targetId = trigger.getAttribute("data-trials-target");
-    var target = targetId ? doc.getElementById(targetId) : null;
-    if (!target) {
-      target = trigger._fmbTarget || el("div", "trials");
-      if (!target.parentNode) {
-        trigger.parentNode.insertBefore(target, trigger.nextSibling);
-      }
-      trigger._fmbTarget = target;
-    }
-    target.classList.add("trials");
-
-    var status = el("p", "trials-status");
-    status.setAttribute("role", "status");
-    target.replaceChildren(status);
-    status.textContent = "Loading trial detail…";
-    trigger.setAttribute("aria-busy", "true");
-    if ("disabled" in trigger) {
-      trigger.disabled = true;
-    }
-
-    fetchAllTrials(new URL(src, doc.baseURI).href)
-      .then(function (list) {
-        var count = list.querySelectorAll("article.trial").length;
-        target.appendChild(list);
-        status.textContent = count === 1 ? "1 trial loaded." : count + " trials loaded.";
-        trigger.hidden = true;
-        target.setAttribute("tabindex", "-1");
-        target.focus({ preventScroll: true });
-      })
-      .catch(function (err) {
-        status.textContent = "Could not load the trial detail (" + (err && err.message ? err.message : "unknown error") + "). ";
-        var a = el("a", null, "Open the trials page");
-        a.href = src;
-        status.appendChild(a);
-        status.appendChild(doc.createTextNode("."));
-      })
-      .then(function () {
-        trigger.removeAttribute("aria-busy");
-        if ("disabled" in trigger) {
-          trigger.disabled = false;
-        }
-      });
-  }
-
-  function initTrials() {
-    toArray(doc.querySelectorAll("[data-trials-src]")).forEach(function (trigger) {
-      trigger.addEventListener("click", function (ev) {
-        ev.preventDefault();
-        loadTrials(trigger);
-      });
-    });
-  }
-
   function init() {
     initFilters();
-    initTrials();
   }
 
   if (doc.readyState === "loading") {
