@@ -108,6 +108,8 @@ class RunPage(Page):
     replay: Any = None
     not_run: list[str] = field(default_factory=list)
     """Scenarios the file's summaries hold with no trial and no failure (none of their samples ran)."""
+    own_names: list[Condition] = field(default_factory=list)
+    """Workloads this run's file names otherwise than the site does (the site's name: the newest run's title)."""
     distributions: Table | None = None
     """Per scenario, the full distribution of each per-trial figure (:mod:`fmbench.views.distributions`)."""
     trial_charts: list[Chart] = field(default_factory=list)
@@ -443,7 +445,13 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     def has(gate: str) -> bool:
         return data.has(gate, run_id)
 
-    figures = [{**f, "title": site.scenario_title(f["scenario_id"], f["title"])} for f in data.figures([run_id])[run_id]]
+    stored = data.figures([run_id])[run_id]
+    figures = [{**f, "title": site.scenario_title(f["scenario_id"], f["title"])} for f in stored]
+    own_names = [
+        Condition(named["title"], own["title"])
+        for own, named in zip(stored, figures, strict=True)
+        if own["title"] and own["title"] != named["title"]
+    ]
     samples: dict[str, set[str]] = {}
     for sid, sample in zip(bundle.column("scenario_id"), bundle.column("sample_id"), strict=True):
         samples.setdefault(sid, set()).add(sample)
@@ -510,6 +518,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         ],
         replay=replay_section(con, url, run_id) if has(q.LINKED_REPLAY) else None,
         not_run=not_run,
+        own_names=own_names,
         distributions=dist.distribution_table(f"distributions-{run_id}", titles, spread),
         agentic=dist.agentic_table(
             f"agentic-{run_id}", titles, dist.agentic_split(con, run_id) if has("agentic trials") else {}
