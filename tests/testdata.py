@@ -26,3 +26,9 @@ def iphone_runs_with_one_held_back(root: Path, held_back: str) -> tuple[Path, Pa
     for path in sorted(FIXTURES.glob("iphone-17-pro-*")):
         shutil.copy(path, (later if path.name.startswith(held_back) else base) / path.name)
     return base, later
+
+
+def methodology_sections() -> int:
+    """How many sections (``## `` headings) the bundled methodology page has."""
+    text = (REPO / "site" / "methodology.md").read_text(encoding="utf-8")
+    return sum(1 for line in text.splitlines() if line.startswith("## "))

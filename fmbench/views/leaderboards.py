@@ -312,7 +312,6 @@ def _boards(site: SiteContext, scenario_ids: list[str], prefix: str = "") -> tup
 class LeaderboardPage(Page):
     template: ClassVar[str] = "leaderboard.html"
     nav_active: ClassVar[str] = "scenarios"
-    uses_charts: ClassVar[bool] = True
     scenario_id: str | None
     """The board's scenario (``None`` on a category's page)."""
     category: str | None
