@@ -136,7 +136,7 @@ def test_a_chart_below_the_fold_is_fetched_and_drawn_only_when_scrolled_to(tab: 
 
 def test_a_chart_visible_on_load_is_drawn_on_load(browser: Any, site: Path, base: str) -> None:
     charted, _ = _pages_by_kind(site)
-    tall = Tab(browser, 1280, 4000)  # a tall window: the first chart of the PCC page is in view on load
+    tall = Tab(browser, 1280, 12000)  # a tall window: the PCC page's first chart, under its tables, is in view on load
     try:
         page = tall.open(base + charted["pcc"])
         assert page.eval_on_selector("[data-chart]", "p => p.getBoundingClientRect().top < window.innerHeight")
