@@ -101,6 +101,21 @@ def _dotfiles(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
+SITE_LEFT_FREE = 64 * 1024
+"""What the full-disk build tests leave free: far less than the pages a new ``--base-url`` rewrites."""
+
+
+def _fill_below_the_pages(disk: Path, site: Path) -> Path:
+    """Fill the disk so that the site's pages (every one links through the base URL) cannot be written again.
+
+    Assets and data files are the same bytes under another base URL, so the build links them from the previous
+    site; only the pages take new space. The check fails loudly should the pages ever shrink to fit what is left.
+    """
+    pages = sum(p.stat().st_size for p in site.rglob("*.html"))
+    assert pages > 4 * SITE_LEFT_FREE, f"the site's pages ({pages:,} bytes) would fit the space left: the test proves nothing"
+    return _fill(disk, SITE_LEFT_FREE)
+
+
 @pytest.fixture(scope="module")
 def purpose_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("faults") / "purpose.duckdb"
@@ -203,7 +218,7 @@ def test_a_build_that_fills_the_disk_is_one_line_leaves_the_previous_site_and_co
     out = disk / "site"
     assert fmbench("build", "--db", purpose_db, "--out", out).returncode == 0
     before = _snapshot(out)
-    filler = _fill(disk, 1 * MiB)
+    filler = _fill_below_the_pages(disk, out)
 
     line = _one_line_error(fmbench("build", "--db", purpose_db, "--out", out, "--base-url", "/moved/"))
 
@@ -238,7 +253,7 @@ def test_a_parallel_build_that_fills_the_disk_is_one_line_naming_the_site_and_le
 
     assert build().returncode == 0
     before = _snapshot(out)
-    filler = _fill(disk, 1 * MiB)
+    filler = _fill_below_the_pages(disk, out)
 
     line = _one_line_error(build("--base-url", "/moved/"))  # the workers write most of the files
 
