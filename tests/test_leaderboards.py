@@ -11,14 +11,11 @@ build, an exploratory run, an invalid run and a PCC run.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -32,21 +29,9 @@ from fmbench.views.blocks import Cell
 from fmbench.views.filters import Filters
 from fmbench.views.render import Renderer
 
-from testdata import DATA
+from testdata import compare_runbuilder
 
-
-def _load_builder() -> ModuleType:
-    name = "fmbench_compare_runbuilder"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-rb = _load_builder()
+rb = compare_runbuilder()
 OLD, NEW = "24A5256a", "24A5264n"
 BASE = rb.RunSpec(scenarios=(rb.SYNTHETIC, rb.TASK_CAPTURE))
 MAX = BASE.but(hardware="iPhone18,2", device="iPhone 17 Pro Max")

@@ -6,14 +6,12 @@ kept and reused like the unpaired ones, in memory and in the store, the same bit
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import random
 import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -24,7 +22,7 @@ from fmbench.cli import main
 from fmbench.comparison import resample_store
 from fmbench.comparison.resample_store import Resamples, ResampleStore
 
-from testdata import DATA
+from testdata import compare_runbuilder
 
 SAMPLES = 25
 IDS = [[f"sample-{i:03d}" for i in range(SAMPLES)]]
@@ -167,19 +165,8 @@ def test_paired_resamples_kept_in_the_store_are_read_back_the_same_bits_in_anoth
 # --- through compare --------------------------------------------------------------------------------------------
 
 
-def _runbuilder() -> ModuleType:
-    name = "fmbench_compare_runbuilder"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def test_compare_json_says_the_workload_whose_samples_differ_is_not_paired_and_the_other_is(tmp_path: Path) -> None:
-    rb = _runbuilder()
+    rb = compare_runbuilder()
     base = rb.RunSpec()
     fewer = replace(rb.TASK_CAPTURE, samples=20)  # the candidate ran 20 of the 25 task-capture samples
     candidate = base.but(build="24A5270a", noise_seed=2, scenarios=(rb.SYNTHETIC, fewer))

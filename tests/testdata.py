@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -32,3 +35,15 @@ def methodology_sections() -> int:
     """How many sections (``## `` headings) the bundled methodology page has."""
     text = (REPO / "site" / "methodology.md").read_text(encoding="utf-8")
     return sum(1 for line in text.splitlines() if line.startswith("## "))
+
+
+def compare_runbuilder() -> ModuleType:
+    """tests/data/compare/runbuilder.py, loaded once (it writes run files of chosen shapes for a test)."""
+    name = "fmbench_compare_runbuilder"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DATA / "compare" / "runbuilder.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
