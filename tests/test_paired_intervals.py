@@ -153,7 +153,7 @@ def test_paired_resamples_kept_in_the_store_are_read_back_the_same_bits_in_anoth
     store = ResampleStore(tmp_path / "store")
     first = Resamples(store)
     assert _paired_results(first) == computed and first.drawn == 3 and store.writes == 3
-    out = subprocess.run([sys.executable, "-c", _SECOND_PROCESS, str(tmp_path / "store"), str(Path(__file__).parent)],
+    out = subprocess.run([sys.executable, "-P", "-c", _SECOND_PROCESS, str(tmp_path / "store"), str(Path(__file__).parent)],
                          capture_output=True, text=True, check=True).stdout.split("|")
     assert [bytes.fromhex(x) for x in out[:-1]] == computed and out[-1] == "0"  # read, none drawn again
     # and the unpaired entries of the same values are others: asking for them draws them
