@@ -144,3 +144,29 @@ def test_a_chart_visible_on_load_is_drawn_on_load(browser: Any, site: Path, base
         assert tall.errors == []
     finally:
         tall.context.close()
+
+
+DRAWN_TRIALS = """() => Array.from(document.querySelectorAll('[data-chart^="trials-"].js-plotly-plot')).map(p => {
+  const held = JSON.parse(document.getElementById(p.dataset.chart).textContent).data[0];
+  const drawn = p.data[0];
+  return {held_x: 'x' in held, spread: held.spread, y: held.y, drawn_x: drawn.x, drawn_y: drawn.y,
+          points: p.querySelectorAll('.scatterlayer .trace:first-child .point').length};
+})"""
+
+
+def test_every_trial_is_drawn_in_its_own_column_from_a_chart_that_holds_no_x(tab: Tab, site: Path, base: str) -> None:
+    charted, _ = _pages_by_kind(site)
+    page = tab.open(base + charted["runs/*"])
+    assert draw_every_chart(page) == []
+    charts = page.evaluate(DRAWN_TRIALS)
+    assert charts, "a run page draws its trials"
+    for chart in charts:
+        assert not chart["held_x"] and sum(chart["spread"]) == len(chart["y"])  # the page holds counts, not places
+        assert chart["drawn_y"] == chart["y"] and chart["points"] == len(chart["y"])  # every trial is a dot
+        start = 0
+        for column, count in enumerate(chart["spread"]):
+            xs = chart["drawn_x"][start:start + count]
+            assert all(column - 0.25 <= x <= column + 0.25 for x in xs), (column, xs)  # within its column
+            assert count < 2 or len(set(xs)) > 1  # side by side, not stacked on one line
+            start += count
+    assert tab.errors == []

@@ -117,17 +117,14 @@ def trials_chart(
         return None
     scale = 2**20 if figure.unit == "bytes" else 1
     axis = {"seconds": "Seconds", "bytes": "MiB", "tokens/s": "Tokens/s", "chars/s": "Characters/s"}
-    xs: list[float] = []
     ys: list[float] = []
-    names: list[str] = []
+    spread: list[int] = []
     medians: list[float | None] = []
     whiskers: list[float | None] = []
-    for i, sid in enumerate(present):
+    for sid in present:
         recorded = values[sid][figure.key]
-        for j, v in enumerate(recorded):
-            xs.append(round(i + ((j * 0.618034) % 1 - 0.5) * 0.5, 4))  # spread evenly, the same on every build
-            ys.append(float(f"{v / scale:.5g}"))
-            names.append(titles.get(sid, sid))
+        ys += [float(f"{v / scale:.4g}") for v in recorded]  # a dot's place: four digits are finer than a pixel
+        spread.append(len(recorded))
         dist = distribution(recorded)
         median = None if dist.median is None else float(f"{dist.median / scale:.5g}")
         p90 = None if dist.p90 is None else float(f"{dist.p90 / scale:.5g}")
@@ -135,8 +132,11 @@ def trials_chart(
         whiskers.append(None if median is None or p90 is None else round(p90 - median, 6))
     labels = [titles.get(sid, sid) for sid in present]
     traces = [
-        {"type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys, "text": names,
-         "hoverinfo": "y+text", "marker": {"size": 5, "opacity": 0.45}, "showlegend": False},
+        # No x and no label a point (a run of 1,000 trials would carry 1,000 of each): ``spread`` counts the
+        # trials of each column in ``y``'s order, and site/assets/charts.js places them side by side in their
+        # column, the same way on every page; a trial's scenario is the tick under its column.
+        {"type": "scatter", "mode": "markers", "name": "trial", "y": ys, "spread": spread,
+         "hoverinfo": "y+name", "marker": {"size": 5, "opacity": 0.45}, "showlegend": False},
         {"type": "scatter", "mode": "markers", "name": "median (whisker to p90)", "x": list(range(len(present))),
          "y": medians, "text": labels, "hoverinfo": "y+text+name", "marker": {"size": 11, "symbol": "diamond"},
          "error_y": {"type": "data", "array": whiskers, "arrayminus": [0] * len(whiskers), "symmetric": False,

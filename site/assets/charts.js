@@ -21,6 +21,8 @@
  * a few HTML-like tags in them, so <, > and & are turned into entities,
  * which Plotly prints literally.
  *
+ * A trace of every trial carries "spread" instead of x (spreadTrace).
+ *
  * When Plotly cannot be loaded or a chart fails, the chart's table (always
  * in the page) is opened and a note says why.
  *
@@ -191,6 +193,27 @@
     return trace;
   }
 
+  /* ---------- trials spread in their column ---------- */
+
+  /* A trace of every trial (fmbench.views.distributions.trials_chart) holds
+   * no x: "spread" counts the points of each column, in the order of y.
+   * Column i's j-th point goes to i + ((j * 0.618034) mod 1 - 0.5) * 0.5:
+   * spread evenly across half the column's width, the same on every page. */
+  function spreadTrace(trace) {
+    if (!trace || !Array.isArray(trace.spread) || Array.isArray(trace.x)) {
+      return trace;
+    }
+    var xs = [];
+    trace.spread.forEach(function (count, column) {
+      for (var j = 0; j < count; j += 1) {
+        xs.push(column + (((j * 0.618034) % 1) - 0.5) * 0.5);
+      }
+    });
+    trace.x = xs;
+    delete trace.spread;
+    return trace;
+  }
+
   /* ---------- figures ---------- */
 
   function readFigure(plot) {
@@ -209,7 +232,7 @@
     if (!fig || typeof fig !== "object") {
       throw new Error("chart data is not a figure");
     }
-    var data = Array.isArray(fig.data) ? fig.data.map(plainTrace) : [];
+    var data = Array.isArray(fig.data) ? fig.data.map(plainTrace).map(spreadTrace) : [];
     var layout = fig.layout && typeof fig.layout === "object" ? fig.layout : {};
     layout.template = theme(); /* replaces any template from the Python side */
     delete layout.width; /* the container decides the width */
