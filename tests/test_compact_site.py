@@ -87,6 +87,27 @@ def test_the_gzip_trial_data_decompresses_to_every_trial_of_the_run(built: tuple
     assert max(per_run.values()) >= 100
 
 
+def test_a_prompt_repeated_over_the_repetitions_is_held_once_and_read_back_for_every_trial(
+    built: tuple[Path, Path],
+) -> None:
+    db, out = built
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = urls.SitePaths.read(con)
+        run_id, segment, n = max(_scenarios(db), key=lambda s: s[2])
+        doc = json.loads(gzip.decompress((out / paths.data_trials_json(run_id, segment)).read_bytes()))
+        prompts = [p for (p,) in con.execute(
+            "SELECT prompt FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal", [run_id, doc["scenario"]],
+        ).fetchall()]
+    finally:
+        con.close()
+    held = doc["columns"]["prompt"]
+    assert len(set(prompts)) < n  # the samples' prompts come back every repetition
+    assert sorted(held) == ["at", "distinct"] and len(held["distinct"]) == len(set(prompts)) and len(held["at"]) == n
+    assert [r["prompt"] for r in trial_rows(doc)] == prompts
+    assert isinstance(doc["columns"]["trial_id"], list)  # a column with no repeat stays a plain list
+
+
 def test_serve_answers_the_trials_page_and_the_same_data_file(built: tuple[Path, Path]) -> None:
     db, out = built
     client = create_app(db, host="127.0.0.1", port=8000).test_client()

@@ -96,6 +96,16 @@ def test_a_trials_page_lays_out_its_trials_from_the_compressed_data_and_pages_th
     first.locator("summary").click()
     text = first.inner_text()
     assert "Response" in text and "Checks" in text and "Metrics" in text and "not recorded" in text
+    # its prompt and response, from columns that hold each distinct value once
+    con = duckdb.connect(str(site[0]), read_only=True)
+    try:
+        prompt, response = con.execute(
+            "SELECT prompt, response FROM trials WHERE run_id || '/' || scenario_id IN (SELECT run_id || '/' || "
+            "scenario_id FROM trials GROUP BY run_id, scenario_id ORDER BY count(*) DESC LIMIT 1) ORDER BY ordinal LIMIT 1"
+        ).fetchone()
+    finally:
+        con.close()
+    assert prompt.split("\n")[0] in text and response.split("\n")[0] in text
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"] + 1
     assert errors == []
 

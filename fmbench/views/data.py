@@ -186,10 +186,15 @@ def trials_document(
     ``metric_labels`` and ``environment_labels`` (a value ``None``: not recorded).
 
     By column, not by trial: a column's values are alike (a metric's, a verdict's), so the file is about a quarter
-    smaller gzipped, and no key is written once a trial. :func:`trial_rows` turns it back into trials.
+    smaller gzipped, and no key is written once a trial. A column of :data:`DISTINCT_FIELDS` that repeats a value
+    is written as ``{"distinct": [each value once], "at": [the index of each trial's value]}``: a sample's prompt
+    comes back every repetition, too far apart for gzip's 32 KiB window to see. :func:`trial_rows` (and
+    ``site/assets/trials.js``) turn it back into trials.
     """
     rows = [t.to_json() for t in details]
     columns: dict[str, Any] = {name: [r[name] for r in rows] for name in TRIAL_FIELDS}
+    for name in DISTINCT_FIELDS:
+        columns[name] = _distinct(columns[name])
     columns["metrics"] = [[t.metrics[i] for t in details] for i in range(len(METRIC_LABELS))]
     columns["environment"] = [[t.environment[i] for t in details] for i in range(len(ENVIRONMENT_LABELS))]
     return {
@@ -203,9 +208,34 @@ def trials_document(
     }
 
 
+DISTINCT_FIELDS = ("prompt", "instructions", "response", "checks", "tool_calls", "final_state")
+"""The trial data's text-heavy fields, each value written once (:func:`_distinct`): on the 40 x 1,000-trial
+corpus the trial data is 9% smaller."""
+
+
+def _distinct(values: list[Any]) -> list[Any] | dict[str, list[Any]]:
+    """``values`` as ``{"distinct": [...], "at": [...]}`` if one repeats, else as they are."""
+    at: list[int] = []
+    index: dict[bytes, int] = {}
+    distinct: list[Any] = []
+    for value in values:
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME, default=str)
+        if key not in index:
+            index[key] = len(distinct)
+            distinct.append(value)
+        at.append(index[key])
+    return values if len(distinct) == len(values) else {"distinct": distinct, "at": at}
+
+
+def _column(values: list[Any] | dict[str, list[Any]]) -> list[Any]:
+    if isinstance(values, dict):
+        return [values["distinct"][i] for i in values["at"]]
+    return values
+
+
 def trial_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The trials of a :func:`trials_document`, one dict each (what ``TrialDetail.to_json`` gives)."""
-    columns = doc["columns"]
+    columns = {name: _column(values) for name, values in doc["columns"].items()}
     out = []
     for i in range(doc["count"]):
         row = {name: columns[name][i] for name in TRIAL_FIELDS}

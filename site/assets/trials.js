@@ -83,12 +83,26 @@
   }
 
   /* The file holds the trials by column (fmbench.views.data.trials_document): each field a list of values,
-     one a trial, and the metrics and environment a list of columns, one a label. Made back into trials. */
+     one a trial, and the metrics and environment a list of columns, one a label. A field that repeats a value
+     may be {"distinct": [each value once], "at": [each trial's index into it]}. Made back into trials. */
+  function column(values) {
+    if (values && !Array.isArray(values) && Array.isArray(values.distinct) && Array.isArray(values.at)) {
+      return values.at.map(function (i) {
+        return values.distinct[i];
+      });
+    }
+    return values;
+  }
+
   function trialsOf(data) {
-    var cols = data && data.columns;
-    if (!cols || !Array.isArray(cols.ordinal)) {
+    var held = data && data.columns;
+    if (!held || !Array.isArray(held.ordinal)) {
       throw new Error("the file holds no trials");
     }
+    var cols = {};
+    Object.keys(held).forEach(function (k) {
+      cols[k] = column(held[k]);
+    });
     var names = Object.keys(cols).filter(function (k) {
       return k !== "metrics" && k !== "environment";
     });
