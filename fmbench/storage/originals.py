@@ -20,10 +20,11 @@ from zlib_ng import gzip_ng
 
 from fmbench.errors import DatabaseError
 
-GZIP_LEVEL = 5
-"""Measured on the largest generated run files: zlib-ng's level 5 makes 0.083 to 0.095 of a file at about
-300 MB/s; level 1 is about twice as fast for 1.3 to 1.7 times the size, and the site must stay within its
-input's size."""
+GZIP_LEVEL = 7
+"""Measured on the 40 generated runs of 1,000 trials (137 MiB, benchmarks/site_size.py): zlib-ng's level 7 makes
+0.075 of them in 1.33 times level 5's time, which made 0.083 (level 8: 0.072 in 2.5 times; level 9: 0.075 in 2
+times; level 1: about twice as fast for 1.3 to 1.7 times the size). The originals are the largest part of a site
+that copies them, so the ingest spends the third more."""
 
 STORED_ENCODING = "gzip"
 """How the ingest stores a new file."""
