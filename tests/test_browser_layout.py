@@ -6,6 +6,7 @@ open."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -204,5 +205,33 @@ def test_a_header_sorts_its_column_as_numbers_by_click_and_by_enter_with_not_rec
 
 def test_the_view_gives_each_figure_cell_its_raw_value_to_sort_by(site: Path) -> None:
     html = (site / "scenarios" / "workout-plan" / "index.html").read_text(encoding="utf-8")
-    assert '<td class="num" data-sort="' in html
+    assert re.search(r'<table id="[^"]+" class="data( [a-z0-9-]+)* n[0-9]+[^"]*">', html)  # its numeric columns named
+    assert '<td data-sort="' in html
     assert "tables.js" in html
+
+
+ALIGNMENT = """() => [...document.querySelectorAll("table.data")].filter(t => t.getClientRects().length > 0).map(t => {
+  const heads = [...t.querySelectorAll("thead th")];
+  const row = t.querySelector("tbody tr:not(.empty-row)");
+  if (!row) return null;
+  return {id: t.id, cards: t.classList.contains("row-cards"),
+          cells: [...row.children].map((td, i) => ({numeric: !!heads[i] && heads[i].classList.contains("num"),
+                                                   align: getComputedStyle(td).textAlign}))};
+}).filter(Boolean)"""
+
+
+def test_numbers_are_aligned_right_in_their_columns_and_text_is_not(site: Path, base: str, tabs: dict[int, Any]) -> None:
+    pages = _one_page_per_kind(site)
+    problems: list[str] = []
+    checked = 0
+    for width, tab in tabs.items():
+        for kind in ("run", "scenario", "comparison"):
+            tab.goto(base + pages[kind], wait_until="load")
+            for table in tab.evaluate(ALIGNMENT):
+                for i, cell in enumerate(table["cells"]):
+                    # a card (a comparison's verdicts on a phone) reads label then value, both from the left
+                    wanted = "right" if cell["numeric"] and not (table["cards"] and width < 700) else "left"
+                    checked += 1
+                    if cell["align"] not in (wanted, "start" if wanted == "left" else wanted):
+                        problems.append(f"{kind} at {width} px: {table['id']} column {i + 1} is {cell['align']}")
+    assert checked > 100 and problems == []
