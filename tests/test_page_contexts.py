@@ -229,6 +229,28 @@ def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteCon
         run_page.run_page(site, Filters(), run_id="000000000000")
 
 
+def test_the_run_pages_failures_are_one_row_a_scenario_kind_and_message_with_their_samples_and_iterations() -> None:
+    def failure(scenario: str, kind: str, message: str, sample: str, iteration: int) -> dict[str, object]:
+        return {"scenario_id": scenario, "kind": kind, "message": message, "sample_id": sample, "iteration": iteration}
+
+    lost = "The network connection was lost."
+    table = run_page.failure_table([
+        failure("task-capture", "network", lost, "task-capture-002", 9),
+        failure("task-capture", "guardrail", "Flagged.", "task-capture-001", 4),
+        failure("task-capture", "network", lost, "task-capture-001", 2),
+        failure("journal-summary", "network", lost, "journal-summary-001", 7),
+        failure("task-capture", "network", lost, "task-capture-002", 5),
+    ], "failures", "Measured failures", "No measured request failed.")
+    assert [c.key for c in table.columns] == ["scenario", "kind", "message", "count", "sample", "iteration"]
+    rows = [[c.text if isinstance(c, Cell) else c for c in r.cells] for r in table.rows]
+    assert rows == [
+        ["journal-summary", "Network", lost, "1", "journal-summary-001", "7"],
+        ["task-capture", "Network", lost, "3", "task-capture-001, task-capture-002", "2, 5, 9"],  # the most first
+        ["task-capture", "Guardrail", "Flagged.", "1", "task-capture-001", "4"],
+    ]
+    assert run_page.failure_table([], "failures", "Measured failures", "No measured request failed.").rows == []
+
+
 def test_trials_shows_a_scenarios_counts_and_failing_trials_and_links_its_trial_data(site: SiteContext) -> None:
     run_id = _run_id(site, QUICK)
     page = _page(site, "trials", run_id=run_id, scenario="task-capture")

@@ -310,33 +310,49 @@ def _calls_text(calls: list[ToolCallDetail]) -> str:
 
 
 def failure_table(failures: list[dict[str, Any]], table_id: str, caption: str, empty: str) -> Table:
+    """One row per scenario, kind and message of the run's failures (and tool calls and final state, in an agentic
+    run): how many, on which samples and iterations. A run's failures mostly repeat one another (a network
+    failure's message is the same each time), so a row a failure made the reader count them."""
+    agentic = any(f.get("tool_calls") or f.get("final_state") for f in failures)
+    groups: dict[tuple[str, str | None, str | None, str | None, str | None], list[dict[str, Any]]] = {}
+    for f in failures:
+        key = (
+            f["scenario_id"],
+            vocab.label("failureKind", f["kind"]),
+            f["message"],
+            _calls_text(f.get("tool_calls", [])) or None if agentic else None,
+            "; ".join(f"{k} = {v}" for k, v in f.get("final_state", [])) or None if agentic else None,
+        )
+        groups.setdefault(key, []).append(f)
     columns = [
         Column("scenario", "Scenario"),
-        Column("sample", "Sample"),
-        Column("iteration", "Iteration", True),
         Column("kind", "Kind"),
         Column("message", "Message"),
+        Column("count", "Failures", True),
+        Column("sample", "Samples"),
+        Column("iteration", "Iterations"),
     ]
-    agentic = any(f.get("tool_calls") or f.get("final_state") for f in failures)
     if agentic:
         columns += [Column("tools", "Tool calls"), Column("state", "Final state")]
 
-    def cells(f: dict[str, Any]) -> list[Any]:
+    def cells(key: tuple[str, str | None, str | None, str | None, str | None], found: list[dict[str, Any]]) -> list[Any]:
+        scenario, kind, message, tools, state = key
+        samples = sorted({f["sample_id"] for f in found if f["sample_id"]})
         out = [
-            f["scenario_id"],
-            Cell(f["sample_id"], reason=f"the {OLDER_FORMAT} records no sample for a failure"),
-            str(f["iteration"]),
-            Cell(vocab.label("failureKind", f["kind"]), reason=f"the {OLDER_FORMAT} records no failure kind"),
-            f["message"],
+            scenario,
+            Cell(kind, reason=f"the {OLDER_FORMAT} records no failure kind"),
+            message,
+            Cell(f"{len(found):,}", sort=len(found)),
+            Cell(", ".join(samples) or None, reason=f"the {OLDER_FORMAT} records no sample for a failure"),
+            Cell(", ".join(str(i) for i in sorted(f["iteration"] for f in found if f["iteration"] is not None)) or None,
+                 reason="no iteration recorded"),
         ]
         if agentic:
-            out += [
-                Cell(_calls_text(f.get("tool_calls", [])) or None, reason="no tool call recorded"),
-                Cell("; ".join(f"{k} = {v}" for k, v in f.get("final_state", [])) or None, reason="no final state recorded"),
-            ]
+            out += [Cell(tools, reason="no tool call recorded"), Cell(state, reason="no final state recorded")]
         return out
 
-    return Table(table_id, caption, columns, [Row(cells(f)) for f in failures], empty)
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1] or "", kv[0][2] or ""))
+    return Table(table_id, caption, columns, [Row(cells(k, found)) for k, found in ordered], empty)
 
 
 def _quota(run: dict[str, Any]) -> list[Condition]:
@@ -498,9 +514,9 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if has("scenarios on several executed models") else None,
         safety=_safety_table(figures),
         quota=_quota(run),
-        failures=failure_table(measured, "failures", "Measured failures (counted in failure rate and task success)", "No measured request failed."),
+        failures=failure_table(measured, "failures", "Measured failures by scenario, kind and message (counted in failure rate and task success)", "No measured request failed."),
         warmup_failures=failure_table(
-            warmups, "warmup-failures", "Warmup failures: diagnostics only, outside every rate", ""
+            warmups, "warmup-failures", "Warmup failures by scenario, kind and message: diagnostics only, outside every rate", ""
         )
         if warmups
         else None,
