@@ -148,7 +148,7 @@ def test_the_first_text_after_the_title_is_the_verdict_sentence_and_the_charts_c
     assert main.texts[title + 1][0] == page.verdict
     assert main.texts[title + 1][0].startswith("Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s)")
     order = [c for _t, c, _i in main.elements]
-    verdicts = order.index("data row-cards")
+    verdicts = next(i for i, c in enumerate(order) if c.split()[:2] == ["data", "row-cards"])
     caveats = next(i for i, c in enumerate(order) if c.startswith("banner "))
     charts = order.index("chart")
     assert verdicts < caveats < charts

@@ -131,7 +131,9 @@ def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
                         else Cell(_UNTESTED[f.verdict], title=f.note),
                         Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance"
                              else f"{f.verdict} (too few runs to tell)" if f.too_few_to_tell else f.verdict,
-                             tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.too_few_to_tell or f.note),
+                             # how many runs would tell is said once, in the page's list of the figures too
+                             # few to tell (templates/_sample_changes.html), not again in each verdict's title
+                             tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.note),
                     ]
                 )
             )
