@@ -361,7 +361,7 @@ def test_a_scenarios_trial_data_loads_gzipped_and_is_saved_as_its_json(
             page.click("a.trial-data >> nth=0")
         assert info.value.suggested_filename == href.rsplit("/", 1)[1].removesuffix(".gz")
         loaded = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
-        assert loaded == stored and loaded["run"] == run and loaded["count"] == len(loaded["columns"]["trial_id"]) > 0
+        assert loaded == stored and loaded["run"] == run and loaded["count"] == len(loaded["columns"]["ordinal"]) > 0
         assert tab.errors == [] and tab.violations() == [], base
 
 

@@ -3,10 +3,12 @@ laid out), and one gzipped trial data file that decompresses to every trial of t
 
 from __future__ import annotations
 
+import base64
 import csv
 import gzip
 import io
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -19,7 +21,7 @@ from fmbench.fixtures.generate import generate_large_corpus
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
 from fmbench.serving.serve import create_app
-from fmbench.views.data import trial_rows
+from fmbench.views.data import _packed_ids, trial_rows
 
 from testdata import RUNS
 
@@ -105,7 +107,36 @@ def test_a_prompt_repeated_over_the_repetitions_is_held_once_and_read_back_for_e
     assert len(set(prompts)) < n  # the samples' prompts come back every repetition
     assert sorted(held) == ["at", "distinct"] and len(held["distinct"]) == len(set(prompts)) and len(held["at"]) == n
     assert [r["prompt"] for r in trial_rows(doc)] == prompts
-    assert isinstance(doc["columns"]["trial_id"], list)  # a column with no repeat stays a plain list
+    assert isinstance(doc["columns"]["ordinal"], list)  # a column with no repeat stays a plain list
+
+
+def test_runner_written_trial_ids_are_held_as_their_bytes_and_read_back_as_the_runner_wrote_them(
+    built: tuple[Path, Path],
+) -> None:
+    db, out = built
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = urls.SitePaths.read(con)
+        packed = plain = 0
+        for run_id, segment, _ in _scenarios(db):
+            doc = json.loads(gzip.decompress((out / paths.data_trials_json(run_id, segment)).read_bytes()))
+            ids = [i for (i,) in con.execute(
+                "SELECT trial_id FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal", [run_id, doc["scenario"]],
+            ).fetchall()]
+            held = doc["columns"]["trial_id"]
+            if isinstance(held, dict):
+                assert sorted(held) == ["uuids"] and len(base64.b64decode(held["uuids"])) == 16 * len(ids)
+                packed += 1
+            else:
+                assert held == ids and not all(re.fullmatch(r"[0-9A-F-]{36}", str(i)) for i in ids)
+                plain += 1
+            assert [r["trial_id"] for r in trial_rows(doc)] == ids
+    finally:
+        con.close()
+    assert packed
+    # ids the runner did not write as upper-case UUIDs (a hand-made or older file) are kept as their text
+    for ids in (["00000000-0000-4000-8000-00000000000a"], ["task-capture-1", "task-capture-2"], [None]):
+        assert _packed_ids(ids) == ids
 
 
 def test_serve_answers_the_trials_page_and_the_same_data_file(built: tuple[Path, Path]) -> None:

@@ -85,7 +85,30 @@
   /* The file holds the trials by column (fmbench.views.data.trials_document): each field a list of values,
      one a trial, and the metrics and environment a list of columns, one a label. A field that repeats a value
      may be {"distinct": [each value once], "at": [each trial's index into it]}. Made back into trials. */
+  /* Trial ids that are all runner-written UUIDs may be {"uuids": base64 of their 16 bytes each}: made back into
+     upper-case, dashed UUIDs. */
+  function uuids(packed) {
+    var raw = atob(packed);
+    var hex = "0123456789ABCDEF";
+    var out = [];
+    for (var i = 0; i + 16 <= raw.length; i += 16) {
+      var s = "";
+      for (var j = 0; j < 16; j += 1) {
+        var b = raw.charCodeAt(i + j);
+        s += hex.charAt(b >> 4) + hex.charAt(b & 15);
+        if (j === 3 || j === 5 || j === 7 || j === 9) {
+          s += "-";
+        }
+      }
+      out.push(s);
+    }
+    return out;
+  }
+
   function column(values) {
+    if (values && !Array.isArray(values) && typeof values.uuids === "string") {
+      return uuids(values.uuids);
+    }
     if (values && !Array.isArray(values) && Array.isArray(values.distinct) && Array.isArray(values.at)) {
       return values.at.map(function (i) {
         return values.distinct[i];
