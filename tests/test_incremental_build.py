@@ -47,10 +47,15 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT hardware_model, os_build, route, file_name FROM runs WHERE run_id = ?", [run_id]
         ).fetchone()
         scenarios = [s for (s,) in con.execute("SELECT scenario_id FROM scenario_figures WHERE run_id = ?", [run_id]).fetchall()]
-        categories = [c for (c,) in con.execute(  # every category any run records for one of its scenarios
-            "SELECT DISTINCT category FROM scenario_figures WHERE category IS NOT NULL AND scenario_id IN "
-            "(SELECT scenario_id FROM scenario_figures WHERE run_id = ?)", [run_id]
+        categories = [c for (c,) in con.execute(  # every category any run records for one of its scenarios, that
+            # holds two workloads or more (a category of one has no page: its workload's leaderboard is its board)
+            "SELECT category FROM scenario_figures WHERE category IN (SELECT category FROM scenario_figures WHERE "
+            "scenario_id IN (SELECT scenario_id FROM scenario_figures WHERE run_id = ?)) "
+            "GROUP BY category HAVING count(DISTINCT scenario_id) >= 2", [run_id]
         ).fetchall()]
+        others = [s for (s,) in con.execute(
+            "SELECT DISTINCT scenario_id FROM scenario_figures WHERE list_contains(?, category)", [categories]
+        ).fetchall()] if categories else []
         pages = trial_pages(con, run_id)
         device_builds = [b for (b,) in con.execute(
             "SELECT DISTINCT os_build FROM runs WHERE hardware_model = ? AND os_build IS NOT NULL", [hardware]
@@ -64,6 +69,7 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
         urls.data_source_gzip(run_id, file_name), urls.builds(), urls.leaderboards(), urls.coverage(),
     ]
     paths += [urls.leaderboard_category(c) for c in categories]  # the boards of its scenarios' categories
+    paths += [urls.leaderboard(s) for s in others]  # the boards of those categories' other workloads link them
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
     paths += [urls.trials(run_id, s) for s in pages]
     paths += [

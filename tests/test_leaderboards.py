@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
 from fmbench.serving.serve import create_app
@@ -33,7 +34,9 @@ from testdata import compare_runbuilder
 
 rb = compare_runbuilder()
 OLD, NEW = "24A5256a", "24A5264n"
-BASE = rb.RunSpec(scenarios=(rb.SYNTHETIC, rb.TASK_CAPTURE))
+REMINDERS = rb.Scenario("reminder-capture", "Reminder capture", "taskParsing", samples=2, ttft=0.5, tps=30.0)
+"""A second workload of task capture's category: the category has a page of its own."""
+BASE = rb.RunSpec(scenarios=(rb.SYNTHETIC, rb.TASK_CAPTURE, REMINDERS))
 MAX = BASE.but(hardware="iPhone18,2", device="iPhone 17 Pro Max")
 PRO = BASE.but(hardware="iPhone18,1", device="iPhone 17 Pro")
 AIR = BASE.but(hardware="iPhone18,4", device="iPhone Air")
@@ -165,14 +168,35 @@ def test_each_board_charts_quality_against_speed_with_the_pareto_front_marked(si
     assert [r.cells[0] for r in chart.table.rows] == [_texts(r)[1] for r in board.ranked.rows]
 
 
-def test_a_category_page_holds_the_boards_of_its_scenarios(site: SiteContext) -> None:
+def test_a_category_of_two_workloads_has_a_page_with_the_boards_of_both(site: SiteContext) -> None:
     page = _view(site, "leaderboard_category", category="taskParsing")
     assert page.scenario_id is None and page.category == "Task parsing"
-    assert {b.scenario_id for b in page.on_device} == {"task-capture"}
+    assert {b.scenario_id for b in page.on_device} == {"task-capture", "reminder-capture"}
     index = _view(site, "leaderboards")
     hrefs = [r.cells[0].href for r in index.scenarios.rows]
     assert "/leaderboards/task-capture/" in hrefs and "/leaderboards/synthetic-throughput/" in hrefs
-    assert "/leaderboards/category/taskParsing/" in [r.cells[0].href for r in index.categories.rows]
+    categories = {r.cells[0].text: r.cells[0].href for r in index.categories.rows}
+    assert categories["Task parsing"] == "/leaderboards/category/taskParsing/"
+    board = _view(site, "leaderboard", scenario="task-capture")
+    assert "/leaderboards/category/taskParsing/" in [c.href for c in board.links]
+
+
+def test_a_category_of_one_workload_links_its_leaderboard_and_has_no_page_of_its_own(
+    site: SiteContext, corpus: Corpus
+) -> None:
+    index = _view(site, "leaderboards")
+    categories = {r.cells[0].text: r.cells[0].href for r in index.categories.rows}
+    assert categories["Synthetic throughput"] == "/leaderboards/synthetic-throughput/"  # its one workload's board
+    synthetic = next(r for r in index.scenarios.rows if r.cells[0].text == "synthetic-throughput")
+    assert synthetic.cells[2].href == "/leaderboards/synthetic-throughput/"
+    board = _view(site, "leaderboard", scenario="synthetic-throughput")
+    assert not [c for c in board.links if "/category/" in (c.href or "")]
+    with pytest.raises(NotFoundError, match="holds one workload"):
+        _view(site, "leaderboard_category", category="syntheticThroughput")
+    assert not (corpus.site / "leaderboards" / "category" / "syntheticThroughput").exists()
+    assert (corpus.site / "leaderboards" / "category" / "taskParsing" / "index.html").is_file()
+    client = create_app(corpus.db, host="127.0.0.1", port=8000).test_client()
+    assert client.get("/leaderboards/category/syntheticThroughput/", headers={"Host": HOST}).status_code == 404
 
 
 # --- coverage -----------------------------------------------------------------------------------------

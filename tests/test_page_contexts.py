@@ -42,7 +42,7 @@ from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.render import Renderer
 
-from testdata import FIXTURES, methodology_sections
+from testdata import FIXTURES, compare_runbuilder, methodology_sections
 
 BASELINE = "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json"
 CANDIDATE = "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json"
@@ -505,9 +505,10 @@ def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and
     assert (page.title, page.uses_charts, page.coverage) == ("Leaderboards", False, "/coverage/")
     first = page.scenarios.rows[0]
     assert first.cells[0].href == "/leaderboards/synthetic-throughput/"
-    assert first.cells[2].href == "/leaderboards/category/syntheticThroughput/"
+    # each category of these runs holds one workload: its link is that workload's leaderboard
+    assert first.cells[2].href == "/leaderboards/synthetic-throughput/"
     assert (first.cells[3].text, first.cells[4].text) == ("1", "1")  # one board, one device with a publishable run
-    assert "/leaderboards/category/taskParsing/" in [r.cells[0].href for r in page.categories.rows]
+    assert "/leaderboards/task-capture/" in [r.cells[0].href for r in page.categories.rows]
 
 
 def test_leaderboard_ranks_the_device_on_its_newest_build_with_a_publishable_run(site: SiteContext) -> None:
@@ -519,20 +520,31 @@ def test_leaderboard_ranks_the_device_on_its_newest_build_with_a_publishable_run
     assert [c.text for c in row.cells[:4]] == ["1", f"iPhone 17 Pro ({DEVICE})", "24A5264n", _run_id(site, CANDIDATE)]
     assert row.cells[5].text.startswith("0.467 s (") and row.cells[5].sort == pytest.approx(0.467, abs=5e-4)
     assert board.ties == [] and board.chart is not None and board.exploratory.rows == []
-    assert page.pcc == [] and [c.href for c in page.links][:2] == [
-        "/scenarios/synthetic-throughput/", "/leaderboards/category/syntheticThroughput/"]
+    assert page.pcc == [] and [c.href for c in page.links][:2] == ["/scenarios/synthetic-throughput/", "/leaderboards/"]
     with pytest.raises(NotFoundError):
         leaderboards.leaderboard_page(site, Filters(), scenario="no-such-workload")
 
 
-def test_leaderboard_category_holds_every_board_of_the_categorys_workloads(site: SiteContext) -> None:
-    page = _page(site, "leaderboard_category", category="taskParsing")
-    assert (page.scenario_id, page.category, page.title) == (None, "Task parsing", "Leaderboards: Task parsing")
-    assert {b.scenario_id for b in (*page.on_device, *page.pcc)} == {"task-capture"}
-    (pcc,) = page.pcc  # the PCC run stands apart, never on an on-device board
-    assert pcc.service and pcc.ranked.rows == [] and len(pcc.exploratory.rows) == 1
-    with pytest.raises(NotFoundError):
-        leaderboards.category_page(site, Filters(), category="noSuchCategory")
+def test_leaderboard_category_holds_every_board_of_the_categorys_workloads(tmp_path: Path) -> None:
+    rb = compare_runbuilder()
+    reminders = rb.Scenario("reminder-capture", "Reminder capture", "taskParsing", samples=2)
+    folder = tmp_path / "runs"
+    rb.write_run(rb.RunSpec(scenarios=(rb.TASK_CAPTURE, reminders, rb.SYNTHETIC)), folder, "on-device")
+    pcc = rb.write_run(rb.RunSpec(scenarios=(rb.TASK_CAPTURE,), route="privateCloudCompute"), folder, "pcc")
+    rb.write_sidecar(pcc, "wifi", "Berlin, DE")
+    db = tmp_path / "category.duckdb"
+    assert ingest_paths([folder], db).ok
+    with connect(db, read_only=True) as con:
+        site = site_context(con, Renderer())
+        page = _page(site, "leaderboard_category", category="taskParsing")
+        assert (page.scenario_id, page.category, page.title) == (None, "Task parsing", "Leaderboards: Task parsing")
+        assert {b.scenario_id for b in page.on_device} == {"task-capture", "reminder-capture"}
+        (board,) = page.pcc  # the PCC run stands apart, never on an on-device board
+        assert board.service and board.scenario_id == "task-capture"
+        with pytest.raises(NotFoundError):
+            leaderboards.category_page(site, Filters(), category="noSuchCategory")
+        with pytest.raises(NotFoundError):  # one workload: its leaderboard is the category's board
+            leaderboards.category_page(site, Filters(), category="syntheticThroughput")
 
 
 def test_coverage_counts_each_builds_runs_by_verdict_and_links_them(site: SiteContext) -> None:

@@ -205,7 +205,7 @@ PAGES: tuple[PageKind, ...] = (
         leaderboards.leaderboard_page,
         leaderboards.leaderboard_instances,
         route="leaderboards/{scenario}/",
-        inputs=I.scenario_runs,
+        inputs=I.leaderboard_runs,
     ),
     PageKind("coverage", urls.coverage, coverage.coverage_page, _single, route="coverage/"),
     PageKind(

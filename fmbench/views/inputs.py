@@ -161,6 +161,15 @@ def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return [r.run_id for r in index.runs.values() if params["scenario"] in r.scenarios]
 
 
+def leaderboard_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """A scenario's leaderboard: the scenario's runs, and those of the other workloads of its category (whether the
+    category has a page of its own, which the board links, depends on them)."""
+    scenario = params["scenario"]
+    held = {c for r in index.runs.values() for s, c in r.categories if s == scenario}
+    scenarios = {s for r in index.runs.values() for s, c in r.categories if c in held} | {scenario}
+    return [r.run_id for r in index.runs.values() if r.scenarios & scenarios]
+
+
 def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of a scenario some run records in the category (a category's leaderboards: a run may record
     another category for the same scenario, and its boards are still on the page)."""

@@ -53,6 +53,16 @@ def scenarios_of_category(con: duckdb.DuckDBPyConnection, category: str) -> list
     return [s for s in scenarios(con) if s in held]
 
 
+CATEGORY_PAGE_FROM = 2
+"""A category has a leaderboard page of its own from two workloads: a category of one (each of the benchmark's
+today) would be its workload's leaderboard again, so links to it go to that board."""
+
+
+def paged_categories(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The categories with a page of their own (:data:`CATEGORY_PAGE_FROM` workloads or more), sorted."""
+    return [c for c in categories(con) if len(scenarios_of_category(con, c)) >= CATEGORY_PAGE_FROM]
+
+
 def coverage_counts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Per suite revision, device, platform, OS build and verdict: how many runs, the first run's id and the
     device's name, and when the build was first measured."""

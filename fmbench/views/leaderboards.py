@@ -22,6 +22,7 @@ from fmbench.analysis import ranking, stats
 from fmbench.analysis.configuration import REVISION_ID, config_key, config_label
 from fmbench.comparison.load import Trials, side_trials
 from fmbench.comparison.selection import RunInfo, Side, SideSpec
+from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import charts
 from fmbench.views import leaderboard_queries as q
@@ -338,7 +339,7 @@ def leaderboard_page(site: SiteContext, filters: Filters, scenario: str) -> Lead
     title = next((b.scenario_title for b in (*on_device, *pcc)), scenario_id)
     category = q.category_of(site.con, scenario_id)
     links = [Cell(f"{title}: every run", href=site.url(site.paths.scenario(scenario_id)))]
-    if category is not None:
+    if category is not None and len(q.scenarios_of_category(site.con, category)) >= q.CATEGORY_PAGE_FROM:
         links.append(Cell(f"Every {vocab.label('category', category)} leaderboard",
                           href=site.url(site.paths.leaderboard_category(category))))
     links += [Cell("All leaderboards", href=site.url(urls.leaderboards())),
@@ -356,9 +357,19 @@ def leaderboard_instances(site: SiteContext) -> list[dict[str, Any]]:
     return [{"scenario": site.paths.scenarios.of(s)} for s in q.scenarios(site.con)]
 
 
+def category_href(site: SiteContext, category: str) -> str | None:
+    """Where a category's boards are: its page, or the leaderboard of its one workload (``None``: no workload)."""
+    workloads = q.scenarios_of_category(site.con, category)
+    if len(workloads) >= q.CATEGORY_PAGE_FROM:
+        return site.url(site.paths.leaderboard_category(category))
+    return site.url(site.paths.leaderboard(workloads[0])) if workloads else None
+
+
 def category_page(site: SiteContext, filters: Filters, category: str) -> LeaderboardPage:
     name = site.paths.categories.named(category, "category")
     scenario_ids = q.scenarios_of_category(site.con, name)
+    if len(scenario_ids) < q.CATEGORY_PAGE_FROM:
+        raise NotFoundError(f"category {name!r} holds one workload: its boards are {scenario_ids[0]}'s leaderboard")
     on_device, pcc = _boards(site, scenario_ids)
     shown = vocab.label("category", name) or name
     return LeaderboardPage(
@@ -372,7 +383,8 @@ def category_page(site: SiteContext, filters: Filters, category: str) -> Leaderb
 
 
 def category_instances(site: SiteContext) -> list[dict[str, Any]]:
-    return [{"category": site.paths.categories.of(c)} for c in q.categories(site.con)]
+    """Every category with a page of its own (:func:`~fmbench.views.leaderboard_queries.paged_categories`)."""
+    return [{"category": site.paths.categories.of(c)} for c in q.paged_categories(site.con)]
 
 
 @dataclass(frozen=True)
@@ -398,7 +410,7 @@ def leaderboards_page(site: SiteContext, filters: Filters) -> LeaderboardsPage:
     def category_link(category: str | None) -> Cell | None:
         if category is None:
             return None
-        return Cell(vocab.label("category", category), href=site.url(site.paths.leaderboard_category(category)))
+        return Cell(vocab.label("category", category), href=category_href(site, category))
 
     scenarios = Table(
         "leaderboards",
@@ -428,7 +440,8 @@ def leaderboards_page(site: SiteContext, filters: Filters) -> LeaderboardsPage:
         scenarios=scenarios,
         categories=Table(
             "leaderboard-categories",
-            "Leaderboards by category (every board of the category's workloads on one page)",
+            "Leaderboards by category (every board of the category's workloads on one page; a category of one "
+            "workload links its leaderboard)",
             [Column("category", "Category"), Column("scenarios", "Scenarios")],
             [Row([category_link(c), ", ".join(sids)]) for c, sids in sorted(categories.items())],
             "No scenario records a category.",

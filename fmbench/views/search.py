@@ -155,7 +155,8 @@ def _leaderboard_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> 
                site.url(site.paths.leaderboard(s["scenario_id"])), [s["scenario_id"], s["category"] or "", *words])
         for s in scenarios
     ]
-    categories = leaderboard_queries.categories(site.con)
+    # a category of one workload has no page of its own: its workload's leaderboard is found above
+    categories = leaderboard_queries.paged_categories(site.con)
     out += [
         _entry("leaderboard", f"Leaderboards: {vocab.label('category', c)}", f"category {c} · every board",
                site.url(site.paths.leaderboard_category(c)), [c, *words])
