@@ -91,6 +91,48 @@ def test_a_served_page_computes_its_configurations_side_by_side_into_the_built_p
     assert served.sections == built.sections
 
 
+class _WatchedConnection:
+    """A connection that notes each thread that calls it, but for making a cursor (a thread's own connection)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self.threads: set[str] = set()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self._con.cursor()
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._con, name)
+        if not callable(found):
+            return found
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            import threading
+
+            self.threads.add(threading.current_thread().name)
+            return found(*args, **kwargs)
+
+        return call
+
+
+def test_the_threads_of_a_served_comparison_never_call_the_requests_own_connection(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It serves one call at a time and refuses a second instead of waiting: a section that read the workloads' names
+    # on it while another section did made the page an error ("connection is busy with another call").
+    device, baseline, candidate = "Mac17,2", "25B78", "26A5378f"  # two configurations: two sections on two threads
+    monkeypatch.setattr(comparison_blocks.os, "cpu_count", lambda: 2)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        watched = _WatchedConnection(con)
+        page = comparison_page(site_context(watched, Renderer(mode="serve")),  # type: ignore[arg-type]
+                               Filters.none(), device, baseline, candidate)
+    finally:
+        con.close()
+    assert len(page.sections) == 2 and all(s.refused is None for s in page.sections)
+    assert watched.threads == {"MainThread"}
+
+
 # --- the answer first -------------------------------------------------------------------------------
 
 

@@ -44,6 +44,7 @@ def each_section(
         return [work(site.con, job) for job in jobs]
 
     site.run_catalog()  # read here, once, for the threads to share
+    site.scenario_title("")  # the workloads' one names too (SiteContext.once would make the threads wait for them)
     # Each job's cursor is made here, before the threads start: a connection serves one call at a time.
     cursors = [site.con.cursor() for _ in jobs]
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,14 +48,21 @@ class SiteContext:
     """What the run pages and data files ask of the per-run tables: about the runs asked for (a request), or about
     every run at once (a static build's, :class:`~fmbench.views.run_queries.RunData` made with ``every_run``)."""
     _kept: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    _once_lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
         self.run_data = RunData(self.con)
 
     def once(self, key: str, compute: Callable[[], Any]) -> Any:
-        if key not in self.memo:
-            self.memo[key] = compute()
-        return self.memo[key]
+        """``compute()``, made once for this build or request. A comparison's sections run on threads, each with
+        its cursor, and may ask for the same thing together: one computes it (on :attr:`con`, which serves one
+        call at a time) while the others wait."""
+        if key in self.memo:
+            return self.memo[key]
+        with self._once_lock:
+            if key not in self.memo:
+                self.memo[key] = compute()
+            return self.memo[key]
 
     def kept(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` for ``key``, kept until a ``key`` of another value is asked for under the same ``kind``
