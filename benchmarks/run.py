@@ -510,7 +510,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
     its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
     device that involve its OS build, the device comparisons its device is in on its OS generation, the OS build pages of its device's
-    builds, the PCC page for a PCC run, and every index."""
+    builds, the PCC page for a PCC run, the leaderboards of its scenarios (and of their categories), coverage, and
+    every index."""
     import duckdb
 
     from fmbench import urls
@@ -528,16 +529,26 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT DISTINCT os_build FROM runs WHERE coalesce(hardware_model, device_name) = coalesce(?, ?) "
             "AND os_build IS NOT NULL", [hardware, device_name]).fetchall()]
         pages = trial_pages(con, run_id)
+        # the leaderboard pages of the categories of its scenarios that hold two workloads or more (a category of
+        # one has no page of its own), and the leaderboards of those categories' other workloads (they link them)
+        categories = [c for (c,) in con.execute(
+            "SELECT category FROM scenario_figures WHERE category IN (SELECT category FROM scenario_figures WHERE "
+            "scenario_id IN (SELECT scenario_id FROM scenario_figures WHERE run_id = ?)) "
+            "GROUP BY category HAVING count(DISTINCT scenario_id) >= 2", [run_id]).fetchall()]
+        others = [s for (s,) in con.execute(
+            "SELECT DISTINCT scenario_id FROM scenario_figures WHERE list_contains(?, category)", [categories]
+        ).fetchall()] if categories else []
     finally:
         con.close()
     paths = [
         urls.home(), urls.runs(), urls.devices(), urls.scenarios(), urls.data(), urls.compare_index(), urls.regressions(),
         urls.regressions_feed(), urls.data_runs_index(), urls.data_search_index(), urls.revisions(),
-        urls.device(hardware or device_name),
+        urls.device(hardware or device_name), urls.leaderboards(), urls.coverage(),
         urls.run(run_id), urls.data_figures(run_id), urls.data_source_gzip(run_id, file_name),
     ]
     paths += [urls.trials(run_id, s) for s in pages]
-    paths += [p for s in scenarios for p in (urls.scenario(s), urls.data_trials_json(run_id, s))]
+    paths += [p for s in scenarios for p in (urls.scenario(s), urls.leaderboard(s), urls.data_trials_json(run_id, s))]
+    paths += [urls.leaderboard_category(c) for c in categories] + [urls.leaderboard(s) for s in others]
     # An OS build page reads every run of each device measured on it: the pages of the device's builds.
     paths += [urls.builds(), *(urls.build(b) for b in device_builds)]
     if route == "privateCloudCompute":
