@@ -339,7 +339,7 @@ def leaderboard_page(site: SiteContext, filters: Filters, scenario: str) -> Lead
     title = next((b.scenario_title for b in (*on_device, *pcc)), scenario_id)
     category = q.category_of(site.con, scenario_id)
     links = [Cell(f"{title}: every run", href=site.url(site.paths.scenario(scenario_id)))]
-    if category is not None and len(q.scenarios_of_category(site.con, category)) >= q.CATEGORY_PAGE_FROM:
+    if category is not None and len(_workloads(site).get(category, [])) >= q.CATEGORY_PAGE_FROM:
         links.append(Cell(f"Every {vocab.label('category', category)} leaderboard",
                           href=site.url(site.paths.leaderboard_category(category))))
     links += [Cell("All leaderboards", href=site.url(urls.leaderboards())),
@@ -357,9 +357,15 @@ def leaderboard_instances(site: SiteContext) -> list[dict[str, Any]]:
     return [{"scenario": site.paths.scenarios.of(s)} for s in q.scenarios(site.con)]
 
 
+def _workloads(site: SiteContext) -> dict[str, list[str]]:
+    """Every category's workloads, read once for the build or request."""
+    found: dict[str, list[str]] = site.once("category_workloads", lambda: q.category_workloads(site.con))
+    return found
+
+
 def category_href(site: SiteContext, category: str) -> str | None:
     """Where a category's boards are: its page, or the leaderboard of its one workload (``None``: no workload)."""
-    workloads = q.scenarios_of_category(site.con, category)
+    workloads = _workloads(site).get(category, [])
     if len(workloads) >= q.CATEGORY_PAGE_FROM:
         return site.url(site.paths.leaderboard_category(category))
     return site.url(site.paths.leaderboard(workloads[0])) if workloads else None
