@@ -10,6 +10,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -89,18 +90,26 @@ def test_the_gzip_trial_data_decompresses_to_every_trial_of_the_run(built: tuple
     assert max(per_run.values()) >= 100
 
 
+def _held_and_stored(
+    con: duckdb.DuckDBPyConnection, out: Path, run_id: str, segment: str, column: str
+) -> tuple[dict[str, Any], list[Any]]:
+    """A scenario's trial data file as the site holds it, and one column of its trials as the database stores it."""
+    assert column in ("prompt", "trial_id")  # a column name of ours, never data, in the query's text
+    doc = json.loads(gzip.decompress((out / urls.SitePaths.read(con).data_trials_json(run_id, segment)).read_bytes()))
+    stored = [v for (v,) in con.execute(
+        f"SELECT {column} FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal", [run_id, doc["scenario"]],
+    ).fetchall()]
+    return doc, stored
+
+
 def test_a_prompt_repeated_over_the_repetitions_is_held_once_and_read_back_for_every_trial(
     built: tuple[Path, Path],
 ) -> None:
     db, out = built
     con = duckdb.connect(str(db), read_only=True)
     try:
-        paths = urls.SitePaths.read(con)
         run_id, segment, n = max(_scenarios(db), key=lambda s: s[2])
-        doc = json.loads(gzip.decompress((out / paths.data_trials_json(run_id, segment)).read_bytes()))
-        prompts = [p for (p,) in con.execute(
-            "SELECT prompt FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal", [run_id, doc["scenario"]],
-        ).fetchall()]
+        doc, prompts = _held_and_stored(con, out, run_id, segment, "prompt")
     finally:
         con.close()
     held = doc["columns"]["prompt"]
@@ -116,20 +125,15 @@ def test_runner_written_trial_ids_are_held_as_their_bytes_and_read_back_as_the_r
     db, out = built
     con = duckdb.connect(str(db), read_only=True)
     try:
-        paths = urls.SitePaths.read(con)
-        packed = plain = 0
+        packed = 0
         for run_id, segment, _ in _scenarios(db):
-            doc = json.loads(gzip.decompress((out / paths.data_trials_json(run_id, segment)).read_bytes()))
-            ids = [i for (i,) in con.execute(
-                "SELECT trial_id FROM trials WHERE run_id = ? AND scenario_id = ? ORDER BY ordinal", [run_id, doc["scenario"]],
-            ).fetchall()]
+            doc, ids = _held_and_stored(con, out, run_id, segment, "trial_id")
             held = doc["columns"]["trial_id"]
             if isinstance(held, dict):
                 assert sorted(held) == ["uuids"] and len(base64.b64decode(held["uuids"])) == 16 * len(ids)
                 packed += 1
             else:
                 assert held == ids and not all(re.fullmatch(r"[0-9A-F-]{36}", str(i)) for i in ids)
-                plain += 1
             assert [r["trial_id"] for r in trial_rows(doc)] == ids
     finally:
         con.close()
