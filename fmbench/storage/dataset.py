@@ -39,6 +39,7 @@ import duckdb
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import DatabaseError
+from fmbench.redaction import has_credentials, library_message, redact
 from fmbench.storage.db import connect, schema_version
 from fmbench.write_errors import as_write_error, writing
 
@@ -194,9 +195,10 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
         meta = json.loads(text)
     except (OSError, ValueError, duckdb.Error) as exc:
         raise DatabaseError(
-            f"{where}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {exc}); "
+            f"{redact(where)}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {library_message(exc)}); "
             "write one with `fmbench export --parquet DIR`"
         ) from None
+    where = redact(where)
     if not isinstance(meta, dict) or not isinstance(meta.get("tables"), dict):
         raise DatabaseError(f"{where}: {DATASET_FILE} is not an fmbench dataset description")
     version = meta.get("schema_version")
@@ -228,8 +230,25 @@ def register_object_storage(con: duckdb.DuckDBPyConnection, location: str) -> st
     standard AWS variables, ``AWS_ENDPOINT_URL`` included, and the shared config files); DuckDB's own httpfs is
     never installed, so a machine without internet access reads a bucket it can reach.
     """
+    filesystem, spelled = object_storage(location, "reading")
+    con.register_filesystem(filesystem)
+    return spelled
+
+
+def object_storage(location: str, doing: str = "reading") -> tuple[Any, str]:
+    """The fsspec filesystem of a remote ``location`` and the location as it spells it (``r2://`` is ``s3://``).
+
+    A location that names a user or password is refused (masked in the message): credentials come from where the
+    driver reads them (for S3 the AWS variables or a profile), never from a location a command line shows.
+    """
     scheme = _scheme(location)
     protocol = _FSSPEC_PROTOCOL.get(scheme, scheme)
+    if has_credentials(location):
+        raise DatabaseError(
+            f"{redact(location)}: a location holding credentials is refused (they would be shown wherever the "
+            "location is); give them as the storage's driver reads them, for S3 AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY or a profile"
+        )
     try:
         # fsspec and its drivers are the optional [s3] extra: only a reader of object storage needs them.
         import fsspec
@@ -237,13 +256,12 @@ def register_object_storage(con: duckdb.DuckDBPyConnection, location: str) -> st
         filesystem = fsspec.filesystem(protocol)
     except ImportError as exc:
         raise DatabaseError(
-            f"{location}: reading {scheme}:// needs fsspec and its {protocol} driver ({exc}); "
+            f"{redact(location)}: {doing} {scheme}:// needs fsspec and its {protocol} driver ({library_message(exc)}); "
             f"install them with {STORAGE_EXTRA}"
         ) from None
     except ValueError as exc:
-        raise DatabaseError(f"{location}: no filesystem reads {scheme}:// locations ({exc})") from None
-    con.register_filesystem(filesystem)
-    return protocol + location[len(scheme) :]
+        raise DatabaseError(f"{redact(location)}: no filesystem reads {scheme}:// locations ({library_message(exc)})") from None
+    return filesystem, protocol + location[len(scheme) :]
 
 
 def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[str]) -> dict[str, Any]:
@@ -256,7 +274,9 @@ def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[s
     try:
         _create_views(con, where, meta)
     except (OSError, duckdb.Error) as exc:
-        raise DatabaseError(f"{location}: the dataset's files could not be listed or read: {exc}") from None
+        raise DatabaseError(
+            f"{redact(location)}: the dataset's files could not be listed or read: {library_message(exc)}"
+        ) from None
     return meta
 
 

@@ -1,0 +1,180 @@
+"""Hostile and careless inputs to the commands that write or print a location: no user's file replaced, no
+secret printed or published, no formula in a CSV a spreadsheet opens (docs/security.md, "No file lost, no secret
+shown")."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fmbench.cli import main
+from fmbench.project import PROJECT_FILE, ProjectError, parse_config
+from fmbench.redaction import library_message, redact
+
+SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"
+"""A secret a user put in a location: it must never be printed or published."""
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def _one_line_error(code: int, out: str) -> str:
+    assert code == 1, out
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1, out
+    assert out.startswith("Error: "), out
+    return out.strip()
+
+
+# --- the site's address -----------------------------------------------------------------------------------------
+
+
+def _toml_with_site_url(url: str) -> str:
+    escaped = "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or c in '"\\\x7f' or 0x80 <= ord(c) < 0xA0 else c for c in url)
+    return f'[site]\nsite_url = "{escaped}"\n'
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://ada:{SECRET}@ada.github.io/results/",
+        f"https://{SECRET}@ada.github.io/results/",
+        "https://ada.github.io/re\nsults/",
+        "https://ada.github.io/re\rsults/",
+        "https://ada.github.io/re sults/",
+        "https://ada.github.io/re\tsults/",
+        "https://ada.github.io/re\x85sults/",
+        "https://ada.github.io/re\u2028sults/",
+        "https://ada.github.io/results/\x1b]52;c;eA==\x07",
+        "https:///results/",
+    ],
+    ids=["user-and-password", "token-as-user", "newline", "carriage-return", "space", "tab", "c1-control",
+         "line-separator", "osc-52", "no-host"],
+)
+def test_init_refuses_a_site_url_holding_credentials_whitespace_or_controls_in_one_line(tmp_path: Path, url: str) -> None:
+    folder = tmp_path / "results"
+    out = _one_line_error(*_cli("init", str(folder), "--site-url", url))
+    assert "site.site_url: expected a URL" in out
+    assert SECRET not in out
+    assert not folder.exists()
+
+
+def test_a_site_url_holding_credentials_in_fmbench_toml_stops_the_build_naming_the_file_and_key(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    assert _cli("init", str(folder), "--site-url", "https://ada.github.io/results/")[0] == 0
+    toml = folder / PROJECT_FILE
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(
+            'site_url = "https://ada.github.io/results/"', f'site_url = "https://ada:{SECRET}@ada.github.io/results/"'
+        ),
+        encoding="utf-8",
+    )
+    out = _one_line_error(*_cli("--project", str(folder), "build", "-j", "1"))
+    assert f"{PROJECT_FILE}: site.site_url: expected a URL without a user name or password" in out
+    assert SECRET not in out
+    assert not (folder / "_site").exists()
+
+
+def test_a_site_url_holding_a_line_break_in_fmbench_toml_stops_the_build_naming_the_file_and_key(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    assert _cli("init", str(folder), "--site-url", "https://ada.github.io/results/")[0] == 0
+    toml = folder / PROJECT_FILE
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('site_url = "https://ada.github.io/results/"', 'site_url = "https://ada.github.io/ab:\\n c/"'), encoding="utf-8")
+    out = _one_line_error(*_cli("--project", str(folder), "build", "-j", "1"))
+    assert f"{PROJECT_FILE}: site.site_url: expected a URL without spaces, line breaks or control characters" in out
+    assert not (folder / "_site").exists()
+
+
+@pytest.mark.parametrize("url", ["https://ada.github.io/results/", "http://localhost:8000/", "https://ada.example/a/b/"])
+def test_a_plain_site_url_is_still_taken(url: str) -> None:
+    assert parse_config(_toml_with_site_url(url), "fmbench.toml").site.site_url == url
+
+
+def test_the_repository_url_is_held_to_the_same_rule() -> None:
+    with pytest.raises(ProjectError, match=r"^fmbench.toml: repository.url: expected a URL without a user name"):
+        parse_config(f'[repository]\nurl = "https://ada:{SECRET}@github.com/ada/results"\n', "fmbench.toml")
+
+
+# --- credentials in a location: masked, one line ----------------------------------------------------------------
+
+
+def test_redact_masks_the_user_part_and_signed_query_values_and_keeps_the_rest() -> None:
+    assert redact(f"s3://KEY:{SECRET}@bucket/p: gone") == "s3://***@bucket/p: gone"
+    assert redact(f"see https://{SECRET}@github.com/a/b.git") == "see https://***@github.com/a/b.git"
+    signed = f"https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA/x&X-Amz-Signature={SECRET}&part=2"
+    assert redact(signed) == "https://b.s3.amazonaws.com/k?X-Amz-Credential=***&X-Amz-Signature=***&part=2"
+    assert redact("mailto:ada@example.org and /runs/a@b.json") == "mailto:ada@example.org and /runs/a@b.json"
+
+
+def test_a_library_traceback_inside_an_error_becomes_its_last_line() -> None:
+    text = (
+        "IO Error: Traceback (most recent call last):\n  File \"x.py\", line 68, in _emit\n"
+        "ParamValidationError: Parameter validation failed:\nInvalid bucket name\n\nLINE 1: SELECT 1\n        ^^^"
+    )
+    assert library_message(text) == "IO Error: ParamValidationError: Parameter validation failed: Invalid bucket name"
+
+
+@pytest.fixture(scope="module")
+def s3_server() -> Iterator[dict[str, str]]:
+    """A moto S3 server on 127.0.0.1, and the environment a command reaches it with."""
+    moto_server = pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield {
+            "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+            "AWS_ACCESS_KEY_ID": "fmbench-test",
+            "AWS_SECRET_ACCESS_KEY": "fmbench-test-secret",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    finally:
+        server.stop()
+
+
+def _fmbench(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "fmbench", *args], capture_output=True, text=True, timeout=120, cwd=cwd,
+        env={**os.environ, **env, "NO_COLOR": "1"},
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("command", ["build", "serve"])
+def test_a_parquet_location_holding_credentials_is_one_masked_line(
+    s3_server: dict[str, str], tmp_path: Path, command: str
+) -> None:
+    location = f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@bench/p"
+    args = ["build", "--parquet", location, "--out", str(tmp_path / "site")] if command == "build" else [
+        "serve", "--parquet", location, "--port", str(_free_port()), "--no-warm-up"]
+    done = _fmbench(s3_server, *args)
+    assert done.returncode == 1, done.stderr
+    assert SECRET not in done.stdout + done.stderr and "AKIAFMBENCHEXAMPLE" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "s3://***@bench/p: a location holding credentials is refused" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_library_error_reading_object_storage_is_one_line_without_its_traceback(
+    s3_server: dict[str, str], tmp_path: Path
+) -> None:
+    done = _fmbench(s3_server, "build", "--parquet", "s3://Not_A:Bucket/p", "--out", str(tmp_path / "site"))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("Error: s3://Not_A:Bucket/p: ")
+
