@@ -523,8 +523,13 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
 @click.option("--trials-csv", "trials_csv", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every run's trials as CSV into this folder, one <run id>.trials.csv a run (the site holds "
               "its trials once, as gzipped JSON).")
+@click.option("--force", is_flag=True, default=False,
+              help="Replace a file of the --originals or --trials-csv folder that this export did not write, or "
+              "that was edited since (by default such a file is refused, named, and nothing is written).")
 @PROJECT_OPTION
-def export(db: Path | None, originals: Path | None, parquet: Path | None, trials_csv: Path | None) -> None:
+def export(
+    db: Path | None, originals: Path | None, parquet: Path | None, trials_csv: Path | None, force: bool
+) -> None:
     """Export what the database holds."""
     if originals is None and parquet is None and trials_csv is None:
         raise click.UsageError("say what to export: --originals DIR, --parquet DIR and/or --trials-csv DIR")
@@ -534,14 +539,14 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None, trials
         from fmbench.publish.trials_csv import export_trials_csv
 
         with user_errors():
-            csv_files = export_trials_csv(db, trials_csv)
+            csv_files = export_trials_csv(db, trials_csv, force=force)
         echo(f"{len(csv_files)} trials CSV file(s) written to {trials_csv}")
     if originals is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.ingest.verify import export_originals
 
         with user_errors():
-            written = export_originals(db, originals)
+            written = export_originals(db, originals, force=force)
         echo(f"{len(written)} original file(s) written to {originals}")
     if parquet is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from fmbench.cli import main
+from fmbench.owned_files import UnownedFileError, place_files
 from fmbench.project import PROJECT_FILE, ProjectError, parse_config
 from fmbench.redaction import library_message, redact
 from fmbench.views.data import spreadsheet_cell
@@ -236,3 +237,128 @@ def test_the_trials_csv_neutralises_every_cell_a_spreadsheet_would_evaluate(tmp_
 )
 def test_a_spreadsheet_cell_is_quoted_only_when_it_would_be_a_formula(value: object, cell: object) -> None:
     assert spreadsheet_cell(value) == cell
+
+
+# --- one writer that never replaces a file it did not write -----------------------------------------------------
+
+RUNS = (
+    "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json",
+    "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json",
+)
+NATIVE = Path(__file__).parent / "native" / "data"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def exported(tmp_path: Path) -> tuple[Path, Path]:
+    """A database of two runs, exported once into a folder of the user's."""
+    db = tmp_path / "fmbench.duckdb"
+    assert _cli("ingest", *(str(FIXTURES / name) for name in RUNS), "--db", str(db))[0] == 0
+    out = tmp_path / "originals"
+    code, text = _cli("export", "--db", str(db), "--originals", str(out))
+    assert code == 0, text
+    return db, out
+
+
+def test_export_originals_refuses_to_replace_a_file_the_user_edited_and_names_it(exported: tuple[Path, Path]) -> None:
+    db, out = exported
+    edited = out / RUNS[0]
+    edited.write_text('{"my": "edit"}\n', encoding="utf-8")
+    before = _snapshot(out)
+    error = _one_line_error(*_cli("export", "--db", str(db), "--originals", str(out)))
+    assert f"{edited}: exists and is not a file fmbench wrote, or was changed since" in error
+    assert "--force" in error
+    assert _snapshot(out) == before  # nothing written, the edit kept
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no staging folder left
+    code, text = _cli("export", "--db", str(db), "--originals", str(out), "--force")
+    assert code == 0, text
+    assert edited.read_bytes() == (FIXTURES / RUNS[0]).read_bytes()
+
+
+def test_export_originals_refuses_an_unrelated_file_under_a_name_it_writes(tmp_path: Path) -> None:
+    db = tmp_path / "fmbench.duckdb"
+    assert _cli("ingest", str(FIXTURES / RUNS[0]), "--db", str(db))[0] == 0
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / RUNS[0]).write_text("my notes, not a run\n", encoding="utf-8")
+    error = _one_line_error(*_cli("export", "--db", str(db), "--originals", str(out)))
+    assert f"{out / RUNS[0]}: exists and is not a file fmbench wrote" in error
+    assert (out / RUNS[0]).read_text(encoding="utf-8") == "my notes, not a run\n"
+
+
+def test_export_again_over_its_own_output_works_and_keeps_its_record_outside_the_folder(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, out = exported
+    names = set(_snapshot(out))
+    code, text = _cli("export", "--db", str(db), "--originals", str(out))
+    assert code == 0, text
+    assert set(_snapshot(out)) == names  # no record or other state of fmbench's inside the exported folder
+    records = list((tmp_path / "fmbench.duckdb.written").glob("*.json"))
+    assert len(records) == 1
+    assert set(json.loads(records[0].read_text(encoding="utf-8"))["files"]) == names
+
+
+def test_a_file_this_export_wrote_is_replaced_when_the_database_changed_it_but_a_user_edit_is_not(tmp_path: Path) -> None:
+    """The record says which bytes fmbench wrote: a file still holding them is fmbench's to replace."""
+    folder, record = tmp_path / "out", tmp_path / "db.duckdb.written" / "out.json"
+    folder.mkdir()
+
+    def staged(text: str) -> list[tuple[str, Path]]:
+        source = tmp_path / f"staged-{len(list(tmp_path.glob('staged-*')))}"
+        source.write_text(text, encoding="utf-8")
+        return [("run.json", source)]
+
+    place_files(folder, staged("first"), record=record)
+    place_files(folder, staged("second"), record=record)  # fmbench's own file, its bytes as recorded: replaced
+    assert (folder / "run.json").read_text(encoding="utf-8") == "second"
+    (folder / "run.json").write_text("edited", encoding="utf-8")
+    with pytest.raises(UnownedFileError, match=r"run.json: exists and is not a file fmbench wrote"):
+        place_files(folder, staged("third"), record=record)
+    assert (folder / "run.json").read_text(encoding="utf-8") == "edited"
+
+
+def test_export_trials_csv_refuses_to_replace_an_edited_csv(exported: tuple[Path, Path], tmp_path: Path) -> None:
+    db, _ = exported
+    out = tmp_path / "csv"
+    assert _cli("export", "--db", str(db), "--trials-csv", str(out))[0] == 0
+    assert _cli("export", "--db", str(db), "--trials-csv", str(out))[0] == 0  # over its own output
+    first = sorted(out.iterdir())[0]
+    first.write_bytes(b"my,sheet\r\n")
+    error = _one_line_error(*_cli("export", "--db", str(db), "--trials-csv", str(out)))
+    assert f"{first}: exists and is not a file fmbench wrote" in error
+    assert first.read_bytes() == b"my,sheet\r\n"
+
+
+def _native(*args: str) -> tuple[int, str]:
+    return _cli("native", *args)
+
+
+@pytest.mark.parametrize("target_name", ["results.jsonl", "one.xcevalresult"])
+def test_native_convert_refuses_to_replace_an_unrelated_file_and_names_it(tmp_path: Path, target_name: str) -> None:
+    source = NATIVE / ("batch.jsonl" if target_name.endswith(".jsonl") else "baseline.xcevalresult")
+    target = tmp_path / target_name
+    target.write_text("an unrelated file of the user's\n", encoding="utf-8")
+    error = _one_line_error(*_native("convert", str(source), str(target)))
+    assert f"{target}: exists and is not a file fmbench wrote" in error
+    assert target.read_text(encoding="utf-8") == "an unrelated file of the user's\n"
+    assert [p.name for p in tmp_path.iterdir()] == [target_name]  # no temporary file left
+    assert _native("convert", str(source), str(target), "--force")[0] == 0
+    assert target.read_text(encoding="utf-8") != "an unrelated file of the user's\n"
+    assert _native("convert", str(source), str(target))[0] == 0  # over its own output: the same bytes
+
+
+def test_native_convert_into_a_folder_writes_nothing_when_one_name_is_taken(tmp_path: Path) -> None:
+    folder = tmp_path / "split"
+    assert _native("convert", str(NATIVE / "batch.jsonl"), str(folder))[0] == 0
+    written = sorted(folder.iterdir())
+    assert len(written) == 3
+    for path in written[1:]:
+        path.unlink()
+    written[0].write_text("mine\n", encoding="utf-8")
+    error = _one_line_error(*_native("convert", str(NATIVE / "batch.jsonl"), str(folder)))
+    assert f"{written[0]}: exists and is not a file fmbench wrote" in error
+    assert sorted(p.name for p in folder.iterdir()) == [written[0].name]  # the other two not written either

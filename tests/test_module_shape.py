@@ -25,6 +25,7 @@ MAX_LINES = 800
 LAYERS = ("runfile", "analysis", "storage", "ingest", "comparison", "views", "publish", "serving")
 BASE = {
     "fmbench", "fmbench.errors", "fmbench.write_errors", "fmbench.urls", "fmbench.processes", "fmbench.redaction",
+    "fmbench.owned_files",
 }
 
 
