@@ -17,6 +17,7 @@ import click
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
+from fmbench.redaction import redact
 from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
@@ -518,8 +519,10 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--originals", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
-@click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write the database as a Parquet dataset into this folder (partitioned by device and OS build).")
+@click.option("--parquet", "parquet", type=str, default=None, metavar="DIR|URL",
+              help="Write the database as a Parquet dataset into this folder, or under an s3:// prefix through "
+              "fsspec (the [s3] extra; credentials from the AWS variables or a profile), partitioned by device and "
+              "OS build.")
 @click.option("--trials-csv", "trials_csv", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every run's trials as CSV into this folder, one <run id>.trials.csv a run (the site holds "
               "its trials once, as gzipped JSON).")
@@ -528,7 +531,7 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
               "that was edited since (by default such a file is refused, named, and nothing is written).")
 @PROJECT_OPTION
 def export(
-    db: Path | None, originals: Path | None, parquet: Path | None, trials_csv: Path | None, force: bool
+    db: Path | None, originals: Path | None, parquet: str | None, trials_csv: Path | None, force: bool
 ) -> None:
     """Export what the database holds."""
     if originals is None and parquet is None and trials_csv is None:
@@ -556,7 +559,7 @@ def export(
             meta = export_parquet(db, parquet)
         rows = sum(int(t["rows"]) for t in meta["tables"].values())
         echo(
-            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {parquet} as Parquet "
+            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {redact(parquet)} as Parquet "
             f"(schema version {meta['schema_version']})"
         )
 

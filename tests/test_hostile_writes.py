@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -362,3 +363,88 @@ def test_native_convert_into_a_folder_writes_nothing_when_one_name_is_taken(tmp_
     error = _one_line_error(*_native("convert", str(NATIVE / "batch.jsonl"), str(folder)))
     assert f"{written[0]}: exists and is not a file fmbench wrote" in error
     assert sorted(p.name for p in folder.iterdir()) == [written[0].name]  # the other two not written either
+
+
+# --- export --parquet to object storage ---------------------------------------------------------------------------
+
+
+def _s3(s3: dict[str, str]) -> Any:
+    """A client of the moto server, the bucket ``bench`` made; never fsspec's cached instance."""
+    import s3fs
+
+    fs = s3fs.S3FileSystem(
+        key=s3["AWS_ACCESS_KEY_ID"], secret=s3["AWS_SECRET_ACCESS_KEY"],
+        client_kwargs={"endpoint_url": s3["AWS_ENDPOINT_URL"]}, skip_instance_cache=True,
+    )
+    if not fs.exists("bench"):
+        fs.mkdir("bench")
+    return fs
+
+
+def _bucket_files(s3: dict[str, str], prefix: str) -> dict[str, bytes]:
+    fs = _s3(s3)
+    return {key.removeprefix(f"{prefix}/"): fs.cat_file(key) for key in fs.find(prefix)}
+
+
+def test_export_parquet_to_s3_writes_the_dataset_into_the_bucket_and_never_a_local_folder(
+    s3_server: dict[str, str], exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, _ = exported
+    _s3(s3_server)  # makes the bucket
+    work = tmp_path / "work"
+    work.mkdir()
+    done = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/fmbench", cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert "written to s3://bench/fmbench as Parquet" in done.stdout
+    assert list(work.iterdir()) == []  # no local "s3:" folder
+    local = tmp_path / "local"
+    assert _cli("export", "--db", str(db), "--parquet", str(local))[0] == 0
+    remote = _bucket_files(s3_server, "bench/fmbench")
+    assert remote.keys() == _snapshot(local).keys()
+    assert json.loads(remote["fmbench-dataset.json"]) == json.loads((local / "fmbench-dataset.json").read_bytes())
+    again = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/fmbench")  # over its own output
+    assert again.returncode == 0, again.stderr
+    assert _bucket_files(s3_server, "bench/fmbench").keys() == remote.keys()
+    site = tmp_path / "site"
+    built = _fmbench(s3_server, "build", "--parquet", "s3://bench/fmbench", "--out", str(site), "-j", "1")
+    assert built.returncode == 0, built.stderr
+    assert len(list(site.glob("runs/*/index.html"))) == len(RUNS)
+    smaller = tmp_path / "one-run.duckdb"
+    assert _cli("ingest", str(FIXTURES / RUNS[0]), "--db", str(smaller))[0] == 0
+    assert _fmbench(s3_server, "export", "--db", str(smaller), "--parquet", "s3://bench/fmbench").returncode == 0
+    assert _cli("export", "--db", str(smaller), "--parquet", str(tmp_path / "one-run"))[0] == 0
+    # the partition of the run no longer there is removed, not left for a reader to find
+    assert _bucket_files(s3_server, "bench/fmbench").keys() == _snapshot(tmp_path / "one-run").keys()
+
+
+def test_export_parquet_refuses_a_prefix_that_is_not_a_dataset_and_a_location_with_credentials(
+    s3_server: dict[str, str], exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, _ = exported
+    fs = _s3(s3_server)
+    fs.pipe_file("bench/mine/notes.txt", b"the user's")
+    refused = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/mine")
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        "Error: s3://bench/mine: holds objects and is not an fmbench Parquet dataset; choose another prefix"
+    )
+    assert fs.find("bench/mine") == ["bench/mine/notes.txt"]
+    secret = _fmbench(s3_server, "export", "--db", str(db), "--parquet", f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@bench/x", cwd=tmp_path)
+    assert secret.returncode == 1 and SECRET not in secret.stdout + secret.stderr
+    assert "s3://***@bench/x: a location holding credentials is refused" in secret.stderr
+    assert not (tmp_path / "s3:").exists()
+    missing = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://no-such-bucket/x")
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+    assert missing.stderr.startswith("Error: s3://no-such-bucket/x: ")
+
+
+def test_export_parquet_to_a_scheme_it_does_not_know_makes_no_folder_of_that_name(
+    exported: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, _ = exported
+    monkeypatch.chdir(tmp_path)
+    for location in ("s3:/bench/x", "S3://bench/x", "ftp://host/x"):
+        error = _one_line_error(*_cli("export", "--db", str(db), "--parquet", location))
+        assert "not a location fmbench writes to" in error
+    assert not [p for p in tmp_path.iterdir() if ":" in p.name]
