@@ -17,7 +17,7 @@ import click
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
-from fmbench.redaction import redact
+from fmbench.redaction import address_problem, redact
 from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
@@ -326,6 +326,9 @@ def build(
     from fmbench.publish.summary import report_to_github, summarize_build
 
     source = _source(db, parquet)
+    problem = None if base_url is None else address_problem(base_url)
+    if problem:
+        raise click.UsageError(f"--base-url: {problem}")
     project = _project()
     with user_errors():
         if project is not None:

@@ -29,7 +29,7 @@ from fmbench.ingest import collect_run_files
 from fmbench.ingest.mirror import mirror_runs
 from fmbench.publish.build import build_site
 from fmbench.publish.summary import summarize_build
-from fmbench.redaction import has_credentials
+from fmbench.redaction import address_problem
 from fmbench.runfile.record import run_id_for
 from fmbench.storage.db import ENV_DB
 from fmbench.views.methodology import PublisherNotes, publisher_notes
@@ -79,20 +79,12 @@ class FooterLink(_Strict):
         return url
 
 
-_URL_SPACE_OR_CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\s\ud800-\udfff]")
-"""Spaces (Unicode's too), C0 and C1 controls, and the lone surrogates a byte that is not UTF-8 becomes."""
-
-
 def _absolute_http(value: str, what: str) -> str:
     if value and not value.startswith(("https://", "http://")):
         raise ValueError(f"expected an absolute http(s) URL such as https://owner.github.io/repo/ for {what}, or \"\"")
-    if _URL_SPACE_OR_CONTROL.search(value):
-        # Written into every page's links and the feed: a line break or space there breaks them (or forges markup).
-        raise ValueError(f"expected a URL without spaces, line breaks or control characters for {what}")
-    if has_credentials(value):
-        # The address is published in every page (og:url, rel=alternate, the Atom feed): a user or password in it
-        # would be too. Never repeated in the message.
-        raise ValueError(f"expected a URL without a user name or password (user:secret@) for {what}")
+    problem = address_problem(value)  # published in every page (og:url, rel=alternate, the Atom feed)
+    if problem:
+        raise ValueError(f"{problem} for {what}")
     if value and not urlsplit(value).hostname:
         raise ValueError(f"expected a URL naming a host, such as https://owner.github.io/repo/, for {what}")
     return value

@@ -108,6 +108,17 @@ def test_a_plain_site_url_is_still_taken(url: str) -> None:
     assert parse_config(_toml_with_site_url(url), "fmbench.toml").site.site_url == url
 
 
+@pytest.mark.parametrize("base", [f"https://ada:{SECRET}@ada.github.io/results/", "/re\nsults/", "/a b/"])
+def test_build_refuses_a_base_url_holding_credentials_or_a_line_break_in_one_line(tmp_path: Path, base: str) -> None:
+    db = tmp_path / "db.duckdb"
+    assert _cli("ingest", str(FIXTURES / "iphone-17-pro-ios27-24a5256a-on-device-performance-2026-10-29.json"),
+                "--db", str(db))[0] == 0
+    result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(tmp_path / "site"), "--base-url", base])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--base-url: expected a URL without" in result.output and SECRET not in result.output
+    assert not (tmp_path / "site").exists()
+
+
 def test_the_repository_url_is_held_to_the_same_rule() -> None:
     with pytest.raises(ProjectError, match=r"^fmbench.toml: repository.url: expected a URL without a user name"):
         parse_config(f'[repository]\nurl = "https://ada:{SECRET}@github.com/ada/results"\n', "fmbench.toml")
