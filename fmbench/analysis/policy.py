@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Literal
 
 from fmbench.analysis.figures import SummaryMismatch
+from fmbench.analysis.plausibility import implausible_figures
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.annotations import Annotations
 from fmbench.runfile.catalog import catalog_sample_count
@@ -150,6 +151,8 @@ def assess(
     clock = implausible_clock(run.started_at, run.ended_at)
     if clock is not None:
         invalid("implausible-clock", clock)
+    for implausible in implausible_figures(run):
+        invalid(implausible.code, implausible.message)
     if mismatches:
         shown = "; ".join(str(m) for m in mismatches[:3])
         more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
