@@ -18,6 +18,7 @@ from fmbench.analysis.plausibility import implausible_figures
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.annotations import Annotations
 from fmbench.runfile.catalog import catalog_sample_count
+from fmbench.runfile.names import visible
 from fmbench.runfile.record import RunRecord
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
 
@@ -236,7 +237,7 @@ def assess(
         source = "corrected device name" if corrected is not None else "device name"
         exploratory(
             "host-name",
-            f"The {source} “{name}” {why}: a publishable run names the device generically "
+            f"The {source} “{visible(name)}” {why}: a publishable run names the device generically "
             "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
         )
     states = _thermal_states(run)

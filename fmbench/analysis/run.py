@@ -22,6 +22,7 @@ from fmbench.analysis.revisions import Assignment, Registry, load_registry
 from fmbench.analysis.scoring import StoredCheck, check_stored
 from fmbench.errors import Problem, RunFileError
 from fmbench.runfile.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
+from fmbench.runfile.names import device_name_notes
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_run
 from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
@@ -78,6 +79,7 @@ def analyze(
         notes.append(Problem("environment.hardwareModel", simulator.evidence))
     if scoring.commit_flag:
         notes.append(Problem("environment.foundationModelsBenchCommit", scoring.commit_flag))
+    notes += device_name_notes(record.environment)
     fingerprint = fixture_fingerprint(record.trials)
     return RunAnalysis(
         record=record,
