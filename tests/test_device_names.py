@@ -63,10 +63,15 @@ def test_a_decomposed_name_is_stored_composed_and_names_one_device(project: tupl
     with duckdb.connect(str(project[0]), read_only=True) as con:
         rows = con.execute("SELECT file_name, device_name FROM runs ORDER BY file_name").fetchall()
         devices = con.execute("SELECT count(DISTINCT coalesce(hardware_model, device_name)) FROM runs").fetchone()
+        notes = con.execute(
+            "SELECT r.file_name, f.message FROM run_flags f JOIN runs r USING (run_id) "
+            "WHERE f.location = 'environment.deviceName' AND f.message LIKE 'not in composed form%'"
+        ).fetchall()
     stored = dict(rows)
     assert stored["decomposed.json"] == stored["composed.json"] == "Café Mac"
     assert unicodedata.is_normalized("NFC", stored["decomposed.json"])
     assert devices == (5,)
+    assert [file for file, _ in notes] == ["decomposed.json"]  # the one written decomposed says so
     assert stored["zero-width.json"] == "MacBook Pro<U+200B> M5"
     assert stored["override.json"] == "MacBook Pro M5<U+202E>"
 
@@ -146,3 +151,14 @@ def test_each_invisible_character_is_shown_as_its_code_point_and_read_back(name:
 def test_a_name_written_wholly_in_look_alike_letters_is_flagged() -> None:
     (finding,) = name_findings("\u041c\u0430\u0441\u0412\u043e\u043e\u043a")  # МасВоок, all Cyrillic
     assert "is written in Cyrillic letters that each look like a Latin one" in finding
+
+
+def test_summarize_shows_a_files_hidden_characters(tmp_path: Path) -> None:
+    document = json.loads(SOURCE.read_bytes())
+    document["environment"]["deviceName"] = NAMES["zero-width"]
+    run = tmp_path / "zero-width.json"
+    run.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    for command in ("summarize", "validate"):
+        result = CliRunner().invoke(main, [command, str(run)])
+        assert result.exit_code == 0, result.output
+        assert "\u200b" not in result.output and "MacBook Pro<U+200B> M5" in result.output
