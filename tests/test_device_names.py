@@ -162,3 +162,15 @@ def test_summarize_shows_a_files_hidden_characters(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, [command, str(run)])
         assert result.exit_code == 0, result.output
         assert "\u200b" not in result.output and "MacBook Pro<U+200B> M5" in result.output
+
+
+def test_a_host_name_reason_shows_the_names_hidden_characters(tmp_path: Path) -> None:
+    document = json.loads(SOURCE.read_bytes())
+    document["environment"]["deviceName"] = "Jane's\u200b MacBook"
+    run = tmp_path / "janes.json"
+    run.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", "--json", str(run)])
+    assert result.exit_code == 0, result.output
+    (judged,) = json.loads(result.output)
+    (reason,) = [r for r in judged["reasons"] if r["code"] == "host-name"]
+    assert "“Jane's<U+200B> MacBook”" in reason["message"] and "\u200b" not in reason["message"]

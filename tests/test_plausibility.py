@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from click.testing import CliRunner
 
+from fmbench.analysis.run import ANALYSIS_VERSION
 from fmbench.cli import main
 
 from testdata import DATA, EXAMPLE_NAME, EXAMPLES, FIXTURES
@@ -167,3 +169,28 @@ def test_a_trial_ending_before_it_starts_with_a_negative_duration_is_a_clock_ste
     judged = _judge(tmp_path, CURRENT, edit)
     assert "implausible-trial-clock" not in [r["code"] for r in judged["reasons"]]
     assert "trials[2].metrics.duration" in [f["where"] for f in judged["flags"]]
+
+
+def test_a_database_judged_by_the_rules_before_rederives_its_copies_as_invalid(tmp_path: Path) -> None:
+    """A run stored under analysis version 2 (no bound on the figures, the name stored raw) is judged again by
+    ``fmbench migrate``: the copied trials make it invalid, and its name is stored as shown."""
+    document: Document = json.loads(CURRENT.read_bytes())
+    _one_id_sixty_times(document)
+    document["environment"]["deviceName"] = "iPhone\u200b 17 Pro"
+    run = tmp_path / "copies.json"
+    run.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    db = tmp_path / "old.duckdb"
+    assert CliRunner().invoke(main, ["ingest", "--db", str(db), str(run)]).exit_code == 0
+    with duckdb.connect(str(db)) as con:  # as version 2 left it
+        con.execute("UPDATE runs SET analysis_version = 2, verdict = 'publishable', device_name = ?",
+                    [document["environment"]["deviceName"]])
+        con.execute("DELETE FROM verdict_reasons")
+    assert "pending" in CliRunner().invoke(main, ["migrate", "--db", str(db), "--list"]).output
+    migrated = CliRunner().invoke(main, ["migrate", "--db", str(db)])
+    assert migrated.exit_code == 0, migrated.output
+    assert "(1 run(s) re-derived)" in migrated.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT verdict, device_name, analysis_version FROM runs").fetchone() == (
+            "invalid", "iPhone<U+200B> 17 Pro", ANALYSIS_VERSION)
+        codes = [c for (c,) in con.execute("SELECT code FROM verdict_reasons WHERE level = 'invalid'").fetchall()]
+    assert codes == ["duplicate-trial-id"]
