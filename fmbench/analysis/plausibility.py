@@ -76,9 +76,9 @@ def _over_full(t: TrialRecord) -> bool:
 
 def _window(run: RunRecord, t: TrialRecord) -> tuple[int | None, str]:
     """The context window a trial ran in, and the field that records it (the trial's own first)."""
-    if t.metrics.contextSize is not None:
+    if t.metrics.contextSize:
         return t.metrics.contextSize, f"trials[{t.ordinal}].metrics.contextSize"
-    return run.model_context_size, "modelContextSize"
+    return run.model_context_size or None, "modelContextSize"  # a window of 0 tokens is no window: not recorded
 
 
 def implausible_figures(run: RunRecord) -> list[Implausible]:
