@@ -70,7 +70,7 @@ def _one_id_sixty_times(document: Document) -> None:
 CASES = [
     (_decode_longer, "implausible-decode", "trials[7].metrics.decodeDuration", "1 trial"),
     (_ends_before_start, "implausible-trial-clock", "trials[0].metrics.endedAt", "every one of the 60 trials"),
-    (_context_500_percent, "implausible-context-use", "trials[3].metrics.contextUtilization is 500%", "1 trial"),
+    (_context_500_percent, "implausible-context-use", "trials[3].metrics.contextUtilization is 500.0%", "1 trial"),
     (_a_billion_output_tokens, "implausible-output-tokens",
      "trials[0].metrics.outputTokenCount is 1,000,000,000 tokens, beyond the 4,096-token context window "
      "(trials[0].metrics.contextSize)", "1 trial"),

@@ -117,7 +117,7 @@ def _checks(run: RunRecord) -> Iterator[Implausible]:
         assert u is not None
         yield Implausible(
             "implausible-context-use",
-            f"trials[{t.ordinal}].metrics.contextUtilization is {u:.0%} of the context window, in "
+            f"trials[{t.ordinal}].metrics.contextUtilization is {u:,.1%} of the context window, in "
             f"{_how_many(n, total)}: the prompt must fit the window it is measured against, so at most 100%.",
         )
     over = []
