@@ -43,7 +43,7 @@ def test_the_change_point_is_found_at_the_planted_build(planted: int) -> None:
     result = find_change_points(series(history(planted, step_at=planted)))
     (point,) = [c for c in result.change_points if c.p_value <= 0.01]
     assert point.build == BUILDS[planted] and point.previous_build == BUILDS[planted - 1]
-    assert point.before == BUILDS[:planted] and point.after == BUILDS[planted:5]
+    assert point.before == BUILDS[:planted] and point.after == BUILDS[planted : planted + len(point.after)]
     assert point.samples == 25 and point.statistic == "median"
     assert point.relative is not None and 0.15 < point.relative < 0.45  # the planted 30%
     assert point.interval is not None and point.interval[0] > 0 and point.delta is not None
@@ -83,7 +83,7 @@ def test_a_rate_figure_is_summarised_by_its_mean() -> None:
     passed[:8, 2:] = 0.0  # eight samples now fail every trial
     point = find_change_points(series(passed, statistic="mean")).tests[0]
     assert point.build == BUILDS[2] and point.p_value <= 0.01
-    assert point.before_value == pytest.approx(passed[:, :2].mean())
+    assert point.before_value == pytest.approx(passed[:, :2].mean())  # equal cells a sample: the mean of means
     assert point.delta == pytest.approx(passed[:, 2:].mean() - passed[:, :2].mean())
 
 
@@ -181,3 +181,16 @@ def test_settings_bound_the_number_of_change_points() -> None:
     assert len(bounded.change_points) == 1
     both = find_change_points(series(steps))
     assert [c.build for c in both.change_points if c.p_value <= 0.01] == [BUILDS[1], BUILDS[3]]
+
+
+def test_each_change_of_a_history_with_two_is_sized_between_its_neighbours() -> None:
+    steps = history(43, builds=5)
+    steps[:, 2:] *= 1.5
+    steps[:, 4:] *= 2.0
+    first, second = (c for c in find_change_points(series(steps)).change_points if c.p_value <= 0.01)
+    assert (first.before, first.after) == (BUILDS[:2], BUILDS[2:4])
+    assert (second.before, second.after) == (BUILDS[2:4], BUILDS[4:])
+    # Sizes of the workload's median over 25 samples (planted: +50%, then +100%), each with its own spread.
+    assert first.relative is not None and 0.2 < first.relative < 0.8
+    assert second.relative is not None and 0.6 < second.relative < 1.5
+    assert first.after_value == second.before_value  # the builds between the two changes, measured once

@@ -9,11 +9,12 @@ first token, say, or its pass rate). A sample a build did not measure is an empt
 from it on. Each boundary is scored by the energy statistic of Matteson and James's E-divisive method, the
 distance between the two sides' distributions (twice the mean distance between a value before and a value
 after, less the mean distance within each side), scaled by ``n·m / (n + m)`` for ``n`` and ``m`` values a
-side. The distances are taken within a sample only, so a slow prompt and a quick one never count as a
-change: the statistic is the sum over samples of each sample's own energy distance between its values
-before and after. The boundary with the largest statistic is the candidate. Binary segmentation then looks
-again on each side of a change found, until no side has a significant change left (or a bound on the number
-of change points is reached); a boundary always falls between two builds, never inside one.
+side. A slow prompt and a quick one must not look like a change, so each cell is first taken less its
+sample's mean over the builds being looked at: what is left is how far that sample sat above or below its
+own level on that build, and a step shows as every sample's cells after it sitting higher than its cells
+before. The boundary with the largest statistic is the candidate. Binary segmentation then looks again on
+each side of a change found, until no side has a significant change left (or a bound on the number of change
+points is reached); a boundary always falls between two builds, never inside one.
 
 **Is it real: a permutation test that keeps the pairing.** If the figure did not move inside a stretch of
 builds, each sample's values there could have come in any order of builds. The test shuffles each sample's
@@ -25,8 +26,9 @@ real change the full cap. Every draw comes from a generator seeded with the seri
 history always gives the same answer.
 
 **How big.** A change's size compares the builds before it with the builds after it, up to the next change
-points on either side, over the samples measured on both sides: the mean of their cells for a rate or a mean,
-the median for a latency or another quantile; its interval resamples the samples (each with all its cells).
+points on either side, over the samples measured on both sides: each sample's level on a side (the mean of its
+cells for a rate or a mean, the median for a latency or another quantile), then the same statistic over the
+samples; its interval (95%) resamples the samples.
 
 **Many series, one list.** A site tests many series and each test can be wrong by chance. The p-values of
 every test of a list (every stretch tested, change or not) go through the Benjamini–Hochberg procedure
@@ -337,66 +339,73 @@ def _summary(cells: np.ndarray, statistic: Statistic) -> np.ndarray:
 def _size(
     series: Series, start: int, split: int, stop: int, rng: np.random.Generator, settings: Settings
 ) -> tuple[float | None, float | None, tuple[float, float] | None, int]:
+    """Each side's level over the samples measured on both (the statistic of each sample's own statistic of its
+    cells, so a sample's noise is summarised before the samples are), and the difference's interval from
+    resampling those samples."""
     before, after = series.values[:, start:split], series.values[:, split:stop]
     paired = ~np.isnan(before).all(1) & ~np.isnan(after).all(1)
-    before, after = before[paired], after[paired]
-    k = before.shape[0]
+    k = int(paired.sum())
     if k == 0:
         return None, None, None, 0
-    low_value = float(_summary(before.ravel(), series.statistic))
-    high_value = float(_summary(after.ravel(), series.statistic))
+    old, new = _summary(before[paired], series.statistic), _summary(after[paired], series.statistic)
     draw = rng.integers(0, k, size=(settings.resamples, k))
-    deltas = _summary(after[draw].reshape(settings.resamples, -1), series.statistic) - _summary(
-        before[draw].reshape(settings.resamples, -1), series.statistic
-    )
+    deltas = _summary(new[draw], series.statistic) - _summary(old[draw], series.statistic)
     tail = (1 - settings.confidence) / 2
     low, high = np.quantile(deltas, [tail, 1 - tail])
-    return low_value, high_value, (float(low), float(high)), k
+    return float(_summary(old, series.statistic)), float(_summary(new, series.statistic)), (float(low), float(high)), k
 
 
 def _test_stretch(
     series: Series, start: int, stop: int, rng: np.random.Generator, cap: int, settings: Settings
-) -> tuple[ChangePoint, int] | None:
+) -> tuple[int, float, float, int] | None:
+    """The best boundary of builds ``start … stop - 1``: ``(split, energy, p-value, shuffles drawn)``."""
     values = series.values[:, start:stop]
-    present = ~np.isnan(values)
-    if stop - start < 2 * settings.min_builds or not present.any():
+    if stop - start < 2 * settings.min_builds or np.isnan(values).all():
         return None
     stretch = _Stretch.of(values)
     energies = stretch.energies(stretch.observed(), settings.min_builds)[0]
     best = int(np.argmax(energies))
-    split = start + settings.min_builds + best
     p, drawn = _permutation_p(stretch, float(energies[best]), rng, cap, settings)
-    before_value, after_value, interval, samples = _size(series, start, split, stop, rng, settings)
-    delta = None if before_value is None or after_value is None else after_value - before_value
-    point = ChangePoint(
-        key=series.key, build=series.builds[split], previous_build=series.builds[split - 1],
-        before=series.builds[start:split], after=series.builds[split:stop], statistic=series.statistic,
-        before_value=before_value, after_value=after_value, delta=delta, interval=interval, samples=samples,
-        energy=float(energies[best]), p_value=p, permutations=drawn,
-    )
-    return point, split
+    return start + settings.min_builds + best, float(energies[best]), p, drawn
 
 
 def find_change_points(series: Series, settings: Settings | None = None, permutations: int | None = None) -> SeriesResult:
     """Every stretch of ``series`` the binary segmentation tested, each with its best boundary and p-value.
 
+    A change point the segmentation split at is sized against its neighbours among them (the builds back to
+    the one before and up to the next); a boundary that was not split at, against the stretch it was tested in.
     ``permutations`` caps the shuffles of one test (default: ``settings.min_permutations``)."""
     settings = settings or Settings()
     cap = max(permutations or settings.min_permutations, settings.exceedances)
     rng = _rng(settings.seed, series.key, 0)
-    tests: list[ChangePoint] = []
+    tested: list[tuple[int, int, int, float, float, int]] = []
     stretches = [(0, len(series.builds))]
     found = 0
     while stretches and found < settings.max_change_points:
         start, stop = stretches.pop(0)
-        tested = _test_stretch(series, start, stop, rng, cap, settings)
-        if tested is None:
+        result = _test_stretch(series, start, stop, rng, cap, settings)
+        if result is None:
             continue
-        point, split = tested
-        tests.append(point)
-        if point.p_value <= settings.split_level:
+        split, energy, p, drawn = result
+        tested.append((start, split, stop, energy, p, drawn))
+        if p <= settings.split_level:
             found += 1
             stretches += [(start, split), (split, stop)]
+    bounds = sorted({0, len(series.builds), *(t[1] for t in tested if t[4] <= settings.split_level)})
+    sizing = _rng(settings.seed, series.key, 1)
+    tests = []
+    for start, split, stop, energy, p, drawn in tested:
+        if p <= settings.split_level:
+            at = bounds.index(split)
+            start, stop = bounds[at - 1], bounds[at + 1]
+        before_value, after_value, interval, samples = _size(series, start, split, stop, sizing, settings)
+        delta = None if before_value is None or after_value is None else after_value - before_value
+        tests.append(ChangePoint(
+            key=series.key, build=series.builds[split], previous_build=series.builds[split - 1],
+            before=series.builds[start:split], after=series.builds[split:stop], statistic=series.statistic,
+            before_value=before_value, after_value=after_value, delta=delta, interval=interval, samples=samples,
+            energy=energy, p_value=p, permutations=drawn,
+        ))
     return SeriesResult(series, tuple(tests), settings.split_level)
 
 
