@@ -136,7 +136,7 @@ class Settings:
     resamples: int = 999
     seed: int = 20260701
     memory_cells: int = 1_000_000
-    """At most this many distances in memory at once (shuffles are scored in batches that fit)."""
+    """At most this many (cell, build) numbers a batch of shuffles holds (shuffles are scored in batches that fit)."""
 
 
 @dataclass(frozen=True)
