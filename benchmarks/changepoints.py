@@ -18,7 +18,8 @@ or a second boundary around it). A list's false-discovery proportion is false / 
 kept); its mean over the replications is the false-discovery rate, given for noise alone and for both kinds.
 Power is the share of planted steps found at their build.
 
-    .venv/bin/python benchmarks/changepoints.py [--replications 200] [--series 10] [--steps 2] [--json]
+    .venv/bin/python benchmarks/changepoints.py [--replications 200] [--series 10] [--steps 2] [--seed 37]
+        [--null-only] [--json]
 """
 
 from __future__ import annotations
@@ -73,11 +74,11 @@ def one_list(rng: np.random.Generator, kind: str, step: float, series: int, step
             "tests": len(history.decisions)}
 
 
-def measure(replications: int, series: int, steps: int, seed: int = 37) -> dict[str, Any]:
+def measure(replications: int, series: int, steps: int, seed: int = 37, *, null_only: bool = False) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     rows = []
     for kind, sizes in (("latency", LATENCY_STEPS), ("task success", RATE_STEPS)):
-        for step in sizes:
+        for step in sizes[:1] if null_only else sizes:
             started = time.perf_counter()
             lists = [one_list(rng, kind, step, series, steps, r) for r in range(replications)]
             noise = [x["noise"] / x["kept"] if x["kept"] else 0.0 for x in lists]
@@ -98,7 +99,7 @@ def measure(replications: int, series: int, steps: int, seed: int = 37) -> dict[
                 "seconds": time.perf_counter() - started,
             })
     return {"level": DEFAULT_LEVEL, "series": series, "steps": steps, "samples": SAMPLES, "builds": len(BUILDS),
-            "rows": rows}
+            "seed": seed, "rows": rows}
 
 
 def main() -> None:
@@ -106,9 +107,11 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=200, help="simulated lists a step size (default 200)")
     parser.add_argument("--series", type=int, default=10, help="series a list (default 10)")
     parser.add_argument("--steps", type=int, default=2, help="series of a list that carry a step (default 2)")
+    parser.add_argument("--seed", type=int, default=37, help="the simulation's seed (default 37)")
+    parser.add_argument("--null-only", action="store_true", help="only the lists without a step")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    found = measure(args.replications, args.series, args.steps)
+    found = measure(args.replications, args.series, args.steps, args.seed, null_only=args.null_only)
     if args.json:
         print(json.dumps(found, indent=2))
         return

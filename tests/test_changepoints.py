@@ -3,10 +3,13 @@ false-discovery control (fmbench.analysis.changepoints)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from fmbench.analysis.changepoints import (
+    DEFAULT_LEVEL,
     FIGURES,
     SAMPLES,
     Hypothesis,
@@ -19,6 +22,7 @@ from fmbench.analysis.changepoints import (
     permutation_cap,
     series_from_cells,
 )
+from fmbench.analysis.os_builds import in_version_order
 
 BUILDS = ("26A5353q", "26A5378f", "26B5012a", "26B5013b", "26C5001a")
 
@@ -194,3 +198,12 @@ def test_each_change_of_a_history_with_two_is_sized_between_its_neighbours() -> 
     assert first.relative is not None and 0.2 < first.relative < 0.8
     assert second.relative is not None and 0.6 < second.relative < 1.5
     assert first.after_value == second.before_value  # the builds between the two changes, measured once
+
+
+def test_the_methodology_page_states_the_method_its_level_and_the_build_order() -> None:
+    text = (Path(__file__).resolve().parents[1] / "site" / "methodology.md").read_text(encoding="utf-8")
+    section = text.split("## Changes over a build history {#changepoints}", 1)[1].split("\n## ", 1)[0]
+    assert "E-divisive" in section and "Benjamini–Hochberg" in section and "permutation" in section
+    assert f"at most {DEFAULT_LEVEL:.0%}" in section and "family of their own" in section
+    assert "the beta `24A5264n` comes before the release\n`24A335`" in section
+    assert in_version_order(["24A335", "24A5264n"]) == ["24A5264n", "24A335"]
