@@ -207,3 +207,22 @@ def test_the_methodology_page_states_the_method_its_level_and_the_build_order() 
     assert f"at most {DEFAULT_LEVEL:.0%}" in section and "family of their own" in section
     assert "the beta `24A5264n` comes before the release\n`24A335`" in section
     assert in_version_order(["24A335", "24A5264n"]) == ["24A5264n", "24A335"]
+
+
+def test_the_statistic_is_the_energy_distance_worked_out_pair_by_pair() -> None:
+    rng = np.random.default_rng(8)
+    values = rng.normal(0.0, 1.0, (6, 5))
+    values[rng.random(values.shape) < 0.2] = np.nan
+    residuals = values - np.nanmean(values, axis=1, keepdims=True)
+
+    def energy(boundary: int) -> float:
+        x, y = residuals[:, :boundary], residuals[:, boundary:]
+        x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+        n, m = len(x), len(y)
+        e = 2 * np.abs(x[:, None] - y).mean() - np.abs(x[:, None] - x).mean() - np.abs(y[:, None] - y).mean()
+        return float(e * n * m / (n + m))
+
+    by_boundary = [energy(t) for t in range(1, 5)]
+    first = find_change_points(series(values)).tests[0]
+    assert first.energy == pytest.approx(max(by_boundary), rel=1e-12)
+    assert first.build == BUILDS[1 + int(np.argmax(by_boundary))]

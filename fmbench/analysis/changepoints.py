@@ -260,28 +260,36 @@ class _Stretch:
         """The scaled energy statistic at every boundary ``min_builds … builds - min_builds`` for each history in
         ``labels`` (``(histories, cells)``: the build each sorted cell sits in): ``(histories, boundaries)``.
 
-        In one dimension the distances need no pairs: with the cells sorted, a cell's distances to the cells
-        below it are its value times their count less their sum, so the sums of distances between every two
-        builds take ``cells × builds²`` operations, not ``cells²``."""
+        In one dimension the distances need no pairs: ``g_1 ≤ … ≤ g_n`` sorted, the sum of ``g_j − g_i`` over
+        the pairs ``i < j`` is the sum of ``g_i · (2i − 1 − n)``. With the cells sorted once, each boundary's
+        sums within the builds before it and within the builds after it take one pass (``cells × boundaries``
+        operations a history, not ``cells²``), and the distances across it are what is left of the sum over
+        all cells."""
         width = self.counts.shape[0]
-        onehot = (labels[..., None] == np.arange(width)).astype(float)
-        below = np.cumsum(onehot, axis=-2) - onehot
-        below_sum = np.cumsum(onehot * self.residuals[:, None], axis=-2) - onehot * self.residuals[:, None]
-        lower = np.einsum("pki,pkj->pij", onehot, self.residuals[:, None] * below - below_sum)
-        distance = lower + lower.swapaxes(-1, -2)
-        total = np.zeros((distance.shape[0], width + 1, width + 1))
-        total[:, 1:, 1:] = distance.cumsum(-1).cumsum(-2)
+        cells = self.residuals.shape[0]
         t = np.arange(min_builds, width - min_builds + 1)
-        within_before = total[:, t, t]
-        across = total[:, t, width] - within_before
-        within_after = total[:, width, width][:, None] - total[:, t, width] - total[:, width, t] + within_before
+        before = labels[:, None, :] < t[None, :, None]
         counts = np.concatenate([[0], np.cumsum(self.counts)])
         n = counts[t].astype(float)
-        m = counts[width] - n
+        m = cells - n
+        r = self.residuals
+        k = np.arange(1, cells + 1)
+        everything = float(r @ (2 * k - 1 - cells))
+        # Sums over the cells before the boundary (b = 1) and after it, each as a product with r, so that no
+        # array of histories × boundaries × cells is made beyond the two below.
+        b = before.astype(float)
+        rank_b = np.cumsum(b, axis=-1)
+        before_r = b @ r
+        before_rank_r = (b * rank_b) @ r
+        after_rank_r = float(r @ k) - b @ (r * k) - rank_b @ r + before_rank_r
+        within_before = 2 * before_rank_r - (1 + n) * before_r
+        within_after = 2 * after_rank_r - (1 + m) * (r.sum() - before_r)
+        across = everything - within_before - within_after
         both = (n > 0) & (m > 0)
         n_, m_ = np.where(both, n, 1.0), np.where(both, m, 1.0)
-        # The energy distance (a V-statistic) times n·m/(n+m), written without dividing by n·m twice.
-        scaled = (2 * across - within_before * m_ / n_ - within_after * n_ / m_) / (n_ + m_)
+        # The energy distance (a V-statistic: ordered pairs, so twice each within sum) times n·m/(n+m),
+        # written without dividing by n·m twice.
+        scaled = (2 * across - 2 * within_before * m_ / n_ - 2 * within_after * n_ / m_) / (n_ + m_)
         return np.where(both, scaled, 0.0)
 
     def observed(self) -> np.ndarray:
