@@ -3,6 +3,7 @@ false-discovery control (fmbench.analysis.changepoints)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -226,3 +227,13 @@ def test_the_statistic_is_the_energy_distance_worked_out_pair_by_pair() -> None:
     first = find_change_points(series(values)).tests[0]
     assert first.energy == pytest.approx(max(by_boundary), rel=1e-12)
     assert first.build == BUILDS[1 + int(np.argmax(by_boundary))]
+
+
+def test_a_list_writes_its_level_and_change_points_as_json() -> None:
+    listed = changes_over_history([series(history(51, step_at=2), "real"), series(history(52), "flat")])
+    payload = json.loads(json.dumps(listed.to_json()))
+    assert payload["level"] == 0.05 and "5%" in payload["statement"] and payload["tests"] == len(listed.decisions)
+    assert len(payload["change_points"]) == len(listed.change_points)
+    point = next(p for p in payload["change_points"] if p["key"][0] == "real")
+    assert point["build"] == BUILDS[2] and point["previous_build"] == BUILDS[1]
+    assert point["adjusted_p_value"] <= 0.05 and point["interval"][0] < point["delta"] < point["interval"][1]

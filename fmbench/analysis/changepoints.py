@@ -45,7 +45,7 @@ import math
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -173,6 +173,25 @@ class ChangePoint:
             return None
         return self.delta / abs(self.before_value)
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": list(self.key),
+            "build": self.build,
+            "previous_build": self.previous_build,
+            "before": list(self.before),
+            "after": list(self.after),
+            "statistic": self.statistic,
+            "before_value": self.before_value,
+            "after_value": self.after_value,
+            "delta": self.delta,
+            "relative": self.relative,
+            "interval": None if self.interval is None else list(self.interval),
+            "samples": self.samples,
+            "energy": self.energy,
+            "p_value": self.p_value,
+            "permutations": self.permutations,
+        }
+
 
 @dataclass(frozen=True)
 class SeriesResult:
@@ -227,6 +246,18 @@ class History:
     @property
     def sample_changes(self) -> tuple[Decision[object], ...]:
         return tuple(d for d in self.samples if d.kept)
+
+    def to_json(self) -> dict[str, Any]:
+        """The list's level, method and kept change points (each with its p-value adjusted in its family)."""
+        return {
+            "level": self.level,
+            "method": METHOD,
+            "statement": method_statement(self.level),
+            "tests": len(self.decisions),
+            "sample_tests": len(self.samples),
+            "permutations": self.permutations,
+            "change_points": [{**d.subject.to_json(), "adjusted_p_value": d.adjusted} for d in self.change_points],
+        }
 
 
 # --- the energy statistic ------------------------------------------------------------------------------------
