@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fmbench.analysis.os_builds import BuildVersion, build_sort_key, in_version_order, parse_build
 
 
@@ -38,3 +43,15 @@ def test_version_order_ignores_the_date_a_build_was_first_measured() -> None:
 def test_unparseable_builds_come_last_by_their_text_and_duplicates_once() -> None:
     assert in_version_order(["zeta", None, "26A1", "alpha", "26A1"]) == ["26A1", None, "alpha", "zeta"]
     assert build_sort_key("26A1") < build_sort_key("alpha")
+
+
+@given(st.lists(st.from_regex(r"2[4-7][A-F](5[0-9]{3}|[0-9]{1,3})[a-z]?", fullmatch=True), max_size=12), st.randoms())
+def test_version_order_does_not_depend_on_the_order_builds_arrive_in(builds: list[str], rnd: random.Random) -> None:
+    shuffled = list(builds)
+    rnd.shuffle(shuffled)
+    ordered = in_version_order(builds)
+    assert in_version_order(shuffled) == ordered == in_version_order(ordered)
+    versions = [parse_build(b) for b in ordered]
+    assert all(v is not None for v in versions)
+    majors = [v.major for v in versions if v is not None]
+    assert majors == sorted(majors)
