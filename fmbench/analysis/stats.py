@@ -2,12 +2,19 @@
 
 - **Quantiles in comparisons** (median and p90 of TTFT and of output
   tokens/s): a *cluster bootstrap* (:func:`cluster_bootstrap_quantile_difference`).
-  The 20 repetitions of one sample are not independent draws, and a side
-  measured in one run says nothing of how a repeat of that run would differ.
-  So each resample draws, with replacement, the side's runs (when it has
-  several), then within each drawn run its samples, then within each drawn
-  sample its trials, and takes the nearest-rank quantile of what it drew.
-  An exact form is not tractable; the resamples are Monte Carlo, vectorized
+  The repetitions of one sample are not independent draws: what varies from
+  one comparison to the next is which samples (and, where a side has
+  several, which runs) it measured. So each resample draws, with
+  replacement, the side's runs (when it has several), then within each drawn
+  run its samples, and takes every trial of each drawn sample as measured;
+  the trials are not drawn again inside a sample, which would add their
+  noise a second time (an interval 1.3 to 1.6 times the real spread). It
+  then takes the nearest-rank quantile of what it drew. Where a side's runs
+  all ran the same samples, the samples are drawn once per resample for
+  every run of the side (a sample is one cluster across the runs that
+  repeat it). ``benchmarks/coverage.py`` measures the result against
+  simulated pairs with a known change: coverage and width at the stated
+  confidence. An exact form is not tractable; the resamples are Monte Carlo, vectorized
   with numpy, seeded from a digest of the side's values (a page stays a
   function of its data) and kept per side by the caller's
   :class:`~fmbench.comparison.resample_store.Resamples`, so every comparison that
@@ -20,8 +27,8 @@
   sample do, and that shared difficulty would widen an interval whose sides
   are resampled alone. So the sample ids are drawn once per resample for
   both sides: resample ``i`` draws the same multiset of sample ids on the
-  baseline and on the candidate (and in every run it draws), while runs and
-  trials are still drawn per side. The shared draw is seeded from a digest
+  baseline and on the candidate (and in every run it draws), while runs are
+  still drawn per side. The shared draw is seeded from a digest
   of the sorted sample ids alone (row ``i`` of it is resample ``i``), never
   from a side, so a side's paired resamples are a function of its values,
   its sample ids and that set: kept and reused like the unpaired ones, under
@@ -329,11 +336,11 @@ extreme resampled values: it is then wider, never narrower, than the level asks.
 CLUSTER_METHOD = (
     f"cluster bootstrap of the difference of nearest-rank quantiles ({RESAMPLES:,} Monte Carlo resamples per side, "
     "seeded from a digest of the values: runs resampled first where a side has several, then samples, "
-    "then trials within each sample)"
+    "each drawn sample with all its trials as measured)"
 )
 _CLUSTER_DRAW = (
     f"{RESAMPLES:,} Monte Carlo resamples per side, seeded from a digest of the values: runs resampled first "
-    "where a side has several, then samples, then trials within each sample"
+    "where a side has several, then samples, each drawn sample with all its trials as measured"
 )
 CLUSTER_RATE_METHOD = (
     f"cluster bootstrap of the difference of rates (each trial a 0/1 outcome, a failed attempt a 0; {_CLUSTER_DRAW})"
@@ -365,18 +372,16 @@ class _Resamples:
     """:data:`RESAMPLES` cluster-bootstrap resamples of one side's values, drawn a block at a time.
 
     Runs are drawn with replacement (when there are several), then, within each drawn run, as many
-    samples as it holds, then, within each drawn sample, as many trials as it holds. Each resample is a row
+    samples as it holds; each drawn sample brings all its trials, as measured. Each resample is a row
     of ``width`` slots; :meth:`blocks` yields, for consecutive rows ``start:stop``, ``drawn`` (each slot the
-    index in ``values`` of the value drawn there) and ``valid`` (which slots hold a drawn value, ``None``
+    index in ``values`` of the value there) and ``valid`` (which slots hold a value, ``None``
     when all do: a drawn run with fewer samples, or a drawn sample with fewer trials, than the most any
-    holds leaves the rest empty). The generator is seeded from a digest of the values, so the same side
-    always gives the same resamples; drawing block by block takes the same numbers, in the same order, as
-    drawing every row at once.
+    holds leaves the rest empty). The draw is seeded from a digest of the values, so the same side
+    always gives the same resamples.
     """
 
     values: Any
     width: int
-    rng: Any
     n_trials: Any  # (resamples, runs, samples) as doubles: each drawn sample's trial count
     offsets: Any  # (resamples, runs, samples): where each drawn sample's values start in ``values``
     kept: Any  # (resamples, runs * samples): the drawn samples' trial counts, 0 where no sample was drawn; or None
@@ -395,27 +400,26 @@ class _Resamples:
         b, shape = self.n_trials.shape[0], self.n_trials.shape[1:]
         trials = self.width // math.prod(shape)
         rows = self.rows_per_block
-        position = np.empty((rows, *shape, trials))
-        drawn = np.empty(position.shape, dtype=np.int32)
+        # Every trial of a drawn sample is taken as it is (the trials are not drawn again): slot ``t`` of a drawn
+        # sample holds its ``t``-th value. A slot past a sample's count is marked empty in ``valid``; its index is
+        # kept inside ``values`` so that the look-up stays in bounds.
+        in_sample = np.arange(trials, dtype=np.int32)
+        last = len(self.values) - 1
+        drawn = np.empty((rows, *shape, trials), dtype=np.int32)
         valid = None if self.kept is None else np.empty((rows, self.width), dtype=bool)
-        in_sample = None if self.kept is None else np.tile(np.arange(trials, dtype=self.kept.dtype), math.prod(shape))
+        in_row = None if self.kept is None else np.tile(in_sample.astype(self.kept.dtype), math.prod(shape))
         for start in range(0, b, rows):
             stop = min(b, start + rows)
             n = stop - start
-            p, d = position[:n], drawn[:n]
-            # Each trial's draw: a uniform u in [0, 1) times the drawn sample's count, truncated. No clamp to
-            # n - 1 is needed: u is at most 1 - 2**-53, and n times that, rounded to the nearest double, is
-            # below n for every count n.
-            self.rng.random(out=p)
-            p *= self.n_trials[start:stop, ..., None]
-            np.copyto(d, p, casting="unsafe")  # truncated toward zero, as ``astype`` does
-            d += self.offsets[start:stop, ..., None]
+            d = drawn[:n]
+            np.add(self.offsets[start:stop, ..., None], in_sample, out=d)
+            np.minimum(d, last, out=d)
             if valid is None:
                 yield start, stop, d.reshape(n, -1), None
             else:
                 # One comparison of whole rows (broadcasting over a short last axis costs several times as much).
                 v = valid[:n]
-                np.greater(np.repeat(self.kept[start:stop], trials, axis=1), in_sample, out=v)
+                np.greater(np.repeat(self.kept[start:stop], trials, axis=1), in_row, out=v)
                 yield start, stop, d.reshape(n, -1), v
 
 
@@ -460,7 +464,7 @@ def _resample(side: Clusters, digest: bytes, pairing: Pairing | None = None) -> 
     if max_trials != int(trials_per_sample.min()) or max_samples != int(samples_per_run.min()):
         kept = np.where(sample_valid, n_trials, 0).astype(_index_type(max_trials)).reshape(b, -1)
     return _Resamples(
-        values=values, width=run_pick.shape[1] * max_samples * max_trials, rng=rng,
+        values=values, width=run_pick.shape[1] * max_samples * max_trials,
         n_trials=n_trials.astype(np.float64), offsets=trial_offsets[sample_pick], kept=kept,
     )
 
@@ -643,6 +647,25 @@ def _percentile_interval(differences: Any, confidence: float, method: str, paire
     return Interval(low=float(low), high=float(high), confidence=confidence, method=method, paired=paired)
 
 
+def _sample_draws(
+    baseline: Clusters, candidate: Clusters, samples: tuple[SampleIds, SampleIds] | None
+) -> tuple[Pairing | None, Pairing | None, bool]:
+    """How each side draws its samples: ``(baseline's, candidate's, paired)``. Sides that share their samples take
+    one draw together (paired); otherwise a side of several runs that all ran the same samples draws them once for
+    all its runs (its own :class:`Pairing` with itself); any other side draws each run's samples alone (``None``)."""
+    if samples is None:
+        return None, None, False
+    both = pairings(baseline, candidate, *samples)
+    if both is not None:
+        return both[0], both[1], True
+
+    def alone(side: Clusters, ids: SampleIds) -> Pairing | None:
+        own = pairings(side, side, ids, ids) if len(side) > 1 else None
+        return None if own is None else own[0]
+
+    return alone(baseline, samples[0]), alone(candidate, samples[1]), False
+
+
 def cluster_bootstrap_mean_difference(
     baseline: Clusters,
     candidate: Clusters,
@@ -662,10 +685,9 @@ def cluster_bootstrap_mean_difference(
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    paired = None if samples is None else pairings(baseline, candidate, *samples)
-    pb, pc = (None, None) if paired is None else paired
+    pb, pc, paired = _sample_draws(baseline, candidate, samples)
     differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
-    return _percentile_interval(differences, confidence, method, paired is not None)
+    return _percentile_interval(differences, confidence, method, paired)
 
 
 def cluster_bootstrap_quantile_difference(
@@ -691,7 +713,6 @@ def cluster_bootstrap_quantile_difference(
     z_value(confidence)  # validates the level
     qs = together if q in together else (q,)
     row = qs.index(q)
-    paired = None if samples is None else pairings(baseline, candidate, *samples)
-    pb, pc = (None, None) if paired is None else paired
+    pb, pc, paired = _sample_draws(baseline, candidate, samples)
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
-    return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired is not None)
+    return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired)
