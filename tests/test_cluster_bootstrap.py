@@ -116,7 +116,8 @@ def test_a_rate_interval_of_the_cluster_bootstrap_stays_within_minus_one_and_one
 
 # Intervals the seeded draws give (the draws are part of what a published interval is): uneven runs and samples,
 # tied values, 0/1 outcomes. Pinned again when the draw stopped drawing trials again inside each drawn sample
-# (resample_store.ALGORITHM 2): the intervals narrowed because the method did.
+# (resample_store.ALGORITHM 2) and the interval took the few-clusters factor √(G / (G − 1)) and the trials' noise as
+# its floor.
 _UNEVEN = [[[0.38, 0.54, 0.6, 0.45], [0.37, 0.49, 0.55, 0.61], [0.38, 0.37, 0.57], [0.55, 0.65, 0.6, 0.49, 0.47]],
            [[0.81, 0.52, 0.47, 0.44], [0.56, 0.56]]]
 _EVEN = [[[0.41551344030281046, 0.4437841653374633, 0.47730920054356135, 0.5192397421410584],
@@ -135,10 +136,10 @@ def test_the_seeded_resamples_give_the_intervals_their_algorithm_gives() -> None
     p90 = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.9, confidence=0.99)
     rate = stats.cluster_bootstrap_mean_difference(_OUTCOMES_A, _OUTCOMES_B)
     mean = stats.cluster_bootstrap_mean_difference(_UNEVEN, _EVEN)
-    assert median is not None and (median.low, median.high) == (-0.12714171110296107, 0.010210064293308507)
-    assert p90 is not None and (p90.low, p90.high) == (-0.29076025785894166, 0.22003081948213854)
-    assert rate is not None and (rate.low, rate.high) == (-0.23076923076923073, 0.16287878787878796)
-    assert mean is not None and (mean.low, mean.high) == (-0.13565015694897814, -0.017113863574443222)
+    assert median is not None and (median.low, median.high) == (-0.17439225205867942, 0.024671133882314067)
+    assert p90 is not None and (p90.low, p90.high) == (-0.31565748868707694, 0.255424296930427)
+    assert rate is not None and (rate.low, rate.high) == (-0.2994838242999639, 0.21615049096663064)
+    assert mean is not None and (mean.low, mean.high) == (-0.14315778388582712, -0.010630178992668111)
 
 
 def test_the_trials_of_a_drawn_sample_are_not_drawn_again() -> None:
@@ -147,7 +148,11 @@ def test_the_trials_of_a_drawn_sample_are_not_drawn_again() -> None:
     half = [[[1.0, 0.0] for _ in range(10)]]
     other = [[[0.0, 1.0] for _ in range(10)]]
     interval = stats.cluster_bootstrap_mean_difference(half, other)
-    assert interval is not None and interval.low == interval.high == 0.0
+    resampled = stats.resampled_means(half)
+    assert (resampled == 0.5).all()
+    # The interval is then the trials' own noise (its floor) and no more: 20 trials a side of variance 1/4.
+    assert interval is not None
+    assert interval.high == pytest.approx(-interval.low) == pytest.approx(1.959964 * (0.25 / 20 + 0.25 / 20) ** 0.5)
 
 
 def test_the_runs_of_a_side_that_repeat_its_samples_draw_them_together() -> None:
@@ -163,6 +168,14 @@ def test_the_runs_of_a_side_that_repeat_its_samples_draw_them_together() -> None
     joint = stats.cluster_bootstrap_mean_difference(two, shifted, samples=(ids * 2, [["t" + i for i in ids[0]]] * 2))
     assert single is not None and joint is not None and not single.paired and not joint.paired
     assert _width(joint) > 0.8 * _width(single)
+
+
+def test_one_sample_gives_no_interval_and_few_samples_a_wide_one() -> None:
+    one = [[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]]]
+    assert stats.cluster_bootstrap_mean_difference(one, one) is None  # nothing to resample between samples
+    # G / (G − 1) for the variance the bootstrap of G samples sees.
+    assert stats.few_clusters_factor(25) == pytest.approx((25 / 24) ** 0.5)
+    assert stats.few_clusters_factor(2) == pytest.approx(2**0.5)
 
 
 def _every_draw(side: list[list[list[float]]]) -> tuple[Any, Any, Any]:
