@@ -170,9 +170,14 @@ def test_the_runs_of_a_side_that_repeat_its_samples_draw_them_together() -> None
     assert _width(joint) > 0.8 * _width(single)
 
 
-def test_one_sample_gives_no_interval_and_few_samples_a_wide_one() -> None:
+def test_one_sample_gives_the_trials_noise_alone_and_few_samples_a_widened_spread() -> None:
     one = [[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]]]
-    assert stats.cluster_bootstrap_mean_difference(one, one) is None  # nothing to resample between samples
+    # Nothing to resample between samples: the interval is the trials' own noise about the difference.
+    interval = stats.cluster_bootstrap_mean_difference(one, one)
+    assert interval is not None
+    assert interval.high == pytest.approx(-interval.low) == pytest.approx(
+        1.959964 * (2 * stats.trial_noise_variance(one)) ** 0.5)
+    assert stats.trial_noise_variance(one) == pytest.approx(0.175 / 36)  # Σ (v − mean)² / N²
     # G / (G − 1) for the variance the bootstrap of G samples sees.
     assert stats.few_clusters_factor(25) == pytest.approx((25 / 24) ** 0.5)
     assert stats.few_clusters_factor(2) == pytest.approx(2**0.5)

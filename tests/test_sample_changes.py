@@ -409,4 +409,8 @@ def test_the_methodology_page_states_the_per_sample_test_and_the_detectable_chan
     text = (Path(__file__).resolve().parents[1] / "site" / "methodology.md").read_text(encoding="utf-8")
     assert "## Samples whose outcome changed {#sample-changes}" in text
     assert "Fisher's exact" in text and "Holm's" in text
-    assert "## The smallest detectable change {#detectable}" in text and "(high − low) / 2" in text
+    assert "## The smallest detectable change {#detectable}" in text and "80% of\nthe time" in text
+    # The verdicts, in the vocabulary every output uses, and nothing inconclusive called unchanged.
+    for verdict in ("**Better** or **worse**", "**Within tolerance**", "**Inconclusive**"):
+        assert verdict in text
+    assert "no detectable change" not in text

@@ -100,8 +100,6 @@ if TYPE_CHECKING:
 DEFAULT_CONFIDENCE = 0.95
 MIN_BOOTSTRAP_VALUES = 5
 """A side with fewer recorded values gets no bootstrap interval (it would be a point)."""
-MIN_SAMPLES = 2
-"""A comparison resting on fewer samples gets no cluster-bootstrap interval: one sample has no spread to resample."""
 TAIL = 1e-15
 """Probability in a tail of a rank's bootstrap distribution that is folded into the last value kept."""
 
@@ -603,10 +601,11 @@ def few_clusters_factor(clusters: int) -> float:
     """How much a percentile interval over ``clusters`` resampled samples is widened: ``√(G / (G − 1))``.
 
     The bootstrap of ``G`` clusters sees their spread with ``G`` in the denominator, not the ``G − 1`` of an unbiased
-    variance; the factor corrects it (1.02 at 25 samples, 1.41 at 2). ``benchmarks/coverage.py`` measures the
-    coverage it gives at 25 samples."""
+    variance; the factor corrects it (1.02 at 25 samples, 1.41 at 2). One sample has no spread to correct (every
+    resample is that sample): 1, and the interval is the trials' noise alone (the floor of
+    :func:`_percentile_interval`). ``benchmarks/coverage.py`` measures the coverage it gives at 25 samples."""
     if clusters < 2:
-        return math.inf
+        return 1.0
     return math.sqrt(clusters / (clusters - 1))
 
 
@@ -722,8 +721,6 @@ def cluster_bootstrap_mean_difference(
     z_value(confidence)  # validates the level
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
     clusters = _clusters(baseline, candidate, pb, pc, paired)
-    if clusters < MIN_SAMPLES:
-        return None
     differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
     floor = trial_noise_variance(baseline) + trial_noise_variance(candidate)
     return _percentile_interval(differences, confidence, method, paired, clusters, floor)
@@ -754,8 +751,6 @@ def cluster_bootstrap_quantile_difference(
     row = qs.index(q)
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
     clusters = _clusters(baseline, candidate, pb, pc, paired)
-    if clusters < MIN_SAMPLES:
-        return None
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
     floor = trial_noise_variance(baseline, q) + trial_noise_variance(candidate, q)
     return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired, clusters, floor)
