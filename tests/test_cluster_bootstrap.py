@@ -144,15 +144,18 @@ def test_the_seeded_resamples_give_the_intervals_their_algorithm_gives() -> None
 
 def test_the_trials_of_a_drawn_sample_are_not_drawn_again() -> None:
     # Every sample passes one trial of two on each side: whichever samples a resample draws, its rate is 0.5, so the
-    # interval is a point. Drawing the trials again inside each sample would add their noise a second time.
-    half = [[[1.0, 0.0] for _ in range(10)]]
-    other = [[[0.0, 1.0] for _ in range(10)]]
+    # interval of these ten samples is a point. Drawing the trials again inside each sample would add their noise a
+    # second time (the samples' means already hold it).
+    half = [[[1.0, 0.0] for _ in range(stats.FLOOR_SAMPLES)]]
+    other = [[[0.0, 1.0] for _ in range(stats.FLOOR_SAMPLES)]]
+    assert (stats.resampled_means(half) == 0.5).all()
     interval = stats.cluster_bootstrap_mean_difference(half, other)
-    resampled = stats.resampled_means(half)
-    assert (resampled == 0.5).all()
-    # The interval is then the trials' own noise (its floor) and no more: 20 trials a side of variance 1/4.
-    assert interval is not None
-    assert interval.high == pytest.approx(-interval.low) == pytest.approx(1.959964 * (0.25 / 20 + 0.25 / 20) ** 0.5)
+    assert interval is not None and interval.low == interval.high == 0.0
+    # Below FLOOR_SAMPLES samples the interval is never narrower than the trials' own noise: 9 samples of 2 trials
+    # a side, each trial of variance 1/4.
+    few = stats.cluster_bootstrap_mean_difference([half[0][:9]], [other[0][:9]])
+    assert few is not None
+    assert few.high == pytest.approx(-few.low) == pytest.approx(1.959964 * (0.25 / 18 + 0.25 / 18) ** 0.5)
 
 
 def test_the_runs_of_a_side_that_repeat_its_samples_draw_them_together() -> None:
