@@ -726,7 +726,7 @@ def cluster_bootstrap_mean_difference(
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
     clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
-    floor = trial_noise_variance(baseline) + trial_noise_variance(candidate)
+    floor = trial_noise_variance(baseline) + trial_noise_variance(candidate) if clusters < FLOOR_SAMPLES else 0.0
     return _percentile_interval(differences, confidence, method, paired, clusters, floor)
 
 
@@ -756,5 +756,7 @@ def cluster_bootstrap_quantile_difference(
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
     clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
-    floor = trial_noise_variance(baseline, q) + trial_noise_variance(candidate, q)
+    floor = 0.0
+    if clusters < FLOOR_SAMPLES:  # only a few samples' interval takes the floor (see _percentile_interval)
+        floor = trial_noise_variance(baseline, q) + trial_noise_variance(candidate, q)
     return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired, clusters, floor)
