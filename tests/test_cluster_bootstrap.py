@@ -114,8 +114,10 @@ def test_a_rate_interval_of_the_cluster_bootstrap_stays_within_minus_one_and_one
     assert interval.excludes_zero
 
 
-# Intervals the seeded draws gave before the resampling was made faster (the draws are part of what a
-# published interval is): uneven runs and samples, tied values, 0/1 outcomes.
+# Intervals the seeded draws give (the draws are part of what a published interval is): uneven runs and samples,
+# tied values, 0/1 outcomes. Pinned again when the draw stopped drawing trials again inside each drawn sample
+# (resample_store.ALGORITHM 2) and the interval took the few-clusters factor √(G / (G − 1)) and the trials' noise as
+# its floor.
 _UNEVEN = [[[0.38, 0.54, 0.6, 0.45], [0.37, 0.49, 0.55, 0.61], [0.38, 0.37, 0.57], [0.55, 0.65, 0.6, 0.49, 0.47]],
            [[0.81, 0.52, 0.47, 0.44], [0.56, 0.56]]]
 _EVEN = [[[0.41551344030281046, 0.4437841653374633, 0.47730920054356135, 0.5192397421410584],
@@ -129,15 +131,59 @@ _OUTCOMES_B = [[[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0]
                 [1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0]]]
 
 
-def test_the_seeded_resamples_give_the_intervals_they_always_gave() -> None:
+def test_the_seeded_resamples_give_the_intervals_their_algorithm_gives() -> None:
     median = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.5, confidence=0.99)
     p90 = stats.cluster_bootstrap_quantile_difference(_UNEVEN, _EVEN, 0.9, confidence=0.99)
     rate = stats.cluster_bootstrap_mean_difference(_OUTCOMES_A, _OUTCOMES_B)
     mean = stats.cluster_bootstrap_mean_difference(_UNEVEN, _EVEN)
-    assert median is not None and (median.low, median.high) == (-0.23233252716987685, 0.06624853195803443)
-    assert p90 is not None and (p90.low, p90.high) == (-0.3386113832093961, 0.22003081948213854)
-    assert rate is not None and (rate.low, rate.high) == (-0.3605072463768116, 0.29166666666666674)
-    assert mean is not None and (mean.low, mean.high) == (-0.16559639760392086, 0.008504757834093102)
+    assert median is not None and (median.low, median.high) == (-0.17439225205867942, 0.024671133882314067)
+    assert p90 is not None and (p90.low, p90.high) == (-0.31565748868707694, 0.255424296930427)
+    assert rate is not None and (rate.low, rate.high) == (-0.2994838242999639, 0.21615049096663064)
+    assert mean is not None and (mean.low, mean.high) == (-0.14315778388582712, -0.010630178992668111)
+
+
+def test_the_trials_of_a_drawn_sample_are_not_drawn_again() -> None:
+    # Every sample passes one trial of two on each side: whichever samples a resample draws, its rate is 0.5, so the
+    # interval of these ten samples is a point. Drawing the trials again inside each sample would add their noise a
+    # second time (the samples' means already hold it).
+    half = [[[1.0, 0.0] for _ in range(stats.FLOOR_SAMPLES)]]
+    other = [[[0.0, 1.0] for _ in range(stats.FLOOR_SAMPLES)]]
+    assert (stats.resampled_means(half) == 0.5).all()
+    interval = stats.cluster_bootstrap_mean_difference(half, other)
+    assert interval is not None and interval.low == interval.high == 0.0
+    # Below FLOOR_SAMPLES samples the interval is never narrower than the trials' own noise: 9 samples of 2 trials
+    # a side, each trial of variance 1/4.
+    few = stats.cluster_bootstrap_mean_difference([half[0][:9]], [other[0][:9]])
+    assert few is not None
+    assert few.high == pytest.approx(-few.low) == pytest.approx(1.959964 * (0.25 / 18 + 0.25 / 18) ** 0.5)
+
+
+def test_the_runs_of_a_side_that_repeat_its_samples_draw_them_together() -> None:
+    # Two runs of the same five samples on each side, sample effects shared by the runs: a joint draw keeps the
+    # sample-to-sample spread, so the interval is as wide as one run's (independent draws per run would halve it).
+    effects = [0.1, 0.3, 0.5, 0.7, 0.9]
+    one = [[[e, e] for e in effects]]
+    two = [[[e, e] for e in effects], [[e, e] for e in effects]]
+    ids = [[f"s{i}" for i in range(5)]]
+    shifted = [[[e + 0.05 for e in s] for s in run] for run in two]
+    single = stats.cluster_bootstrap_mean_difference(one, [[[e + 0.05, e + 0.05] for e in effects]],
+                                                     samples=(ids, [["t" + i for i in ids[0]]]))
+    joint = stats.cluster_bootstrap_mean_difference(two, shifted, samples=(ids * 2, [["t" + i for i in ids[0]]] * 2))
+    assert single is not None and joint is not None and not single.paired and not joint.paired
+    assert _width(joint) > 0.8 * _width(single)
+
+
+def test_one_sample_gives_the_trials_noise_alone_and_few_samples_a_widened_spread() -> None:
+    one = [[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]]]
+    # Nothing to resample between samples: the interval is the trials' own noise about the difference.
+    interval = stats.cluster_bootstrap_mean_difference(one, one)
+    assert interval is not None
+    assert interval.high == pytest.approx(-interval.low) == pytest.approx(
+        1.959964 * (2 * stats.trial_noise_variance(one)) ** 0.5)
+    assert stats.trial_noise_variance(one) == pytest.approx(0.175 / 36)  # Σ (v − mean)² / N²
+    # G / (G − 1) for the variance the bootstrap of G samples sees.
+    assert stats.few_clusters_factor(25) == pytest.approx((25 / 24) ** 0.5)
+    assert stats.few_clusters_factor(2) == pytest.approx(2**0.5)
 
 
 def _every_draw(side: list[list[list[float]]]) -> tuple[Any, Any, Any]:

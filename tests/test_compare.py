@@ -218,29 +218,36 @@ def test_the_verdict_sentence_names_each_change_with_its_workload_and_size_and_c
     c = lab.compare("a", "b")
     worse = [(s, f) for s, f in c.changes() if f.verdict == "worse"]
     assert {f.key for _s, f in worse} == {"ttft_median", "ttft_p90"} and len(worse) == 4
-    unchanged = sum(f.verdict in ("no detectable change", "within tolerance") for s in c.scenarios for f in s.figures)
-    untested = sum(len(s.figures) for s in c.scenarios) - len(worse) - unchanged
+    within = sum(f.verdict == "within tolerance" for s in c.scenarios for f in s.figures)
+    inconclusive = sum(f.verdict == "inconclusive" for s in c.scenarios for f in s.figures)
+    untested = sum(len(s.figures) for s in c.scenarios) - len(worse) - within - inconclusive
     s0, f0 = worse[0]
     size = f"{abs(f0.relative_delta) * 100:.0f}%"
     assert c.verdict_sentence.startswith(f"{f0.label} of {s0.title} got {size} worse (")
     # the first NAMED_CHANGES changes named with their sizes, the others counted
     assert NAMED_CHANGES == 3 and c.verdict_sentence.count(" worse (") == 3
     assert "; 1 other figure got worse; " in c.verdict_sentence
-    assert f"; {unchanged} other figures did not change beyond the practical threshold; {untested} were not tested." \
-        in c.verdict_sentence
+    assert (f"; {within} other figures stayed within tolerance; {inconclusive} were inconclusive; {untested} were not "
+            "tested.") in c.verdict_sentence
+    assert "did not change" not in c.verdict_sentence
     # the sentence is the first thing after the title in the text and the Markdown, and in the JSON
     assert c.to_text().splitlines()[1] == c.verdict_sentence
     assert c.to_markdown().splitlines()[2] == f"**{c.verdict_sentence}**"
     assert c.to_json()["verdict"] == c.verdict_sentence
 
 
-def test_a_comparison_without_a_change_says_how_many_figures_did_not_change(lab: Lab) -> None:
+def test_a_comparison_without_a_change_counts_the_figures_within_tolerance_apart_from_the_inconclusive(
+    lab: Lab,
+) -> None:
     lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER)).ingest()
     c = lab.compare("a", "b")
     assert not c.changes()
-    unchanged = sum(f.verdict in ("no detectable change", "within tolerance") for s in c.scenarios for f in s.figures)
+    within = sum(f.verdict == "within tolerance" for s in c.scenarios for f in s.figures)
+    inconclusive = sum(f.verdict == "inconclusive" for s in c.scenarios for f in s.figures)
+    assert within and inconclusive
     assert c.verdict_sentence.startswith(
-        f"No figure got worse or better beyond the practical threshold: {unchanged} figures did not change; "
+        f"No figure got worse or better beyond the practical threshold: {within} figures stayed within tolerance, "
+        f"{inconclusive} figures were inconclusive; "
     )
 
 
@@ -367,9 +374,9 @@ def test_a_known_ttft_shift_is_detected_as_worse_with_the_right_sign_and_size(la
         assert f.interval is not None and f.interval.low > 0
         assert f.better == "lower" and f.verdict == "worse"
         assert s.figure("ttft_p90").verdict == "worse"
-        # The same noise, shifted: throughput is exactly unchanged.
+        # The same noise, shifted: throughput is exactly unchanged, and its interval lies inside ±5 %.
         assert s.figure("tps_median").delta == 0
-        assert s.figure("tps_median").verdict == "no detectable change"
+        assert s.figure("tps_median").verdict == "within tolerance"
 
 
 def test_a_throughput_drop_is_worse_and_a_ttft_drop_is_better(lab: Lab) -> None:
@@ -394,10 +401,10 @@ def test_a_drop_in_task_success_is_worse_and_failures_count_in_its_denominator(l
     assert task.candidate is not None and prompt.candidate is not None
     assert task.candidate * 500 == pytest.approx(prompt.candidate * 200)  # same passes, failures in the denominator
     assert task.verdict == "worse"
-    assert prompt.verdict == "no detectable change"
+    assert prompt.verdict == "inconclusive"
 
 
-def test_failures_confined_to_one_of_two_samples_are_no_detectable_change(lab: Lab) -> None:
+def test_failures_confined_to_one_of_two_samples_are_inconclusive(lab: Lab) -> None:
     # 24 of 40 attempts fail, but all in the first of two samples: with two samples, the cluster
     # bootstrap cannot tell a worse build from a harder sample.
     failing = rb.Scenario("synthetic-throughput", "Synthetic throughput", "syntheticThroughput", failures=24)
@@ -406,16 +413,18 @@ def test_failures_confined_to_one_of_two_samples_are_no_detectable_change(lab: L
     task = lab.compare("a", "b").scenario("synthetic-throughput").figure("task_success")
     assert task.delta is not None and task.delta < -0.4
     assert task.interval is not None and task.interval.method == stats.CLUSTER_RATE_METHOD
-    assert task.verdict == "no detectable change"
+    assert task.verdict == "inconclusive"
 
 
-def test_two_samples_from_one_distribution_show_no_detectable_change(lab: Lab) -> None:
+def test_two_runs_from_one_distribution_are_never_called_better_or_worse(lab: Lab) -> None:
     lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER, noise_seed=99)).ingest()
     c = lab.compare("a", "b")
     assert c.multiplicity == "bonferroni"
     assert c.changes() == []
     found = Counter(f.verdict for s in c.scenarios for f in s.figures)
-    assert set(found) == {"no detectable change", "not tested"}
+    assert set(found) == {"inconclusive", "within tolerance", "not tested"}
+    # the two-sample workload cannot tell a change of the threshold's size: none of it is called within tolerance
+    assert {f.verdict for f in c.scenario("synthetic-throughput").figures} == {"inconclusive", "not tested"}
 
 
 def test_values_not_recorded_on_a_side_are_none_and_never_zero(lab: Lab) -> None:

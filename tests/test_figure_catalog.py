@@ -106,7 +106,7 @@ def test_a_figure_added_to_the_catalog_is_on_the_run_page_in_compare_json_and_in
         (figure,) = [f for f in s["figures"] if f["key"] == "duration_median"]
         assert figure["label"] == "Median duration" and figure["unit"] == "seconds" and figure["better"] == "lower"
         assert figure["baseline"] == _nearest_rank(durations[s["scenario_id"]], 0.5)
-        assert figure["verdict"] in ("better", "worse", "no detectable change", "within tolerance")
+        assert figure["verdict"] in ("better", "worse", "inconclusive", "within tolerance")
     assert [f["key"] for f in scenarios[0]["figures"]].index("duration_median") == (
         [f["key"] for f in scenarios[0]["figures"]].index("peak_memory") + 1
     )

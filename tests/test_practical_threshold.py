@@ -1,5 +1,6 @@
-"""The practical threshold: a detectable change is better or worse only past it (5 % or 5 points by default);
-below it the change is within tolerance, and the regressions page and feed do not list it."""
+"""The practical threshold and the verdict vocabulary at its edges: better or worse only with the interval beyond zero
+and the point past the threshold (5 % or 5 points by default); within tolerance only with the whole interval inside
+it; inconclusive otherwise. The regressions page and feed list neither of the last two."""
 
 from __future__ import annotations
 
@@ -28,26 +29,56 @@ def _interval(low: float, high: float) -> Interval:
     return Interval(low, high, 0.95, "test")
 
 
-def test_a_detectable_change_below_the_threshold_is_within_tolerance() -> None:
-    # +3 % in a latency: the interval excludes zero, the change is under 5 %.
-    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower") == "within tolerance"
-    assert judge(_interval(0.05, 0.15), 0.11, 0.25, "seconds", "lower") == "worse"
-    assert judge(_interval(-0.15, -0.05), -0.11, -0.25, "seconds", "lower") == "better"
-    assert judge(_interval(-0.01, 0.02), 0.11, 0.25, "seconds", "lower") == "no detectable change"
+def test_a_detectable_change_whose_interval_lies_inside_the_threshold_is_within_tolerance() -> None:
+    # +3 % in a latency of 0.45 s: the interval (+1.1 % to +4.4 %) excludes zero and lies inside ±5 %.
+    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower", baseline=0.45) == "within tolerance"
+    assert judge(_interval(0.05, 0.15), 0.11, 0.25, "seconds", "lower", baseline=0.44) == "worse"
+    assert judge(_interval(-0.15, -0.05), -0.11, -0.25, "seconds", "lower", baseline=0.44) == "better"
+    assert judge(_interval(-0.01, 0.05), 0.02, 0.045, "seconds", "lower", baseline=0.44) == "inconclusive"
 
 
 def test_rates_are_judged_in_percentage_points_and_relative_figures_by_their_ratio() -> None:
     # A pass rate from 90 % to 94 %: 4 points, within tolerance though its relative change is 4.4 %.
-    assert judge(_interval(0.01, 0.07), 0.04, 0.044, "rate", "higher") == "within tolerance"
+    assert judge(_interval(0.01, 0.045), 0.04, 0.044, "rate", "higher") == "within tolerance"
     assert judge(_interval(0.03, 0.09), 0.06, 0.066, "rate", "higher") == "better"
-    assert judge(_interval(2.0, 9.0), 6.0, 0.06, "tokens/s", "higher") == "better"
-    assert judge(_interval(2.0, 9.0), 6.0, 0.04, "tokens/s", "higher") == "within tolerance"
+    assert judge(_interval(2.0, 9.0), 6.0, 0.06, "tokens/s", "higher", baseline=100.0) == "better"
+    assert judge(_interval(2.0, 4.5), 4.0, 0.04, "tokens/s", "higher", baseline=100.0) == "within tolerance"
     assert DEFAULT_TOLERANCE.describe("seconds") == "±5%" and DEFAULT_TOLERANCE.describe("rate") == "±5 points"
+
+
+def test_within_tolerance_takes_the_whole_interval_inside_the_threshold_its_bounds_included() -> None:
+    # Points: ±5 exactly is inside; a hair past either bound is not, and the figure is then inconclusive.
+    assert judge(_interval(-0.05, 0.05), 0.0, 0.0, "rate", "higher") == "within tolerance"
+    assert judge(_interval(-0.05, 0.0500001), 0.0, 0.0, "rate", "higher") == "inconclusive"
+    assert judge(_interval(-0.0500001, 0.05), 0.0, 0.0, "rate", "higher") == "inconclusive"
+    # Relative: a baseline of 2 s makes ±0.1 s exactly ±5 %.
+    assert judge(_interval(-0.1, 0.1), 0.0, 0.0, "seconds", "lower", baseline=2.0) == "within tolerance"
+    assert judge(_interval(-0.1, 0.1000001), 0.0, 0.0, "seconds", "lower", baseline=2.0) == "inconclusive"
+    # A point estimate inside the threshold is not enough: at a true +5 % the interval reaches past it.
+    assert judge(_interval(-0.01, 0.12), 0.04, 0.02, "seconds", "lower", baseline=2.0) == "inconclusive"
+
+
+def test_better_or_worse_takes_an_interval_beyond_zero_and_a_point_beyond_the_threshold() -> None:
+    # The point exactly on the threshold is not beyond it; its interval reaches past it, so: inconclusive.
+    assert judge(_interval(0.01, 0.09), 0.05, 0.05, "rate", "higher") == "inconclusive"
+    assert judge(_interval(0.01, 0.09), 0.0500001, 0.05, "rate", "higher") == "better"
+    assert judge(_interval(0.01, 0.09), 0.0500001, 0.05, "rate", "lower") == "worse"
+    # A bound exactly on zero does not lie beyond it, however far the point is.
+    assert judge(_interval(0.0, 0.2), 0.1, 0.1, "rate", "higher") == "inconclusive"
+    assert judge(_interval(-0.2, 0.0), -0.1, -0.1, "rate", "higher") == "inconclusive"
+    # Beyond zero and beyond the threshold: a small lower bound does not stop it.
+    assert judge(_interval(0.001, 0.2), 0.1, 0.1, "rate", "higher") == "better"
+
+
+def test_a_relative_threshold_without_a_baseline_never_calls_a_figure_within_tolerance() -> None:
+    assert judge(_interval(-0.001, 0.001), 0.0, None, "seconds", "lower") == "inconclusive"
+    assert judge(_interval(-0.001, 0.001), 0.0, None, "seconds", "lower", baseline=0.0) == "inconclusive"
+    assert judge(_interval(0.001, 0.002), 0.0015, None, "seconds", "lower") == "worse"
 
 
 def test_the_project_setting_moves_the_threshold() -> None:
     strict = Tolerance(latency=0.01, throughput=0.01, memory=0.01, rates=1.0)
-    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower", strict) == "worse"
+    assert judge(_interval(0.005, 0.02), 0.0135, 0.03, "seconds", "lower", strict, baseline=0.45) == "worse"
     from fmbench.project import PracticalChange
 
     assert Tolerance.of(PracticalChange()) == DEFAULT_TOLERANCE

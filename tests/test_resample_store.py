@@ -103,7 +103,10 @@ def test_resamples_met_by_one_owner_are_kept_in_its_memory_and_not_in_another_s(
     assert _results(other) == _results(one) and other.drawn == 5  # nothing of the first owner's
 
 
-DRAWS_OF_ALGORITHM = {1: "cd639e1ac8010020cc9a4f1524154b620b0917afd798c0731fc831b3d4ba2f34"}
+DRAWS_OF_ALGORITHM = {
+    1: "cd639e1ac8010020cc9a4f1524154b620b0917afd798c0731fc831b3d4ba2f34",
+    2: "07922b03cc37ab190b51a8faa0e0e853c6852032b036fa177117939647bf27b8",
+}
 """SHA-256 of the resamples of :data:`UNEVEN`, :data:`OUTCOMES` and :data:`SCORES` (see ``_results``) that each
 version of the draw gives."""
 

@@ -2,12 +2,19 @@
 
 - **Quantiles in comparisons** (median and p90 of TTFT and of output
   tokens/s): a *cluster bootstrap* (:func:`cluster_bootstrap_quantile_difference`).
-  The 20 repetitions of one sample are not independent draws, and a side
-  measured in one run says nothing of how a repeat of that run would differ.
-  So each resample draws, with replacement, the side's runs (when it has
-  several), then within each drawn run its samples, then within each drawn
-  sample its trials, and takes the nearest-rank quantile of what it drew.
-  An exact form is not tractable; the resamples are Monte Carlo, vectorized
+  The repetitions of one sample are not independent draws: what varies from
+  one comparison to the next is which samples (and, where a side has
+  several, which runs) it measured. So each resample draws, with
+  replacement, the side's runs (when it has several), then within each drawn
+  run its samples, and takes every trial of each drawn sample as measured;
+  the trials are not drawn again inside a sample, which would add their
+  noise a second time (an interval 1.3 to 1.6 times the real spread). It
+  then takes the nearest-rank quantile of what it drew. Where a side's runs
+  all ran the same samples, the samples are drawn once per resample for
+  every run of the side (a sample is one cluster across the runs that
+  repeat it). ``benchmarks/coverage.py`` measures the result against
+  simulated pairs with a known change: coverage and width at the stated
+  confidence. An exact form is not tractable; the resamples are Monte Carlo, vectorized
   with numpy, seeded from a digest of the side's values (a page stays a
   function of its data) and kept per side by the caller's
   :class:`~fmbench.comparison.resample_store.Resamples`, so every comparison that
@@ -20,8 +27,8 @@
   sample do, and that shared difficulty would widen an interval whose sides
   are resampled alone. So the sample ids are drawn once per resample for
   both sides: resample ``i`` draws the same multiset of sample ids on the
-  baseline and on the candidate (and in every run it draws), while runs and
-  trials are still drawn per side. The shared draw is seeded from a digest
+  baseline and on the candidate (and in every run it draws), while runs are
+  still drawn per side. The shared draw is seeded from a digest
   of the sorted sample ids alone (row ``i`` of it is resample ``i``), never
   from a side, so a side's paired resamples are a function of its values,
   its sample ids and that set: kept and reused like the unpaired ones, under
@@ -43,8 +50,8 @@
   precise as the 95 % ones. The value at 1-based rank ``k`` of a size-``n``
   resample of the sorted values ``x[0] ≤ … ≤ x[n−1]`` is ``x[I]``, where
   ``I`` is the ``k``-th smallest of ``n`` indices drawn uniformly from
-  ``0 … n−1``, and ``P(I ≤ j) = P(Binomial(n, (j+1)/n) ≥ k)``, the
-  regularized incomplete beta function ``I_{(j+1)/n}(k, n − k + 1)``. The
+  ``0 … n−1``, and ``P(I ≤ j) = P(Binomial(n, (j+1)/n) ≥ k)`` (scipy's
+  binomial survival function). The
   two sides' distributions (probability below 1e-15 in a tail is folded into
   the last value kept) are combined pair by pair into the distribution of
   the difference. It depends only on ``(n, k)``, so it is cached.
@@ -93,6 +100,10 @@ if TYPE_CHECKING:
 DEFAULT_CONFIDENCE = 0.95
 MIN_BOOTSTRAP_VALUES = 5
 """A side with fewer recorded values gets no bootstrap interval (it would be a point)."""
+FLOOR_SAMPLES = 10
+"""Below this many samples the spread between them is too rough an estimate to stand alone: the interval is never
+narrower than the trials' noise. From it on, the samples' spread holds that noise already (a floor on top of it
+made paired intervals of 25 samples 1.2 times too wide in ``benchmarks/coverage.py``)."""
 TAIL = 1e-15
 """Probability in a tail of a rank's bootstrap distribution that is folded into the last value kept."""
 
@@ -142,45 +153,6 @@ def quantile_rank(n: int, q: float) -> int:
     return nearest_rank(range(1, n + 1), q)
 
 
-def _continued_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < 1e-16:
-            break
-    return h
-
-
-def regularized_beta(a: float, b: float, x: float) -> float:
-    """``I_x(a, b)``: the Beta(a, b) distribution function at ``x``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _continued_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _continued_fraction(b, a, 1.0 - x) / b
-
-
 @lru_cache(maxsize=1024)
 def rank_distribution(n: int, k: int) -> tuple[int, tuple[float, ...]]:
     """``(first, probabilities)``: the chance that the rank-``k`` value of a size-``n`` bootstrap
@@ -190,16 +162,18 @@ def rank_distribution(n: int, k: int) -> tuple[int, tuple[float, ...]]:
     """
     if not 1 <= k <= n:
         raise ValueError(f"rank {k} of {n} values")
-    b = n - k + 1
+    # slow to import (scipy): only the exact bootstrap needs it
+    from scipy.stats import binom
+
     known: dict[int, float] = {}
 
-    def at_most(j: int) -> float:  # P(I <= j)
+    def at_most(j: int) -> float:  # P(I <= j) = P(Binomial(n, (j + 1) / n) >= k)
         if j < 0:
             return 0.0
         if j >= n - 1:
             return 1.0
         if j not in known:
-            known[j] = regularized_beta(k, b, (j + 1) / n)
+            known[j] = float(binom.sf(k - 1, n, (j + 1) / n))
         return known[j]
 
     first = last = k - 1
@@ -267,16 +241,15 @@ def _bootstrap_quantile_difference(
 
 
 def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval for one proportion."""
+    """Wilson score interval for one proportion (scipy's ``binomtest(...).proportion_ci(method="wilson")``)."""
     if n <= 0:
         raise ValueError("a proportion of no trials has no interval")
-    z = z_value(confidence)
-    p = successes / n
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    z_value(confidence)  # validates the level
+    # slow to import (scipy): only this reference interval needs it
+    from scipy.stats import binomtest
+
+    found = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return max(0.0, float(found.low)), min(1.0, float(found.high))
 
 
 def newcombe_difference(
@@ -329,11 +302,11 @@ extreme resampled values: it is then wider, never narrower, than the level asks.
 CLUSTER_METHOD = (
     f"cluster bootstrap of the difference of nearest-rank quantiles ({RESAMPLES:,} Monte Carlo resamples per side, "
     "seeded from a digest of the values: runs resampled first where a side has several, then samples, "
-    "then trials within each sample)"
+    "each drawn sample with all its trials as measured)"
 )
 _CLUSTER_DRAW = (
     f"{RESAMPLES:,} Monte Carlo resamples per side, seeded from a digest of the values: runs resampled first "
-    "where a side has several, then samples, then trials within each sample"
+    "where a side has several, then samples, each drawn sample with all its trials as measured"
 )
 CLUSTER_RATE_METHOD = (
     f"cluster bootstrap of the difference of rates (each trial a 0/1 outcome, a failed attempt a 0; {_CLUSTER_DRAW})"
@@ -365,18 +338,16 @@ class _Resamples:
     """:data:`RESAMPLES` cluster-bootstrap resamples of one side's values, drawn a block at a time.
 
     Runs are drawn with replacement (when there are several), then, within each drawn run, as many
-    samples as it holds, then, within each drawn sample, as many trials as it holds. Each resample is a row
+    samples as it holds; each drawn sample brings all its trials, as measured. Each resample is a row
     of ``width`` slots; :meth:`blocks` yields, for consecutive rows ``start:stop``, ``drawn`` (each slot the
-    index in ``values`` of the value drawn there) and ``valid`` (which slots hold a drawn value, ``None``
+    index in ``values`` of the value there) and ``valid`` (which slots hold a value, ``None``
     when all do: a drawn run with fewer samples, or a drawn sample with fewer trials, than the most any
-    holds leaves the rest empty). The generator is seeded from a digest of the values, so the same side
-    always gives the same resamples; drawing block by block takes the same numbers, in the same order, as
-    drawing every row at once.
+    holds leaves the rest empty). The draw is seeded from a digest of the values, so the same side
+    always gives the same resamples.
     """
 
     values: Any
     width: int
-    rng: Any
     n_trials: Any  # (resamples, runs, samples) as doubles: each drawn sample's trial count
     offsets: Any  # (resamples, runs, samples): where each drawn sample's values start in ``values``
     kept: Any  # (resamples, runs * samples): the drawn samples' trial counts, 0 where no sample was drawn; or None
@@ -395,27 +366,26 @@ class _Resamples:
         b, shape = self.n_trials.shape[0], self.n_trials.shape[1:]
         trials = self.width // math.prod(shape)
         rows = self.rows_per_block
-        position = np.empty((rows, *shape, trials))
-        drawn = np.empty(position.shape, dtype=np.int32)
+        # Every trial of a drawn sample is taken as it is (the trials are not drawn again): slot ``t`` of a drawn
+        # sample holds its ``t``-th value. A slot past a sample's count is marked empty in ``valid``; its index is
+        # kept inside ``values`` so that the look-up stays in bounds.
+        in_sample = np.arange(trials, dtype=np.int32)
+        last = len(self.values) - 1
+        drawn = np.empty((rows, *shape, trials), dtype=np.int32)
         valid = None if self.kept is None else np.empty((rows, self.width), dtype=bool)
-        in_sample = None if self.kept is None else np.tile(np.arange(trials, dtype=self.kept.dtype), math.prod(shape))
+        in_row = None if self.kept is None else np.tile(in_sample.astype(self.kept.dtype), math.prod(shape))
         for start in range(0, b, rows):
             stop = min(b, start + rows)
             n = stop - start
-            p, d = position[:n], drawn[:n]
-            # Each trial's draw: a uniform u in [0, 1) times the drawn sample's count, truncated. No clamp to
-            # n - 1 is needed: u is at most 1 - 2**-53, and n times that, rounded to the nearest double, is
-            # below n for every count n.
-            self.rng.random(out=p)
-            p *= self.n_trials[start:stop, ..., None]
-            np.copyto(d, p, casting="unsafe")  # truncated toward zero, as ``astype`` does
-            d += self.offsets[start:stop, ..., None]
+            d = drawn[:n]
+            np.add(self.offsets[start:stop, ..., None], in_sample, out=d)
+            np.minimum(d, last, out=d)
             if valid is None:
                 yield start, stop, d.reshape(n, -1), None
             else:
                 # One comparison of whole rows (broadcasting over a short last axis costs several times as much).
                 v = valid[:n]
-                np.greater(np.repeat(self.kept[start:stop], trials, axis=1), in_sample, out=v)
+                np.greater(np.repeat(self.kept[start:stop], trials, axis=1), in_row, out=v)
                 yield start, stop, d.reshape(n, -1), v
 
 
@@ -460,7 +430,7 @@ def _resample(side: Clusters, digest: bytes, pairing: Pairing | None = None) -> 
     if max_trials != int(trials_per_sample.min()) or max_samples != int(samples_per_run.min()):
         kept = np.where(sample_valid, n_trials, 0).astype(_index_type(max_trials)).reshape(b, -1)
     return _Resamples(
-        values=values, width=run_pick.shape[1] * max_samples * max_trials, rng=rng,
+        values=values, width=run_pick.shape[1] * max_samples * max_trials,
         n_trials=n_trials.astype(np.float64), offsets=trial_offsets[sample_pick], kept=kept,
     )
 
@@ -631,16 +601,107 @@ def resampled_means(side: Clusters, kept: Resamples | None = None, pairing: Pair
     return out
 
 
-def _percentile_interval(differences: Any, confidence: float, method: str, paired: bool = False) -> Interval:
+def few_clusters_factor(clusters: int) -> float:
+    """How much a percentile interval over ``clusters`` resampled samples is widened: ``√(G / (G − 1))``.
+
+    The bootstrap of ``G`` clusters sees their spread with ``G`` in the denominator, not the ``G − 1`` of an unbiased
+    variance; the factor corrects it (1.02 at 25 samples, 1.41 at 2). One sample has no spread to correct (every
+    resample is that sample): 1, and the interval is the trials' noise alone (the floor of
+    :func:`_percentile_interval`). ``benchmarks/coverage.py`` measures the coverage it gives at 25 samples."""
+    if clusters < 2:
+        return 1.0
+    return math.sqrt(clusters / (clusters - 1))
+
+
+def trial_noise_variance(side: Clusters, q: float | None = None) -> float:
+    """The variance a side's figure would have from its trials' noise alone, the samples held as they are: of its
+    mean (``q`` ``None``), ``Σ n·s² / N²`` over its (run, sample) cells of ``n`` trials and variance ``s²``; or of its
+    nearest-rank ``q`` quantile ``Q``, the same of whether each value is at most ``Q``, over the density at ``Q``
+    squared (the density from the values ``√N`` ranks either side of ``Q``). 0 where the values show none."""
+    cells = [list(sample) for run in side for sample in run if len(sample)]
+    total = sum(len(c) for c in cells)
+    if total == 0:
+        return 0.0
+    if q is None:
+        spread = 0.0
+        for c in cells:
+            m = sum(c) / len(c)
+            spread += sum((v - m) ** 2 for v in c)
+        return spread / total / total
+    ordered = sorted(v for c in cells for v in c)
+    k = quantile_rank(total, q) - 1
+    at = ordered[k]
+    spread = 0.0
+    for c in cells:
+        p = sum(v <= at for v in c) / len(c)
+        spread += len(c) * p * (1 - p)
+    reach = max(1, math.ceil(math.sqrt(total)))
+    lo, hi = max(k - reach, 0), min(k + reach, total - 1)
+    if ordered[hi] <= ordered[lo]:
+        return 0.0
+    density = (hi - lo) / total / (ordered[hi] - ordered[lo])
+    return spread / total / total / density / density
+
+
+def _percentile_interval(
+    differences: Any, confidence: float, method: str, paired: bool = False, clusters: int | None = None,
+    floor: float = 0.0,
+) -> Interval:
+    """The ``α/2`` and ``1 − α/2`` nearest-rank percentiles of the resampled differences; ``clusters``: how many
+    samples the resamples drew, which widens the interval about the resamples' median by
+    :func:`few_clusters_factor`. ``floor``: a variance the interval never shows less of when it rests on fewer than
+    :data:`FLOOR_SAMPLES` samples (the trials' noise, :func:`trial_noise_variance`): each bound is then at least
+    ``z·√floor`` from the median, so a few samples whose differences happen to agree never make a point of it."""
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     differences = np.sort(differences)
     alpha = 1 - confidence
     n = len(differences)
-    low = differences[min(max(math.ceil(alpha / 2 * n) - 1, 0), n - 1)]
-    high = differences[min(max(math.ceil((1 - alpha / 2) * n) - 1, 0), n - 1)]
-    return Interval(low=float(low), high=float(high), confidence=confidence, method=method, paired=paired)
+    low = float(differences[min(max(math.ceil(alpha / 2 * n) - 1, 0), n - 1)])
+    high = float(differences[min(max(math.ceil((1 - alpha / 2) * n) - 1, 0), n - 1)])
+    if clusters is not None:
+        factor = few_clusters_factor(clusters)
+        centre = float(differences[(n - 1) // 2])
+        low, high = centre - factor * (centre - low), centre + factor * (high - centre)
+    if floor > 0 and (clusters is None or clusters < FLOOR_SAMPLES):
+        centre = float(differences[(n - 1) // 2])
+        reach = z_value(confidence) * math.sqrt(floor)
+        low, high = min(low, centre - reach), max(high, centre + reach)
+    return Interval(low=low, high=high, confidence=confidence, method=method, paired=paired)
+
+
+def _sample_count(side: Clusters, pairing: Pairing | None) -> int:
+    """How many samples a resample of the side draws: the shared ones once, else every run's that hold a value."""
+    if pairing is not None:
+        return len(pairing.shared)
+    return sum(1 for run in side for sample in run if len(sample))
+
+
+def _clusters(baseline: Clusters, candidate: Clusters, pb: Pairing | None, pc: Pairing | None, paired: bool) -> int:
+    """The samples the interval's spread rests on: the shared ones where paired, else the smaller side's."""
+    if paired and pb is not None:
+        return len(pb.shared)
+    return min(_sample_count(baseline, pb), _sample_count(candidate, pc))
+
+
+def _sample_draws(
+    baseline: Clusters, candidate: Clusters, samples: tuple[SampleIds, SampleIds] | None
+) -> tuple[Pairing | None, Pairing | None, bool]:
+    """How each side draws its samples: ``(baseline's, candidate's, paired)``. Sides that share their samples take
+    one draw together (paired); otherwise a side of several runs that all ran the same samples draws them once for
+    all its runs (its own :class:`Pairing` with itself); any other side draws each run's samples alone (``None``)."""
+    if samples is None:
+        return None, None, False
+    both = pairings(baseline, candidate, *samples)
+    if both is not None:
+        return both[0], both[1], True
+
+    def alone(side: Clusters, ids: SampleIds) -> Pairing | None:
+        own = pairings(side, side, ids, ids) if len(side) > 1 else None
+        return None if own is None else own[0]
+
+    return alone(baseline, samples[0]), alone(candidate, samples[1]), False
 
 
 def cluster_bootstrap_mean_difference(
@@ -662,10 +723,11 @@ def cluster_bootstrap_mean_difference(
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    paired = None if samples is None else pairings(baseline, candidate, *samples)
-    pb, pc = (None, None) if paired is None else paired
+    pb, pc, paired = _sample_draws(baseline, candidate, samples)
+    clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
-    return _percentile_interval(differences, confidence, method, paired is not None)
+    floor = trial_noise_variance(baseline) + trial_noise_variance(candidate) if clusters < FLOOR_SAMPLES else 0.0
+    return _percentile_interval(differences, confidence, method, paired, clusters, floor)
 
 
 def cluster_bootstrap_quantile_difference(
@@ -691,7 +753,10 @@ def cluster_bootstrap_quantile_difference(
     z_value(confidence)  # validates the level
     qs = together if q in together else (q,)
     row = qs.index(q)
-    paired = None if samples is None else pairings(baseline, candidate, *samples)
-    pb, pc = (None, None) if paired is None else paired
+    pb, pc, paired = _sample_draws(baseline, candidate, samples)
+    clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
-    return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired is not None)
+    floor = 0.0
+    if clusters < FLOOR_SAMPLES:  # only a few samples' interval takes the floor (see _percentile_interval)
+        floor = trial_noise_variance(baseline, q) + trial_noise_variance(candidate, q)
+    return _percentile_interval(differences, confidence, CLUSTER_METHOD, paired, clusters, floor)

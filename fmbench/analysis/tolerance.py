@@ -1,11 +1,19 @@
-"""The practical threshold: how large a detectable change must be to be called better or worse.
+"""The practical threshold, and the verdict a compared figure's interval allows (publishing rules §10).
 
-As asv's ``--factor`` does, a change is better or worse only when its
-interval excludes zero **and** its point estimate exceeds a stated threshold:
-relative for latency, throughput and memory (5 % by default), in percentage
-points for rates (5 by default). A detectable change below the threshold is
-"within tolerance". The project file sets the thresholds under
-``[publishing.practical_change]``.
+A verdict never says more than the interval:
+
+- **better** / **worse**: the interval lies beyond zero (it excludes zero) **and** the point estimate lies beyond
+  the practical threshold, read with the figure's better direction (as asv's ``--factor`` does);
+- **within tolerance**: the whole interval lies inside ±threshold, its bounds included: an equivalence statement
+  (two one-sided tests at the interval's level), never a point estimate's;
+- **inconclusive**: anything else. The interval holds zero and reaches past the threshold, or it excludes zero
+  with the point inside the threshold but a bound past it: the runs cannot tell a change of the threshold's size
+  from none, so the figure carries its smallest detectable change and what would narrow it
+  (:mod:`fmbench.analysis.detectable`). Nothing inconclusive is called unchanged.
+
+The threshold is relative for latency, throughput and memory (5 % of the baseline by default; the interval is read
+relative to the baseline too) and in percentage points for rates (5 by default). The project file sets the
+thresholds under ``[publishing.practical_change]``.
 """
 
 from __future__ import annotations
@@ -15,7 +23,16 @@ from typing import Literal, Protocol
 
 from fmbench.analysis.stats import Interval
 
-Verdict = Literal["better", "worse", "within tolerance", "no detectable change"]
+Verdict = Literal["better", "worse", "within tolerance", "inconclusive"]
+
+VERDICT_MEANINGS: dict[str, str] = {
+    "better": "the interval lies beyond zero and the change passes the practical threshold, in the better direction",
+    "worse": "the interval lies beyond zero and the change passes the practical threshold, in the worse direction",
+    "within tolerance": "the whole interval lies inside the practical threshold: any change is smaller than it",
+    "inconclusive": "the interval reaches past the practical threshold without lying beyond zero and the threshold: "
+                    "these runs cannot tell a change of that size from none",
+}
+"""Each verdict in a reader's words, as the methodology page and ``compare --json`` state them."""
 
 
 class _Setting(Protocol):
@@ -74,13 +91,23 @@ def judge(
     unit: str,
     better: Literal["higher", "lower"],
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    *,
+    baseline: float | None = None,
 ) -> Verdict:
-    """Better or worse only when the interval excludes zero and the change passes the threshold."""
-    if not interval.sign:
-        return "no detectable change"
+    """The verdict ``interval`` allows (see the module's text). ``baseline``: the baseline's value, which a relative
+    threshold reads the interval against; without one (or at zero) no interval is known to lie within a relative
+    threshold, and a change beyond zero counts as past it."""
     threshold, relative = tolerance.for_unit(unit)
-    size = abs(delta) if not relative else (abs(relative_delta) if relative_delta is not None else float("inf"))
-    if size <= threshold:
+    scale: float | None = 1.0
+    if relative:
+        scale = abs(baseline) if baseline else None
+    if relative:
+        size = abs(relative_delta) if relative_delta is not None else float("inf")
+    else:
+        size = abs(delta)
+    if interval.sign and size > threshold:
+        went_up = interval.sign > 0
+        return "better" if went_up == (better == "higher") else "worse"
+    if scale is not None and -threshold <= interval.low / scale and interval.high / scale <= threshold:
         return "within tolerance"
-    went_up = interval.sign > 0
-    return "better" if went_up == (better == "higher") else "worse"
+    return "inconclusive"

@@ -48,8 +48,10 @@ Choices this module makes, stated once:
   nearest-rank quantiles (median, p90) at each figure's own ``q``; peak memory
   is the maximum of the trials' peak resident memory.
 - **Uncertainty** is in :mod:`fmbench.analysis.stats`. A verdict is ``better`` or
-  ``worse`` only when the interval excludes zero, read with the figure's
-  stated better direction; otherwise ``no detectable change``. Where both
+  ``worse`` only when the interval excludes zero and the change passes the
+  practical threshold, read with the figure's stated better direction;
+  ``within tolerance`` only when the whole interval lies inside the
+  threshold; otherwise ``inconclusive`` (:mod:`fmbench.analysis.tolerance`). Where both
   sides ran the same samples, each figure's interval is paired by sample
   (:mod:`fmbench.analysis.pairing`); where they did not, it is not, and
   the interval, the workload and the comparison say so.
@@ -60,9 +62,9 @@ Choices this module makes, stated once:
   which keeps the chance of *any* noise verdict in the whole comparison
   below 5 % (family-wise). ``multiplicity="none"`` gives plain per-figure
   95 % intervals; the level used is stated in every output.
-- **Smallest detectable change**: every figure with an interval states half its width
-  (:mod:`fmbench.analysis.detectable`); a "no detectable change" whose smallest detectable change is above the
-  practical threshold says the runs were too few to tell, and how much more data per side would do.
+- **Smallest detectable change**: every figure with an interval states the change it would detect 80% of the
+  time (:mod:`fmbench.analysis.detectable`); an inconclusive figure whose smallest detectable change is above the
+  practical threshold says the runs were too few to tell, and which data (repetitions or samples) would do.
 - **Samples whose outcome changed** (:mod:`fmbench.comparison.sample_changes`): each sample both sides attempted,
   by Fisher's exact test with Holm's correction over the samples tested, at the caller's confidence (family-wise
   over the samples, apart from the figures' Bonferroni level).
@@ -236,18 +238,34 @@ def _figure(
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,
                                 verdict="too few trials",
                                 note=f"fewer than {stats.MIN_BOOTSTRAP_VALUES} values on a side: no interval")
-    verdict: FigureVerdict = tol.judge(interval, delta, relative, f.unit, f.better, tolerance)
+    verdict: FigureVerdict = tol.judge(interval, delta, relative, f.unit, f.better, tolerance, baseline=vb)
     note = tolerance.describe(f.unit) if verdict == "within tolerance" else None
     return FigureComparison(**common, delta=delta, relative_delta=relative, interval=interval, verdict=verdict,
                             note=note)
 
 
+def _repetitions(side: list[list[list[float]]]) -> int:
+    """A side's trials of one sample: the most common count of trials a sample holds in a run."""
+    counts = [len(sample) for run in side for sample in run if sample]
+    return max(set(counts), key=lambda n: (counts.count(n), n)) if counts else 0
+
+
 def _with_detectability(compared: FigureComparison, f: FigureDef, b: Trials, c: Trials,
                         tolerance: tol.Tolerance) -> FigureComparison:
     """The figure with the "too few to tell" sentence its verdict carries, if any (:mod:`fmbench.analysis.detectable`)."""
+    if compared.verdict != "inconclusive" or compared.interval is None:
+        return compared
+    cb, cc = b.clustered(f), c.clustered(f)
+    ids = (b.sample_ids(f), c.sample_ids(f))
+    at = None
+    if f.statistic not in ("rate", "mean") and compared.baseline is not None and compared.candidate is not None:
+        at = (compared.baseline, compared.candidate)
+    share = detectable.variance_split(cb, cc, samples=ids, paired=compared.interval.paired, at=at)
+    distinct = (len({i for run in ids[0] for i in run}), len({i for run in ids[1] for i in run}))
     sentence = detectable.too_few_to_tell(
         compared.verdict, compared.smallest_detectable_change, compared.baseline, compared.unit, tolerance,
-        runs=(b.run_count, c.run_count), trials=(len(b.samples(f)), len(c.samples(f))),
+        runs=(b.run_count, c.run_count), samples=distinct, repetitions=(_repetitions(cb), _repetitions(cc)),
+        noise_share=share,
     )
     return compared if sentence is None else replace(compared, too_few_to_tell=sentence)
 

@@ -89,8 +89,9 @@ from typing import Any
 from fmbench.storage.dataset import is_remote
 from fmbench.storage.db import default_db_path
 
-ALGORITHM = 1
-"""Version of the draw in :func:`fmbench.analysis.stats._resample` and of what is derived from it: bump it when either
+ALGORITHM = 2
+"""Version of the draw in :func:`fmbench.analysis.stats._resample` and of what is derived from it (1: trials drawn again
+inside each drawn sample; 2: each drawn sample with all its trials as measured): bump it when either
 changes, and every entry written before is simply never asked for again."""
 FORMAT = 2
 """Version of an entry's layout (1: a binary layout of fmbench's own, whose files a full build sweeps away)."""

@@ -19,7 +19,7 @@ Multiplicity = Literal["none", "bonferroni"]
 FigureVerdict = Literal[
     "better",
     "worse",
-    "no detectable change",
+    "inconclusive",
     "within tolerance",
     "not recorded",
     "not comparable",
@@ -49,13 +49,13 @@ class FigureComparison:
     """What the baseline's value reads when it has none: ``not recorded``, or ``no measured trial``."""
     candidate_absent: str = d.NOT_RECORDED
     too_few_to_tell: str | None = None
-    """Beside a "no detectable change" whose smallest detectable change is above the practical threshold: that
-    the runs were too few to tell, and how much more data would do (:func:`fmbench.analysis.detectable.too_few_to_tell`)."""
+    """Beside an inconclusive figure whose smallest detectable change is above the practical threshold: that the
+    runs were too few to tell, and which data would narrow it (:func:`fmbench.analysis.detectable.too_few_to_tell`)."""
 
     @property
     def smallest_detectable_change(self) -> float | None:
-        """Half the interval's width, in the figure's unit (:mod:`fmbench.analysis.detectable`); ``None`` without
-        an interval."""
+        """The true change detected 80% of the time at the interval's confidence, in the figure's unit
+        (:mod:`fmbench.analysis.detectable`); ``None`` without an interval."""
         return detectable.smallest_detectable_change(self.interval)
 
     def to_json(self) -> dict[str, Any]:
@@ -169,7 +169,7 @@ class Comparison:
     @property
     def verdict_sentence(self) -> str:
         """The comparison's verdicts in one sentence: what got worse or better beyond the practical threshold,
-        and how many figures did not change (:func:`fmbench.comparison.text.verdict_sentence`)."""
+        how many lie within tolerance and how many are inconclusive (:func:`fmbench.comparison.text.verdict_sentence`)."""
         return comparison_text.verdict_sentence([(None, self)])
 
     @property
@@ -192,7 +192,7 @@ class Comparison:
         unpaired = [s.title for s in found if not s.paired]
         if not unpaired:
             return ("Intervals are paired by sample: both sides ran the same samples, so each resample draws the "
-                    "sample ids once for both sides (runs and trials are still drawn per side).")
+                    "sample ids once for both sides (runs are still drawn per side).")
         if len(unpaired) == len(found):
             return ("Intervals are not paired by sample: the sides did not run the same samples, so each side's "
                     "samples are resampled alone.")
@@ -208,7 +208,8 @@ class Comparison:
             return None
         single = [name for name, n in runs if n == 1]
         return (f"Run-to-run variation was measured: {' and '.join(several)} are resampled as runs first, then "
-                "samples, then trials, so the intervals cover how a repeat of those runs would differ"
+                "samples (each with its trials as measured), so the intervals cover how a repeat of those runs would "
+                "differ"
                 + (f"; the {single[0]} has one run, whose run-to-run variation was not measured" if single else "")
                 + ".")
 
@@ -231,7 +232,8 @@ class Comparison:
             "A verdict is better or worse only when the interval excludes zero and the change exceeds the "
             f"practical threshold ({self.tolerance.describe('seconds')} for latency, "
             f"{self.tolerance.describe('tokens/s')} for throughput, {self.tolerance.describe('bytes')} for memory, "
-            f"{self.tolerance.describe('rate')} for rates); a detectable change below it is within tolerance.",
+            f"{self.tolerance.describe('rate')} for rates); within tolerance only when the whole interval lies inside "
+            "the threshold; otherwise inconclusive: these runs cannot tell a change of the threshold's size from none.",
             f"{detectable.DEFINITION}",
         ]
         if self.sample_changes is not None:
@@ -262,6 +264,8 @@ class Comparison:
             "multiplicity": self.multiplicity,
             "tested_figures": self.tested_figures,
             "methods": list(self.method_notes),
+            "verdicts": dict(tol.VERDICT_MEANINGS),
+            "smallest_detectable_change": {"definition": detectable.DEFINITION, "power": detectable.POWER},
             "baseline": self.baseline.to_json(),
             "candidate": self.candidate.to_json(),
             "differences": [x.to_json() for x in self.differences],

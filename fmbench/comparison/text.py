@@ -101,8 +101,9 @@ def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> s
 
 CHANGED = ("worse", "better")
 """The verdicts of a change beyond the practical threshold, in the order a verdict sentence names them."""
-UNCHANGED = ("no detectable change", "within tolerance")
-"""The verdicts of a figure that did not change beyond the practical threshold."""
+UNCHANGED = ("within tolerance", "inconclusive")
+"""The verdicts of a tested figure that did not pass the practical threshold: its interval lies inside it (within
+tolerance), or these runs cannot tell (inconclusive). Only the first says the figure did not change."""
 NAMED_CHANGES = 3
 """How many changes a verdict sentence names; the others it counts."""
 
@@ -126,10 +127,11 @@ def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: in
     """One sentence of a comparison's verdicts (of several, a page's configurations: each ``(label, comparison)``,
     the label naming the configuration a change is in, ``None`` for none): what got worse, then better, beyond the
     practical threshold (the figure, the workload and the size, at most :data:`NAMED_CHANGES` named), how many
-    figures did not change, and how many were not tested; ``refused``: how many comparisons were refused."""
+    figures stayed within tolerance and how many were inconclusive (never called unchanged), and how many were not
+    tested; ``refused``: how many comparisons were refused."""
     named: list[str] = []
     counts = {verdict: 0 for verdict in CHANGED}
-    unchanged = untested = 0
+    within = inconclusive = untested = 0
     for verdict in CHANGED:
         for label, c in parts:
             for scenario, f in [(x, f) for x in c.scenarios for f in x.figures if f.verdict == verdict]:
@@ -143,17 +145,21 @@ def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: in
                     )
     for _label, c in parts:
         for s in c.scenarios:
-            unchanged += sum(f.verdict in UNCHANGED for f in s.figures)
+            within += sum(f.verdict == "within tolerance" for f in s.figures)
+            inconclusive += sum(f.verdict == "inconclusive" for f in s.figures)
             untested += sum(f.verdict not in (*CHANGED, *UNCHANGED) for f in s.figures)
     clauses: list[str] = []
     if named:
         clauses += named
         clauses += [f"{_plural(n, 'other figure', 'other figures')} got {verdict}" for verdict, n in counts.items() if n]
-        clauses.append(f"{_plural(unchanged, 'other figure', 'other figures')} did not change beyond the practical "
-                       "threshold")
-    elif unchanged:
-        clauses.append(f"No figure got worse or better beyond the practical threshold: "
-                       f"{_plural(unchanged, 'figure', 'figures')} did not change")
+        if within:
+            clauses.append(f"{_plural(within, 'other figure', 'other figures')} stayed within tolerance")
+        if inconclusive:
+            clauses.append(f"{inconclusive} {'was' if inconclusive == 1 else 'were'} inconclusive")
+    elif within or inconclusive:
+        rest = [f"{_plural(within, 'figure', 'figures')} stayed within tolerance"] if within else []
+        rest += [f"{_plural(inconclusive, 'figure was', 'figures were')} inconclusive"] if inconclusive else []
+        clauses.append(f"No figure got worse or better beyond the practical threshold: {', '.join(rest)}")
     elif parts:
         clauses.append("No figure got worse or better beyond the practical threshold")
     if untested:

@@ -84,7 +84,8 @@ def delta_format(unit: str) -> Any:
 
 _UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
 """What an interval cell says where nothing was tested (never "not recorded": the values may be there)."""
-VERDICT_TONE = {"better": "better", "worse": "worse", "no detectable change": "nochange", "within tolerance": "nochange"}
+VERDICT_TONE = {"better": "better", "worse": "worse", "within tolerance": "nochange", "inconclusive": "neutral"}
+"""An inconclusive figure is never drawn as unchanged: only an interval inside the threshold is."""
 
 
 def relative_text(v: float | None) -> str | None:
@@ -131,7 +132,7 @@ def figure_table(cmp: Comparison, table_id: str, heading: str) -> Table:
                         if interval is not None or f.verdict not in _UNTESTED
                         else Cell(_UNTESTED[f.verdict], title=f.note),
                         Cell(f"{f.verdict} ({f.note})" if f.verdict == "within tolerance"
-                             else f"{f.verdict} (too few runs to tell)" if f.too_few_to_tell else f.verdict,
+                             else f"{f.verdict} (too few to tell)" if f.too_few_to_tell else f.verdict,
                              # how many runs would tell is said once, in the page's list of the figures too
                              # few to tell (templates/_sample_changes.html), not again in each verdict's title
                              tone=VERDICT_TONE.get(f.verdict, "neutral"), title=f.note),

@@ -373,7 +373,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                            _change_rows(site, report.improvements, filters), "No improvement detected."),
         steps=Table(
             "steps",
-            "Every build step compared (a step without a listed change showed no detectable change)",
+            "Every build step compared (a step without a listed change had none past the practical threshold)",
             [Column("builds", "Builds"), Column("device", "Device"), Column("config", "Configuration"),
              Column("changes", "Changes", True), Column("note", "Note")],
             [

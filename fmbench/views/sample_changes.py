@@ -49,15 +49,15 @@ class SampleChangeView:
 
 @dataclass(frozen=True)
 class SampleChangesBlock:
-    """What the partial lays out: the samples that changed, how many were tested, and the figures whose
-    "no detectable change" the runs were too few to tell."""
+    """What the partial lays out: the samples that changed, how many were tested, and the inconclusive figures
+    the runs were too few to tell, with what would narrow them."""
 
     id: str
     summary: str
     changes: list[SampleChangeView]
     empty_text: str
     too_few: list[str]
-    """"Workload, figure: too few runs to tell …" per figure that says so."""
+    """"Workload, figure: too few to tell …" per figure that says so."""
     detectable: Table
     """Every compared figure's smallest detectable change beside its practical threshold."""
 
@@ -70,13 +70,15 @@ def _detectable_table(cmp: Comparison, key: str) -> Table:
             if text is None:
                 continue
             rows.append(Row([s.title, f.label, text, cmp.tolerance.describe(f.unit),
-                             "too few runs to tell" if f.too_few_to_tell else f.verdict]))
+                             "inconclusive (too few to tell)" if f.too_few_to_tell else f.verdict]))
     return Table(
         f"detectable-{key}",
-        "The smallest change each compared figure could detect (half its interval's width)",
+        "The smallest change each compared figure could detect (the true change its interval would tell from none "
+        "80% of the time at this comparison's confidence)",
         [Column("scenario", "Scenario"), Column("figure", "Figure"),
          Column("detectable", "Smallest detectable", True,
-                "Half the interval's width: a smaller change cannot be told from none at this confidence"),
+                "The true change detected 80% of the time at this comparison's confidence; a smaller change may go "
+                "unseen"),
          Column("threshold", "Practical threshold", True), Column("verdict", "Verdict")],
         rows,
         "No figure was tested.",
