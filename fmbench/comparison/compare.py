@@ -109,7 +109,7 @@ from fmbench.comparison.selection import AttemptRule, Side, SideSpec, select_sid
 from fmbench.errors import FmbenchError
 from fmbench.ingest import ingest_file
 from fmbench.runfile import vocabulary as vocab
-from fmbench.storage.db import apply_migration, connect, migrations
+from fmbench.storage.db import apply_migration, connect, migrations, open_duckdb
 
 __all__ = ["Comparison", "ComparisonRefused", "compare_files", "compare_runs", "compare_selected", "compare_sides",
            "sides_are_files"]
@@ -456,7 +456,7 @@ def compare_files(
     naming it."""
 
     registry = registry or load_registry()
-    con = duckdb.connect(":memory:")
+    con = open_duckdb()
     try:
         for m in migrations():
             apply_migration(con, m)

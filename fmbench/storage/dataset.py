@@ -39,7 +39,7 @@ import duckdb
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import DatabaseError
-from fmbench.storage.db import connect, schema_version
+from fmbench.storage.db import connect, open_duckdb, schema_version
 from fmbench.write_errors import as_write_error, writing
 
 DATASET_FILE = "fmbench-dataset.json"
@@ -278,7 +278,7 @@ def _create_views(con: duckdb.DuckDBPyConnection, where: str, meta: dict[str, An
 
 def dataset_connection(location: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB whose tables are views over the dataset (the caller closes it)."""
-    con = duckdb.connect(":memory:")
+    con = open_duckdb()
     try:
         con.execute("SET enable_progress_bar = false")
         attach_dataset(con, location)
