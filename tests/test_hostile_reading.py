@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from fmbench.cli import main
-from fmbench.project import load_project
+from fmbench.project import load_project, toml_too_deep
 from fmbench.runfile.user_files import FileTooLarge, NotRegularFile, read_bytes
 from fmbench.scaffold import init_project
 from fmbench.storage.db import connect
@@ -169,3 +169,137 @@ def test_a_project_build_names_a_fifo_in_its_runs_folder_and_publishes_the_rest(
     assert "stuck.json: not a regular file (a FIFO (named pipe)); skipped" in result.stdout + result.stderr
     assert _stored_files(root / "fmbench.duckdb") == [RUN.name]
     assert (load_project(root).output / "index.html").is_file()
+
+
+# --- a project's own files: nesting without end, a methodology too long to render -------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project built once, so that ``runs`` has a database to list."""
+    root = init_project(tmp_path / "results", title="Hostile reading").root
+    shutil.copy(RUN, root / "runs" / RUN.name)
+    assert run_cli("build", "--project", root, timeout=240).returncode == 0
+    return root
+
+
+def test_a_revisions_file_nested_100000_deep_is_one_line_naming_the_file_and_place(project: Path) -> None:
+    (project / "revisions.yaml").write_text("revisions:\n  - " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    for args in (("build", "--project", project), ("validate", project / "runs" / RUN.name)):
+        line = one_line_error(run_cli(*args, cwd=project, timeout=120))
+        assert "RecursionError" not in line
+        assert f"{project / 'revisions.yaml'}: line 2, column " in line, line
+        assert "nested more than 32 levels deep" in line, line
+
+
+def test_a_settings_file_nested_5000_deep_is_one_line_naming_the_file_and_place(project: Path) -> None:
+    settings = project / "fmbench.toml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "\n[extra]\ndeep = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    line_no = settings.read_text(encoding="utf-8").splitlines().index("deep = " + "[" * 5000 + "]" * 5000) + 1
+    for command in ("build", "runs"):
+        line = one_line_error(run_cli(command, "--project", project, timeout=120))
+        assert f"{settings}: line {line_no}, column 40: arrays and inline tables nested more than 32 levels deep" in line, line
+
+
+def test_brackets_inside_toml_strings_and_comments_do_not_count_as_nesting() -> None:
+    text = 'a = "[[[[[[" # [[[[[[[\nb = \'{{{{{{\'\nc = """\n[[[[[[\n"""\nd = [[1], {x = [2]}]\n'
+    assert toml_too_deep(text, 3) is None
+    assert toml_too_deep(text, 2) == (6, 16)
+
+
+def test_a_methodology_file_over_its_limit_is_one_line_and_one_within_it_builds(project: Path) -> None:
+    notes = project / "methodology.md"
+    paragraph = "Each run is measured on a quiet device with the same prompts, and judged by the same rules.\n\n"
+    notes.write_text(paragraph * (4 * 1024 * 1024 // len(paragraph)), encoding="utf-8")
+    line = one_line_error(run_cli("build", "--project", project, timeout=120))
+    assert f"{notes}: " in line and "bytes is larger than the 262,144-byte limit for methodology notes" in line, line
+    notes.write_text(paragraph * 10, encoding="utf-8")
+    assert run_cli("build", "--project", project, timeout=240).returncode == 0
+
+
+def test_a_fifo_as_a_projects_settings_revisions_or_methodology_is_one_line(project: Path) -> None:
+    for name in ("methodology.md", "revisions.yaml", "fmbench.toml"):
+        target = project / name
+        kept = target.read_bytes()
+        target.unlink()
+        os.mkfifo(target)
+        line = one_line_error(run_cli("build", "--project", project, timeout=60))
+        assert f"{target}: not a regular file (a FIFO (named pipe))" in line, line
+        target.unlink()
+        target.write_bytes(kept)
+
+
+# --- the database --------------------------------------------------------------------------------------------
+
+
+def test_a_sqlite_file_as_db_is_not_a_duckdb_database_and_nothing_is_downloaded(tmp_path: Path) -> None:
+    import sqlite3  # only this test makes a SQLite file
+
+    db = tmp_path / "results.db"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE runs (id TEXT)")
+    con.close()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home))
+    for args in (("runs", "--db", db), ("ingest", RUN, "--db", db), ("verify", "--db", db)):
+        result = subprocess.run(
+            [sys.executable, "-P", "-m", "fmbench", *map(str, args)], capture_output=True, text=True,
+            timeout=60, check=False, env=env,
+        )
+        line = one_line_error(result)
+        assert line == (
+            f"Error: {db}: not a DuckDB database file (it is a SQLite database); "
+            "point --db at an fmbench database (or another, new file name)"
+        ), line
+    assert not (home / ".duckdb").exists()  # where DuckDB would have installed sqlite_scanner
+
+
+def test_every_duckdb_connection_has_extension_autoinstall_and_autoload_off() -> None:
+    from fmbench.storage.db import open_duckdb  # the storage layer's one connect
+
+    roots = [Path(__file__).parent.parent / part for part in ("fmbench", "ingest", "native")]
+    callers = sorted(
+        str(path) for root in roots for path in root.rglob("*.py") if "duckdb.connect(" in path.read_text(encoding="utf-8")
+    )
+    assert [Path(c).name for c in callers] == ["db.py"], callers
+    con = open_duckdb()
+    try:
+        settings = dict(con.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN ('autoinstall_known_extensions', 'autoload_known_extensions')"
+        ).fetchall())
+    finally:
+        con.close()
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+
+
+@pytest.mark.parametrize("cut", [20_000, 300_000], ids=["header-only", "part-way"])
+def test_a_truncated_database_is_one_line_saying_what_is_wrong_and_what_to_do(tmp_path: Path, cut: int) -> None:
+    whole = tmp_path / "whole.duckdb"
+    assert CliRunner().invoke(main, ["ingest", str(RUN), "--db", str(whole)]).exit_code == 0
+    cut_db = tmp_path / "cut.duckdb"
+    cut_db.write_bytes(whole.read_bytes()[:cut])
+    for args in (("runs", "--db", cut_db), ("verify", "--db", cut_db), ("ingest", OTHER, "--db", cut_db)):
+        line = one_line_error(run_cli(*args, timeout=60))
+        assert f"{cut_db}: " in line and f"the database file is cut short ({cut:,} bytes" in line, line
+        assert "restore the whole file from a backup" in line
+
+
+def test_a_fifo_as_db_is_refused_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "pipe.duckdb"
+    os.mkfifo(db)
+    for args in (("runs", "--db", db), ("ingest", RUN, "--db", db)):
+        line = one_line_error(run_cli(*args, timeout=60))
+        assert line == f"Error: {db}: not a regular file (a FIFO (named pipe)); point --db at an fmbench database file"
+
+
+# --- compare ------------------------------------------------------------------------------------------------
+
+
+def test_compare_of_a_filter_too_long_to_be_a_file_name_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    assert CliRunner().invoke(main, ["ingest", str(RUN), "--db", str(db)]).exit_code == 0
+    result = CliRunner().invoke(main, ["compare", "device=" + "a" * 300, "device=b", "--db", str(db)])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, OSError)
+    assert result.output.startswith("Error: no ingested run matches device=aaa") and len(result.output.splitlines()) == 1

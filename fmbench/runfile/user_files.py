@@ -167,3 +167,12 @@ def special_reason(path: str | os.PathLike[str]) -> str:
     except OSError:
         return "not a regular file"
 
+
+
+def is_regular_file(path: str | os.PathLike[str]) -> bool:
+    """True for a regular file (links followed); False for anything else, and for a name the system cannot
+    even look up (too long, a NUL in it), where ``Path.is_file`` raises."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False

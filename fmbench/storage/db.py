@@ -202,10 +202,9 @@ def check_database_file(path: Path) -> None:
     except OSError:
         return
     if len(head) >= 12 and head[8:12] != DUCKDB_MAGIC:
-        what = "it is a SQLite database" if head.startswith(SQLITE_MAGIC) else "its header is not DuckDB's"
+        what = " (it is a SQLite database)" if head.startswith(SQLITE_MAGIC) else ""
         raise DatabaseError(
-            f"{path}: not a DuckDB database file ({what}); point --db at an fmbench database "
-            "(or another, new file name)"
+            f"{path}: not a DuckDB database file{what}; point --db at an fmbench database (or another, new file name)"
         )
 
 
