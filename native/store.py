@@ -37,7 +37,7 @@ from fmbench.write_errors import as_write_error, writing
 from .errors import ArtifactError
 from .linking import relink
 from .model import Evaluation, MetricValue, Row, SummaryMetric
-from .reader import read_artifacts
+from .reader import DEFAULT_LIMITS, ReadLimits, read_artifacts
 
 Status = Literal["ingested", "duplicate", "error"]
 
@@ -345,6 +345,7 @@ class _Contents:
 def ingest_artifacts(
     paths: Iterable[str | os.PathLike[str]],
     db: str | os.PathLike[str] | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> ArtifactIngestReport:
     """Ingest result documents under ``paths`` into the database; report each one.
 
@@ -352,7 +353,7 @@ def ingest_artifacts(
     is an ``error`` outcome naming it; the other documents still land.
     """
     given = [Path(path) for path in paths]
-    result = read_artifacts(given)
+    result = read_artifacts(given, limits)
     outcomes: list[ArtifactOutcome] = [
         ArtifactOutcome(
             path=str(error.path),

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from fmbench.cli import main
+from fmbench.native.reader import ReadLimits, read_artifacts
 from fmbench.project import load_project, toml_too_deep
 from fmbench.runfile.user_files import FileTooLarge, NotRegularFile, read_bytes
 from fmbench.scaffold import init_project
@@ -303,3 +304,72 @@ def test_compare_of_a_filter_too_long_to_be_a_file_name_is_one_line(tmp_path: Pa
     assert result.exit_code == 1, result.output
     assert not isinstance(result.exception, OSError)
     assert result.output.startswith("Error: no ingested run matches device=aaa") and len(result.output.splitlines()) == 1
+
+
+# --- Evaluations artifacts ---------------------------------------------------------------------------------
+
+
+def write_big_artifact(path: Path, rows: int) -> Path:
+    """A result document of ``rows`` small rows (about 50 bytes each), written as it is built."""
+    with path.open("w", encoding="utf-8") as f:
+        f.write('{"evaluationID": "E1", "resultID": "R1", "results": [')
+        for i in range(rows):
+            f.write(("," if i else "") + '{"Input": "{}", "Score": {"kind": "score", "value": ' + str(i % 2) + "}}")
+        f.write("]}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def million_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_big_artifact(tmp_path_factory.mktemp("artifact") / "big.xcevalresult", 1_000_000)
+
+
+@pytest.mark.parametrize("command", ["samples", "inspect", "report", "list", "validate", "ingest"])
+def test_a_million_row_artifact_is_refused_by_the_byte_limit_in_one_line(million_rows: Path, tmp_path: Path, command: str) -> None:
+    args: list[str | Path] = ["native", command, million_rows]
+    if command == "ingest":
+        args += ["--db", tmp_path / "x.duckdb"]
+    result = run_cli(*args, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert (
+        f"{million_rows.stat().st_size:,} bytes is larger than the 25,165,824-byte limit for a result file; "
+        "raise it with --max-bytes" in result.stdout + result.stderr
+    )
+
+
+def test_a_million_row_artifact_within_the_byte_limit_is_refused_by_the_row_limit_in_bounded_memory(million_rows: Path) -> None:
+    """Under a cap of 1.5 GB of address space (reading every row took 1.7 GB of memory): the rows past the
+    limit are counted, never kept."""
+    line = one_line_error(run_cli("native", "samples", million_rows, "--max-bytes", 10**8, timeout=180))
+    assert line == (
+        f"Error: {million_rows}: 1,000,000 rows is more than the 100,000-row limit for a result file; "
+        "raise it with --max-rows if this really is one"
+    )
+
+
+def test_the_row_limit_counts_every_document_of_a_json_lines_file_and_names_the_line(tmp_path: Path) -> None:
+    rows = ",".join(['{"Input": "{}"}'] * 3)
+    lines = tmp_path / "three.jsonl"
+    lines.write_text("".join(f'{{"resultID": "R{i}", "results": [{rows}]}}\n' for i in range(3)), encoding="utf-8")
+    assert len(read_artifacts([lines], ReadLimits(max_rows=9)).documents) == 3
+    read = read_artifacts([lines], ReadLimits(max_rows=8))
+    assert [str(e) for e in read.errors] == [
+        f"{lines} line 3: 9 rows is more than the 8-row limit for a result file; raise it with --max-rows if this really is one"
+    ]
+    assert len(read.documents) == 2
+
+
+def test_a_fifo_and_dev_zero_as_artifacts_are_named_in_one_line_each(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    os.mkfifo(folder / "stuck.xcevalresult")
+    (folder / "zero.xcevalresult").symlink_to("/dev/zero")
+    for command in ("list", "validate"):
+        result = run_cli("native", command, folder, timeout=60)
+        out = result.stdout + result.stderr
+        assert result.returncode == 1 and "Traceback" not in out, out
+        assert "stuck.xcevalresult: not a regular file (a FIFO (named pipe))" in out, out
+        assert "zero.xcevalresult: not a regular file (a character device)" in out, out
+    line = one_line_error(run_cli("native", "samples", "/dev/zero", timeout=60))
+    assert line.startswith("Error: /dev/zero: not a regular file (a character device)"), line
