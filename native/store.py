@@ -31,6 +31,7 @@ import duckdb
 import pyarrow as pa
 
 from fmbench.ingest import writable
+from fmbench.runfile.user_files import UnreadableFile, open_regular
 from fmbench.storage.db import default_db_path
 from fmbench.write_errors import as_write_error, writing
 
@@ -326,10 +327,11 @@ class _Contents:
         path = document.path
         if path not in self._files:
             try:
-                self._files[path] = path.read_bytes()
-            except OSError as error:
+                with open_regular(path) as f:  # its hash is checked: a changed file is refused below
+                    self._files[path] = f.read()
+            except (OSError, UnreadableFile) as error:
                 raise ArtifactError(
-                    path, f"cannot be read again ({error.strerror}); check it and ingest it again"
+                    path, f"cannot be read again ({getattr(error, 'reason', None) or error.strerror}); check it and ingest it again"
                 ) from None
         data = self._files[path]
         if hashlib.sha256(data).hexdigest() != document.sha256:

@@ -365,6 +365,9 @@ def test_a_fifo_and_dev_zero_as_artifacts_are_named_in_one_line_each(tmp_path: P
     folder.mkdir()
     os.mkfifo(folder / "stuck.xcevalresult")
     (folder / "zero.xcevalresult").symlink_to("/dev/zero")
+    os.mkfifo(folder / "manifest.json")
+    listed = run_cli("native", "list", folder, timeout=60)
+    assert "manifest.json: not a regular file (a FIFO (named pipe))" in listed.stdout + listed.stderr
     for command in ("list", "validate"):
         result = run_cli("native", command, folder, timeout=60)
         out = result.stdout + result.stderr

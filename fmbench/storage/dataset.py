@@ -39,6 +39,7 @@ import duckdb
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import DatabaseError
+from fmbench.runfile.user_files import UnreadableFile, read_text
 from fmbench.storage.db import connect, open_duckdb, schema_version
 from fmbench.write_errors import as_write_error, writing
 
@@ -180,6 +181,10 @@ def _join(location: str, *parts: str) -> str:
     return location.rstrip("/") + "/" + "/".join(parts) if is_remote(location) else str(Path(location, *parts))
 
 
+MAX_DATASET_FILE_BYTES = 16 * 1024 * 1024
+"""The dataset's description names its tables and their files: megabytes would be thousands of tables."""
+
+
 def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The dataset's :data:`DATASET_FILE`, checked against this fmbench's schema version."""
     where = str(location)
@@ -190,9 +195,9 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
             found = con.execute("SELECT content FROM read_text(?)", [path]).fetchone()
             text = found[0] if found else ""
         else:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path, MAX_DATASET_FILE_BYTES)  # a regular file, its size bounded while read
         meta = json.loads(text)
-    except (OSError, ValueError, duckdb.Error) as exc:
+    except (OSError, ValueError, duckdb.Error, UnreadableFile) as exc:
         raise DatabaseError(
             f"{where}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {exc}); "
             "write one with `fmbench export --parquet DIR`"
