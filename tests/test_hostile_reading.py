@@ -14,6 +14,8 @@ import resource
 import shutil
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ from fmbench.runfile.user_files import FileTooLarge, NotRegularFile, read_bytes
 from fmbench.scaffold import init_project
 from fmbench.storage.db import connect
 
+from browser_support import fmbench_server
 from testdata import RUNS
 
 RUN = RUNS / "purpose-current.json"
@@ -159,6 +162,23 @@ def test_a_fifo_or_a_device_as_a_sidecar_is_named_in_one_line_and_the_batch_goes
     named = [line for line in result.stdout.splitlines() if f"a.meta.yaml: not a regular file ({kind})" in line]
     assert len(named) == 1, result.stdout
     assert "b.json" in _stored_files(db)
+
+
+def test_serve_watch_names_a_fifo_dropped_in_its_folder_and_ingests_the_file_beside_it(tmp_path: Path) -> None:
+    watch = tmp_path / "watched"
+    watch.mkdir()
+    db = tmp_path / "served.duckdb"
+    with fmbench_server(db, watch) as url:
+        os.mkfifo(watch / "stuck.json")
+        shutil.copy(RUN, watch / "good.json")
+        deadline = time.monotonic() + 60
+        page = ""
+        while time.monotonic() < deadline and not ("stuck.json" in page and "good.json" in page):
+            time.sleep(0.5)
+            with urllib.request.urlopen(url + "diagnostics/", timeout=5) as response:
+                page = response.read().decode("utf-8")
+    assert "stuck.json: not a regular file (a FIFO (named pipe))" in page, "the watcher never named the FIFO"
+    assert _stored_files(db) == ["good.json"]
 
 
 def test_a_project_build_names_a_fifo_in_its_runs_folder_and_publishes_the_rest(tmp_path: Path) -> None:
