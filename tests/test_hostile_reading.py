@@ -83,6 +83,14 @@ def test_summarize_of_dev_zero_is_refused_in_one_line_as_not_a_regular_file(tmp_
     assert f"Error: {target.name}: (file): not a regular file (a character device)" in line
 
 
+def test_native_replay_of_dev_zero_and_of_a_fifo_is_one_line_and_writes_nothing(tmp_path: Path, fifo: Path) -> None:
+    out = tmp_path / "out"
+    for source, kind in ((Path("/dev/zero"), "a character device"), (fifo, "a FIFO (named pipe)")):
+        line = one_line_error(run_cli("native", "replay", source, "--output", out, timeout=60))
+        assert f"{source}: not a regular file ({kind})" in line, line
+    assert not out.exists() or list(out.iterdir()) == []
+
+
 def test_summarize_of_a_fifo_is_refused_at_once_without_waiting_for_a_writer(fifo: Path) -> None:
     line = one_line_error(run_cli("summarize", fifo, timeout=60))
     assert "pipe.json: (file): not a regular file (a FIFO (named pipe))" in line
