@@ -17,6 +17,7 @@ from fmbench.native.store import ingest_artifacts
 from fmbench.project import PROJECT_FILE, find_project_root
 from fmbench.publish.build import build_site
 from fmbench.serving.serve import run_server
+from fmbench.storage.db import open_duckdb
 
 
 def fixtures_dir() -> Path:
@@ -35,7 +36,7 @@ def _refuse_foreign(db: Path) -> None:
 
     bundled = {hashlib.sha256(p.read_bytes()).hexdigest() for p in collect_run_files([fixtures_dir()])[0]}
     try:
-        con = duckdb.connect(str(db), read_only=True)
+        con = open_duckdb(str(db), read_only=True)
         try:
             stored = {sha for (sha,) in con.execute("SELECT sha256 FROM sources").fetchall()}
         finally:

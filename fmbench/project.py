@@ -10,7 +10,6 @@ or the environment, the order is: the flag, then the environment
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tomllib
@@ -22,7 +21,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fmbench import DISTRIBUTION, __version__
-from fmbench.analysis.revisions import parse_registry
+from fmbench.analysis.revisions import parse_registry, read_registry_text
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
@@ -31,6 +30,7 @@ from fmbench.publish.build import build_site
 from fmbench.publish.summary import summarize_build
 from fmbench.redaction import address_problem
 from fmbench.runfile.record import run_id_for
+from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, read_text, sha256_of
 from fmbench.storage.db import ENV_DB
 from fmbench.views.methodology import PublisherNotes, publisher_notes
 from fmbench.views.render import SiteIdentity
@@ -44,6 +44,15 @@ PROJECT_FILE = "fmbench.toml"
 PROJECT_FORMAT = 1
 DEFAULT_INSTALL = f"{DISTRIBUTION}=={__version__}"
 """``[publishing] install`` when the file has none: this fmbench release, from PyPI."""
+
+
+MAX_PROJECT_FILE_BYTES = 1024 * 1024
+"""fmbench.toml is a few dozen lines; a megabyte is far past any."""
+MAX_METHODOLOGY_BYTES = 256 * 1024
+"""A publisher's methodology notes: ten times fmbench's own methodology (rendering grows with the text: 4 MB
+took a minute and a gigabyte)."""
+MAX_TOML_DEPTH = 32
+"""How deeply fmbench.toml may nest arrays and inline tables (tomllib's parser recurses on each level)."""
 
 
 class ProjectError(FmbenchError):
@@ -215,8 +224,53 @@ def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
     return message[0].lower() + message[1:] if message else kind
 
 
+def toml_too_deep(text: str, limit: int) -> tuple[int, int] | None:
+    """The line and column (from 1) where ``text``'s arrays and inline tables first nest past ``limit``
+    levels, or ``None``. Brackets inside strings and comments do not count. Python's TOML parser recurses
+    once a level, so a file nested thousands deep must be refused before it is parsed."""
+    depth = 0
+    line, start = 1, 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, start = line + 1, i + 1
+        elif c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if c == '"' and text[j] == "\\":
+                    j += 1
+                elif text[j] == "\n":
+                    if len(quote) == 1:
+                        break  # an unclosed one-line string: the parser says so
+                    line, start = line + 1, j + 1
+                j += 1
+            i = j + len(quote)
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > limit:
+                return line, i - start + 1
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
+
+
 def parse_config(text: str, source: str) -> ProjectConfig:
     """The settings in ``text`` (the contents of ``source``); one line naming the file and the key if wrong."""
+    too_deep = toml_too_deep(text, MAX_TOML_DEPTH)
+    if too_deep is not None:
+        line, column = too_deep
+        raise ProjectError(
+            f"{source}: line {line}, column {column}: arrays and inline tables nested more than {MAX_TOML_DEPTH} "
+            "levels deep; no setting needs more than two"
+        )
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -287,7 +341,7 @@ class Project:
             ) from None
         cached = self._cache.get("registry")
         if cached is None or cached[0] != text_key:
-            cached = (text_key, parse_registry(path.read_text(encoding="utf-8"), str(path)))
+            cached = (text_key, parse_registry(read_registry_text(path), str(path)))
             self._cache["registry"] = cached
         return cached[1]
 
@@ -299,9 +353,19 @@ class Project:
     def methodology_notes(self) -> PublisherNotes:
         """The publisher's methodology notes, and which of ``fmbench init``'s placeholder sections they still hold."""
         try:
-            return publisher_notes(self.methodology_file.read_text(encoding="utf-8"))
+            text = read_text(self.methodology_file, MAX_METHODOLOGY_BYTES)
         except FileNotFoundError:
             return publisher_notes("")
+        except FileTooLarge as exc:
+            raise ProjectError(
+                f"{self.methodology_file}: {exc.reason} for methodology notes (the whole of fmbench's own "
+                "methodology is 23 KB); shorten it, or link to a longer text"
+            ) from None
+        except UnreadableFile as exc:
+            raise ProjectError(str(exc)) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProjectError(f"{self.methodology_file}: cannot be read: {exc}") from None
+        return publisher_notes(text)
 
     def identity(self) -> Any:
 
@@ -343,7 +407,10 @@ class Project:
         files, _ = collect_run_files([self.runs_dir])
         links = {}
         for path in files:
-            run_id = run_id_for(hashlib.sha256(path.read_bytes()).hexdigest())
+            try:
+                run_id = run_id_for(sha256_of(path))
+            except (UnreadableFile, OSError):  # swapped for a FIFO or gone since listed: the mirroring names it
+                continue
             relative = path.relative_to(self.runs_dir).as_posix()
             links.setdefault(run_id, f"{repo.url}/blob/{repo.branch}/{repo.runs_path.strip('/')}/{quote(relative)}")
         return links
@@ -372,7 +439,11 @@ def load_project(root: str | os.PathLike[str]) -> Project:
     folder = Path(root).resolve()
     file = folder / PROJECT_FILE
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text(file, MAX_PROJECT_FILE_BYTES)
+    except FileTooLarge as exc:
+        raise ProjectError(f"{file}: {exc.reason} for the settings file; a project's settings are a few lines") from None
+    except UnreadableFile as exc:
+        raise ProjectError(str(exc)) from None
     except FileNotFoundError:
         raise ProjectError(f"{folder}: holds no {PROJECT_FILE}; run `fmbench init {root}` to make it a project") from None
     except (OSError, UnicodeDecodeError) as exc:

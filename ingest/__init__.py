@@ -23,6 +23,7 @@ from fmbench.native.linking import relink
 from fmbench.runfile.annotations import is_sidecar
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.runfile.record import run_id_for
+from fmbench.runfile.user_files import is_special, special_reason
 from fmbench.storage.db import default_db_path, readers_waiting
 from fmbench.write_errors import as_write_error
 
@@ -78,13 +79,19 @@ def collect_run_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Pat
     for given in paths:
         p = Path(given)
         if p.is_dir():
-            found += sorted(
-                q
-                for q in p.rglob("*")
-                if q.is_file() and q.suffix in RUN_SUFFIXES and q.name not in _NOT_RUNS and not is_sidecar(q)
+            candidates = sorted(
+                q for q in p.rglob("*") if q.suffix in RUN_SUFFIXES and q.name not in _NOT_RUNS and not is_sidecar(q)
             )
+            found += [q for q in candidates if q.is_file()]
+            missing += [  # a FIFO or a device in the folder: named, skipped, never opened
+                FileOutcome(str(q), "error", message=f"{q}: {special_reason(q)}; skipped")
+                for q in candidates
+                if is_special(q)
+            ]
         elif p.is_file():
             found.append(p)
+        elif is_special(p):
+            missing.append(FileOutcome(str(p), "error", message=f"{p}: {special_reason(p)}"))
         else:
             missing.append(FileOutcome(str(p), "error", message=f"{p}: no such file or folder"))
     return found, missing

@@ -11,7 +11,6 @@ may have changed since they were ingested.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.native.linking import relink
 from fmbench.runfile.annotations import sidecar_for
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.runfile.user_files import UnreadableFile, sha256_of
 
 Change = Literal["ingested", "replaced", "dropped", "re-annotated", "error"]
 
@@ -81,13 +81,22 @@ class MirrorReport:
 
 
 def _sha(path: Path) -> str:
-    with path.open("rb") as f:  # streamed: a file over the size limit is refused by ingest, never read whole here
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    return sha256_of(path)  # streamed: a file over the size limit is refused by ingest, never read whole here
+
+
+UNREADABLE_SIDECAR = "(unreadable)"
+"""What a sidecar that cannot be hashed (a FIFO, a device, gone) counts as: never the stored one, so its run
+is ingested again and the ingest names it."""
 
 
 def _sidecar_sha(path: Path) -> str | None:
     sidecar = sidecar_for(path)
-    return _sha(sidecar) if sidecar is not None else None
+    if sidecar is None:
+        return None
+    try:
+        return _sha(sidecar)
+    except (UnreadableFile, OSError):
+        return UNREADABLE_SIDECAR
 
 
 def drop_run(con: duckdb.DuckDBPyConnection, run_id: str, sha256: str) -> None:
@@ -149,13 +158,18 @@ def mirror_runs(
     """
 
     db_path = Path(db)
-    files, _ = collect_run_files([runs_dir])
+    files, skipped = collect_run_files([runs_dir])
     stored, sidecars = _stored(db_path)
     report = MirrorReport()
     wanted: dict[str, Path] = {}
     left_out: list[tuple[Path, str]] = []
+    unreadable: list[tuple[Path, str]] = [(Path(o.path), o.message) for o in skipped]
     for path in files:
-        sha = _sha(path)
+        try:
+            sha = _sha(path)
+        except (UnreadableFile, OSError) as exc:  # swapped or gone since it was listed
+            unreadable.append((path, f"{path}: {exc.reason if isinstance(exc, UnreadableFile) else exc.strerror}"))
+            continue
         if wanted.setdefault(sha, path) is not path:
             left_out.append((path, sha))
     gone = {sha: stored[sha] for sha in stored.keys() - wanted.keys()}
@@ -178,6 +192,8 @@ def mirror_runs(
         return path.relative_to(runs_dir).as_posix() if path.is_relative_to(runs_dir) else str(path)
 
     report.files = {sha: shown(path) for sha, path in wanted.items()}
+    for path, message in unreadable:
+        report.lines.append(MirrorLine("error", shown(path), None, message.replace(str(path), shown(path), 1)))
     report.duplicates = [(shown(path), shown(wanted[sha])) for path, sha in left_out]
 
     replaced: dict[Path, tuple[str, str]] = {}

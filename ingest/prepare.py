@@ -25,9 +25,10 @@ import pyarrow as pa
 
 from fmbench.analysis.revisions import Registry
 from fmbench.analysis.run import RunAnalysis, analyze_bytes, read_annotations_for
-from fmbench.errors import AnnotationError, FmbenchError, Problem, RunFileError
+from fmbench.errors import AnnotationError, FmbenchError, RunFileError
 from fmbench.runfile.annotations import Annotations
 from fmbench.runfile.reader import DEFAULT_MAX_TRIALS, gc_paused
+from fmbench.runfile.user_files import read_run_file
 from fmbench.storage.originals import stored_form
 
 from . import rows as R
@@ -169,26 +170,10 @@ class _Read:
     sidecar: bytes | None
 
 
-def _too_big(path: Path, size: int, max_bytes: int) -> RunFileError:
-    return RunFileError(
-        path.name,
-        [
-            Problem(
-                "(file)",
-                f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; "
-                "raise it with --max-bytes if this really is one run",
-            )
-        ],
-    )
-
-
 def read_file(path: Path, max_bytes: int) -> _Read | Failed:
     """The file's bytes, their SHA-256 and its sidecar; a file that cannot be read is :class:`Failed`."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise _too_big(path, size, max_bytes)
-        data = path.read_bytes()
+        data = read_run_file(path, max_bytes)
         annotations, sidecar = read_annotations_for(path)
         return _Read(data, hashlib.sha256(data).hexdigest(), annotations, sidecar)
     except (FmbenchError, AnnotationError) as exc:

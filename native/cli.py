@@ -6,18 +6,21 @@ Each command parses its arguments and calls one library function; an
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES
 from fmbench.terminal import echo, text_table, user_error, user_errors
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
-from .reader import raw_document
+from .reader import DEFAULT_MAX_ROWS, ReadLimits, raw_document
 from .replay import write_replay
 from .reports import SAMPLE_KINDS, comparison_text, inspect_path, list_samples, report_path
 
@@ -36,6 +39,24 @@ def _fail_on(errors: Sequence[ArtifactError]) -> None:
 _EXISTING = click.Path(exists=True, path_type=Path)
 
 
+def _read_limits(command: Callable[..., None]) -> Callable[..., None]:
+    """``--max-bytes`` and ``--max-rows`` on a command that reads result files, handed to it as ``limits``."""
+
+    @click.option(
+        "--max-bytes", "artifact_bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES, show_default=True,
+        help="Refuse a result file larger than this (counted while it is read).",
+    )
+    @click.option(
+        "--max-rows", type=click.IntRange(min=1), default=DEFAULT_MAX_ROWS, show_default=True,
+        help="Refuse a result file of more rows than this (all its documents together).",
+    )
+    @functools.wraps(command)
+    def wrapped(*args: Any, artifact_bytes: int, max_rows: int, **kwargs: Any) -> None:
+        command(*args, limits=ReadLimits(artifact_bytes, max_rows), **kwargs)
+
+    return wrapped
+
+
 @click.group(name="native")
 def native() -> None:
     """Apple Evaluations artifacts (.xcevalresult): inspect, list, compare, replay, ingest."""
@@ -46,7 +67,8 @@ def native() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option("--raw-json", is_flag=True, help="Print the document exactly as stored, byte for byte.")
 @click.option("--summary-only", is_flag=True, help="Only metadata and aggregates, no metric profiles.")
-def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: bool) -> None:
+@_read_limits
+def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: bool, limits: ReadLimits) -> None:
     """Metadata, summary metrics and per-metric profiles of FILE (or a folder).
 
     Profiles follow xceval's conventions (Booleans are not numeric, the median
@@ -56,10 +78,10 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
         raise click.UsageError("--raw-json prints the stored document alone; drop --json and --summary-only")
     if raw_json:
         with user_errors():
-            content = raw_document(file)
+            content = raw_document(file, limits)
         click.echo(content, nl=False)  # bytes go to the binary stream unchanged
         return
-    report = inspect_path(file)
+    report = inspect_path(file, limits)
     if summary_only:
         output = report.summary_json() if as_json else report.summary_text()
     else:
@@ -80,11 +102,12 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     default=None,
     help="Only rows where a metric (the --metric one, if given) has this kind; fail includes a pass whose value is false.",
 )
+@_read_limits
 def samples_command(
-    file: Path, jsonl: bool, only_failures: bool, metric: str | None, kind: str | None
+    file: Path, jsonl: bool, only_failures: bool, metric: str | None, kind: str | None, limits: ReadLimits
 ) -> None:
     """One normalized row per line."""
-    listing = list_samples(file, only_failures=only_failures, metric=metric, kind=kind)
+    listing = list_samples(file, only_failures=only_failures, metric=metric, kind=kind, limits=limits)
     output = listing.to_jsonl() if jsonl else listing.to_text()
     if output:
         echo(output)
@@ -94,14 +117,15 @@ def samples_command(
 @native.command("report")
 @click.argument("file", type=_EXISTING)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def report_command(file: Path, as_json: bool) -> None:
+@_read_limits
+def report_command(file: Path, as_json: bool, limits: ReadLimits) -> None:
     """Per-metric profiles as xceval computes them, then the rows with issues.
 
     Issues are failed metrics and differences between the response and
     Expected at JSON paths. An empty Expected is no expectation (xceval
     compares "" and so reports false mismatches on FoundationModelsBench replays).
     """
-    reports = report_path(file)
+    reports = report_path(file, limits)
     output = reports.to_json() if as_json else reports.to_text()
     if output:
         echo(output)
@@ -121,13 +145,14 @@ def report_command(file: Path, as_json: bool) -> None:
     'or "FoundationModelsBench TTFT Seconds delta <= 0.05". Repeatable.',
 )
 @click.pass_context
+@_read_limits
 def compare_command(
-    ctx: click.Context, baseline: Path, candidate: Path, as_json: bool, gates: tuple[str, ...]
+    ctx: click.Context, baseline: Path, candidate: Path, as_json: bool, gates: tuple[str, ...], limits: ReadLimits
 ) -> None:
     """Compare summary metrics of BASELINE and CANDIDATE; exit 1 when a gate fails."""
     with user_errors():
         try:
-            comparison = compare_files(baseline, candidate, gates=gates)
+            comparison = compare_files(baseline, candidate, gates=gates, limits=limits)
         except GateRuleError as error:
             raise click.BadParameter(str(error), param_hint="--gate") from None
     if as_json:
@@ -168,7 +193,8 @@ def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int)
     default=None,
     help="DuckDB file (default: $FMBENCH_DB, else ./fmbench.duckdb).",
 )
-def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
+@_read_limits
+def ingest_command(paths: tuple[Path, ...], db: Path | None, limits: ReadLimits) -> None:
     """Ingest result documents (files, JSON Lines, exported folders) into the database.
 
     Rows are linked to the ingested trials their recordID names. A file that
@@ -180,7 +206,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
     from .store import ingest_artifacts
 
     with user_errors():
-        report = ingest_artifacts(paths, db)
+        report = ingest_artifacts(paths, db, limits)
     if report.outcomes:
         echo(
             text_table(
@@ -213,7 +239,10 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None) -> None:
 @click.option("--strict", is_flag=True, help="Unknown fields, columns and kinds are errors, not notes.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
-def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, as_json: bool) -> None:
+@_read_limits
+def validate_command(
+    ctx: click.Context, paths: tuple[Path, ...], strict: bool, as_json: bool, limits: ReadLimits
+) -> None:
     """Check the structure of result files (folders recursively); exit 1 on an error.
 
     Unknown fields are notes, since later versions of the format may add them;
@@ -222,7 +251,7 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .validation import validate_paths
 
-    report = validate_paths(list(paths), strict=strict)
+    report = validate_paths(list(paths), strict=strict, limits=limits)
     if as_json:
         echo(report.to_json())
     else:
@@ -239,13 +268,14 @@ def validate_command(ctx: click.Context, paths: tuple[Path, ...], strict: bool, 
 @native.command("list")
 @click.argument("path", type=_EXISTING)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def list_command(path: Path, as_json: bool) -> None:
+@_read_limits
+def list_command(path: Path, as_json: bool, limits: ReadLimits) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
 
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import list_results
 
-    listing = list_results(path)
+    listing = list_results(path, limits)
     if as_json:
         echo(listing.to_json())
     elif listing.results:
@@ -275,7 +305,8 @@ def list_command(path: Path, as_json: bool) -> None:
 @click.option("--force", is_flag=True, default=False,
               help="Replace an existing file of TARGET that holds something else (by default it is refused, named, "
               "and nothing is written).")
-def convert_command(source: Path, target: Path, force: bool) -> None:
+@_read_limits
+def convert_command(source: Path, target: Path, force: bool, limits: ReadLimits) -> None:
     """Convert between a result document (.xcevalresult), JSON Lines (.jsonl) and a folder.
 
     A TARGET ending in .jsonl gets one document per line; one ending in
@@ -287,7 +318,7 @@ def convert_command(source: Path, target: Path, force: bool) -> None:
     from .result_sets import convert
 
     with user_errors():
-        written = convert(source, target, force=force)
+        written = convert(source, target, force=force, limits=limits)
     for path in written:
         echo(str(path))
 

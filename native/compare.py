@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from .errors import ArtifactError, GateRuleError
 from .model import Evaluation, Identified, SummaryMetric
-from .reader import read_evaluation
+from .reader import DEFAULT_LIMITS, ReadLimits, read_evaluation
 
 Direction = Literal["higher", "lower"]
 Verdict = Literal["better", "worse", "unchanged"]
@@ -350,7 +350,8 @@ def compare_files(
     candidate: Path | str,
     *,
     gates: Sequence[str] = (),
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> Comparison:
     """Read one evaluation from each file and compare them (see :func:`compare_evaluations`)."""
     rules = [parse_gate(rule) for rule in gates]  # a bad rule fails before any file is read
-    return compare_evaluations(read_evaluation(baseline), read_evaluation(candidate), gates=rules)
+    return compare_evaluations(read_evaluation(baseline, limits), read_evaluation(candidate, limits), gates=rules)

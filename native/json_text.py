@@ -50,3 +50,86 @@ def load_json(text: str) -> Any:
         return json.loads(text)
     except RecursionError:  # the stack was already deep where this was called
         raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class TooManyRows(ValueError):
+    """A document's ``results`` array holds more than the limit; ``rows`` is how many it holds."""
+
+    def __init__(self, rows: int) -> None:
+        super().__init__(f"{rows} rows")
+        self.rows = rows
+
+
+def load_document(text: str, max_rows: int) -> Any:
+    """:func:`load_json` for a result document, its ``results`` array refused past ``max_rows`` elements
+    before more than that many are kept (:class:`TooManyRows`): the decoded rows, not the file's bytes, are
+    what a big artifact costs. The rest is counted, each element decoded and dropped."""
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+        at = nesting_too_deep(text)
+        if at is not None:
+            raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", text, at)
+    try:
+        return _walk_document(text, max_rows)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
+
+
+def _walk_document(text: str, max_rows: int) -> Any:
+    """The top-level object key by key; anything unexpected is decoded by ``json.loads``, which gives the
+    value (or the error, with its line and column) exactly as it would have."""
+    decode, space = json.JSONDecoder().raw_decode, _SPACE.match
+    pos = space(text, 0).end()
+    if not text.startswith("{", pos):
+        return json.loads(text)
+    doc: dict[str, Any] = {}
+    pos = space(text, pos + 1).end()
+    if text.startswith("}", pos):
+        return json.loads(text)
+    while True:
+        if not text.startswith('"', pos):
+            return json.loads(text)
+        key, pos = json.decoder.scanstring(text, pos + 1)
+        pos = space(text, pos).end()
+        if not text.startswith(":", pos):
+            return json.loads(text)
+        pos = space(text, pos + 1).end()
+        if key == "results" and text.startswith("[", pos):
+            doc[key], pos = _rows(text, pos, max_rows)
+        else:
+            doc[key], pos = decode(text, pos)
+        pos = space(text, pos).end()
+        if text.startswith(",", pos):
+            pos = space(text, pos + 1).end()
+            continue
+        if text.startswith("}", pos) and space(text, pos + 1).end() == len(text):
+            return doc
+        return json.loads(text)
+
+
+def _rows(text: str, pos: int, max_rows: int) -> tuple[list[Any], int]:
+    decode, space = json.JSONDecoder().raw_decode, _SPACE.match
+    rows: list[Any] = []
+    count = 0
+    pos = space(text, pos + 1).end()
+    if text.startswith("]", pos):
+        return rows, pos + 1
+    while True:
+        value, pos = decode(text, pos)
+        count += 1
+        if count <= max_rows:
+            rows.append(value)
+        elif rows:
+            rows = []  # over the limit: keep nothing more, only count
+        pos = space(text, pos).end()
+        if text.startswith(",", pos):
+            pos = space(text, pos + 1).end()
+            continue
+        if text.startswith("]", pos) and count > max_rows:
+            raise TooManyRows(count)
+        if text.startswith("]", pos):
+            return rows, pos + 1
+        json.loads(text)  # raises the decoder's own error at its place
+        raise json.JSONDecodeError("expected ',' or ']'", text, pos)

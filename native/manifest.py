@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES
+from fmbench.runfile.user_files import UnreadableFile, read_bytes
+
 from .document import json_error_text
 from .errors import ArtifactError
 from .json_text import load_json
@@ -54,7 +57,10 @@ def read_manifest(path: Path) -> Manifest:
     """Read a manifest; problems become errors in the result, never exceptions."""
     manifest = Manifest(path=path)
     try:
-        data = load_json(path.read_bytes().decode("utf-8-sig"))
+        data = load_json(read_bytes(path, DEFAULT_MAX_BYTES).decode("utf-8-sig"))
+    except UnreadableFile as error:  # a FIFO, a device, or past the limit: named, never read whole
+        manifest.errors.append(ArtifactError(path, error.reason))
+        return manifest
     except OSError as error:
         manifest.errors.append(ArtifactError(path, f"cannot read ({error.strerror})"))
         return manifest

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.errors import FmbenchError
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES
+from fmbench.runfile.user_files import UnreadableFile, read_bytes
 
 from .compare import GateOutcome, compare_evaluations, evaluate_gate, parse_gate
 from .differences import evaluation_issues
@@ -139,7 +141,9 @@ def load_pipeline(
     path = Path(path)
     manifest = _Manifest(path, settings or {})
     try:
-        data = load_json(path.read_bytes().decode("utf-8-sig"))
+        data = load_json(read_bytes(path, DEFAULT_MAX_BYTES).decode("utf-8-sig"))
+    except UnreadableFile as error:  # a FIFO, a device, or past the limit
+        raise PipelineError(str(error)) from None
     except OSError as error:
         raise PipelineError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError as error:
@@ -397,7 +401,11 @@ def _results(config: PipelineConfig, outcome: PipelineOutcome) -> Path:
     if config.steps or not _is_run_file(results):
         return results
 
-    replay = build_replay(results.read_bytes(), source=results)
+    try:
+        content = read_bytes(results, DEFAULT_MAX_BYTES)
+    except UnreadableFile as error:
+        raise PipelineError(str(error)) from None
+    replay = build_replay(content, source=results)
     written = config.artifacts_directory / f"{results.stem}.replay{ARTIFACT_SUFFIX}"
     _write_json(written, replay)
     outcome.outputs["replay"] = written

@@ -24,9 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmbench.runfile.reader import DEFAULT_MAX_BYTES
+from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, is_special, read_bytes
+
 from .document import json_error_text, parse_document
 from .errors import ArtifactError
-from .json_text import load_json
+from .json_text import TooManyRows, load_document
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .model import Evaluation, ManifestEntry
 
@@ -36,6 +39,23 @@ FOLDER_SUFFIXES = frozenset({ARTIFACT_SUFFIX, JSON_LINES_SUFFIX})
 """Files read when a folder is walked."""
 LISTED_SUFFIXES = frozenset({ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, ".json"})
 """Files read when a manifest lists them (other attachments are skipped)."""
+
+
+DEFAULT_MAX_ROWS = 100_000
+"""Rows one result file may hold: a full FoundationModelsBench run replays to a few thousand. A row costs
+hundreds of bytes once read, whatever its size in the file, so the byte limit alone does not bound memory."""
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much of a result file is read: its bytes (checked while reading) and its rows (all its documents'
+    together, counted before any row is built). ``--max-bytes`` and ``--max-rows`` on the native commands."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_rows: int = DEFAULT_MAX_ROWS
+
+
+DEFAULT_LIMITS = ReadLimits()
 
 
 @dataclass
@@ -57,7 +77,8 @@ class ReadResult:
 class _Batch:
     """State of one ``read_artifacts`` call: manifests met and files already read."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: ReadLimits) -> None:
+        self.limits = limits
         self.result = ReadResult()
         self.manifests: dict[Path, Manifest] = {}
         self.entries: dict[Path, ManifestEntry] = {}
@@ -101,23 +122,23 @@ class _Batch:
         beside = path.parent / MANIFEST_NAME
         if beside.is_file():
             self.manifest(beside)
-        self.result.extend(read_file(path, manifest=self.entries.get(key)))
+        self.result.extend(read_file(path, manifest=self.entries.get(key), limits=self.limits))
 
 
-def read_artifacts(paths: Iterable[Path | str]) -> ReadResult:
+def read_artifacts(paths: Iterable[Path | str], limits: ReadLimits = DEFAULT_LIMITS) -> ReadResult:
     """Read every result document under ``paths`` (files and folders).
 
     Problems are collected as :class:`ArtifactError` in ``errors``; the other
     files are still read. A file reached twice is read once.
     """
-    batch = _Batch()
+    batch = _Batch(limits)
     for given in paths:
         path = Path(given)
         if path.is_dir():
             files = batch.folder_files(path)
         elif path.is_file() and path.name == MANIFEST_NAME:
             files = batch.listed_files(batch.manifest(path))
-        elif path.is_file():
+        elif path.is_file() or is_special(path):  # a FIFO or a device is named by read_file, never opened
             files = [path]
         else:
             batch.result.errors.append(ArtifactError(path, "no such file or folder"))
@@ -127,34 +148,70 @@ def read_artifacts(paths: Iterable[Path | str]) -> ReadResult:
     return batch.result
 
 
-def read_file(path: Path, *, manifest: ManifestEntry | None = None) -> ReadResult:
-    """Read one file: a JSON document, or JSON Lines when the suffix is ``.jsonl``."""
+def artifact_text(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> tuple[str, str]:
+    """A result file's text and the SHA-256 of its bytes, through the guard every user-named file goes
+    through: a regular file, at most ``limits.max_bytes`` read; anything else is an :class:`ArtifactError`."""
+    try:
+        content = read_bytes(path, limits.max_bytes)
+    except FileTooLarge as error:
+        raise ArtifactError(
+            path, f"{error.size:,} bytes is larger than the {limits.max_bytes:,}-byte limit for a result file; "
+            "raise it with --max-bytes if this really is one"
+        ) from None
+    except UnreadableFile as error:
+        raise ArtifactError(path, error.reason) from None
+    except OSError as error:
+        raise ArtifactError(path, f"cannot read ({error.strerror})") from None
+    try:
+        return content.decode("utf-8-sig"), hashlib.sha256(content).hexdigest()
+    except UnicodeDecodeError as error:
+        raise ArtifactError(path, f"not UTF-8 text (byte {error.start})") from None
+
+
+def decode_document(text: str, path: Path, limits: ReadLimits, line: int | None = None, before: int = 0) -> object:
+    """One document's JSON, its rows refused past ``limits.max_rows`` (less the ``before`` rows earlier lines
+    of the file held) before more are kept; every refusal an :class:`ArtifactError` naming the file and line."""
+    try:
+        return load_document(text, limits.max_rows - before)
+    except TooManyRows as error:
+        raise _too_many_rows(path, before + error.rows, limits.max_rows, line) from None
+    except json.JSONDecodeError as error:
+        raise ArtifactError(path, json_error_text(error), line=line) from None
+
+
+def read_file(
+    path: Path, *, manifest: ManifestEntry | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> ReadResult:
+    """Read one file: a JSON document, or JSON Lines when the suffix is ``.jsonl``; within ``limits``."""
     result = ReadResult()
     try:
-        content = path.read_bytes()
-    except OSError as error:
-        result.errors.append(ArtifactError(path, f"cannot read ({error.strerror})"))
-        return result
-    sha256 = hashlib.sha256(content).hexdigest()
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        result.errors.append(ArtifactError(path, f"not UTF-8 text (byte {error.start})"))
+        text, sha256 = artifact_text(path, limits)
+    except ArtifactError as error:
+        result.errors.append(error)
         return result
 
     if path.suffix.lower() == JSON_LINES_SUFFIX:
-        _read_lines(text, path, sha256, manifest, result)
+        _read_lines(text, path, sha256, manifest, result, limits)
         return result
     try:
-        data = load_json(text)
-    except json.JSONDecodeError as error:
-        result.errors.append(ArtifactError(path, json_error_text(error)))
-        return result
-    try:
+        data = decode_document(text, path, limits)
+        del text  # the decoded document is all that is needed from here
         result.documents.append(parse_document(data, path=path, sha256=sha256, manifest=manifest))
     except ArtifactError as error:
         result.errors.append(error)
     return result
+
+
+def _row_count(data: object) -> int:
+    results = data.get("results") if isinstance(data, dict) else None
+    return len(results) if isinstance(results, list) else 0
+
+
+def _too_many_rows(path: Path, rows: int, limit: int, line: int | None = None) -> ArtifactError:
+    return ArtifactError(
+        path, f"{rows:,} rows is more than the {limit:,}-row limit for a result file; "
+        "raise it with --max-rows if this really is one", line=line,
+    )
 
 
 def _read_lines(
@@ -163,17 +220,22 @@ def _read_lines(
     sha256: str,
     manifest: ManifestEntry | None,
     result: ReadResult,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> None:
     found = False
+    rows = 0
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         found = True
         try:
-            data = load_json(line)
-        except json.JSONDecodeError as error:
-            result.errors.append(ArtifactError(path, json_error_text(error), line=number))
+            data = decode_document(line, path, limits, number, rows)
+        except ArtifactError as error:
+            result.errors.append(error)
+            if "-row limit" in error.message:  # the file's documents together: the rest is not read
+                return
             continue
+        rows += _row_count(data)
         try:
             result.documents.append(
                 parse_document(data, path=path, sha256=sha256, line=number, manifest=manifest)
@@ -184,9 +246,9 @@ def _read_lines(
         result.errors.append(ArtifactError(path, "empty: no evaluation results"))
 
 
-def read_evaluation(path: Path | str) -> Evaluation:
+def read_evaluation(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> Evaluation:
     """Read exactly one evaluation result; raise :class:`ArtifactError` otherwise."""
-    result = read_artifacts([path])
+    result = read_artifacts([path], limits)
     if result.errors:
         raise result.errors[0]
     if len(result.documents) != 1:
@@ -196,7 +258,7 @@ def read_evaluation(path: Path | str) -> Evaluation:
     return result.documents[0]
 
 
-def raw_document(path: Path | str) -> bytes:
+def raw_document(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> bytes:
     """The bytes of one stored result file, unchanged, after checking it reads as one.
 
     Raises :class:`ArtifactError` for a folder or a file that is not a result.
@@ -204,7 +266,10 @@ def raw_document(path: Path | str) -> bytes:
     path = Path(path)
     if not path.is_file():
         raise ArtifactError(path, "not a file: --raw-json prints one stored document")
-    result = read_file(path)
+    result = read_file(path, limits=limits)
     if result.errors:
         raise result.errors[0]
-    return path.read_bytes()
+    try:
+        return read_bytes(path, limits.max_bytes)
+    except (UnreadableFile, OSError) as error:  # changed since it was read
+        raise ArtifactError(path, f"cannot read ({error})") from None

@@ -47,6 +47,12 @@ from fmbench.analysis.figures import TrialFigures, trial_figures
 from fmbench.runfile.models import CheckResult, LegacyRun
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, ParsedRun, parse_run
 from fmbench.runfile.record import FailureRecord, RunRecord, TrialRecord, to_record, typed_kind
+from fmbench.runfile.user_files import (
+    FileTooLarge,
+    UnreadableFile,
+    read_bytes,
+    run_file_limit_message,
+)
 from fmbench.write_errors import writing
 
 from .errors import run_file_error
@@ -340,14 +346,11 @@ def write_replay(
     run_path = Path(run_path)
     output_dir = Path(output_dir)
     try:
-        size = run_path.stat().st_size
-        if size > max_bytes:
-            raise run_file_error(
-                run_path,
-                f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; "
-                "raise it with --max-bytes if this really is one run",
-            )
-        content = run_path.read_bytes()
+        content = read_bytes(run_path, max_bytes)  # a regular file, never read past the limit
+    except FileTooLarge as error:
+        raise run_file_error(run_path, run_file_limit_message(error.size, max_bytes)) from None
+    except UnreadableFile as error:
+        raise run_file_error(run_path, error.reason) from None
     except OSError as error:
         raise run_file_error(run_path, f"cannot read ({error.strerror})") from None
     document = build_replay(content, source=run_path, max_bytes=max_bytes, max_trials=max_trials)

@@ -18,7 +18,7 @@ from .differences import EMPTY_EXPECTED_NOTE, RowIssues, evaluation_issues
 from .errors import ArtifactError
 from .model import Evaluation, Row
 from .profiles import MetricProfile, profile_metrics
-from .reader import read_artifacts
+from .reader import DEFAULT_LIMITS, ReadLimits, read_artifacts
 
 
 def _number(value: float | None) -> str:
@@ -121,9 +121,9 @@ class InspectionReport:
         return "\n\n".join(inspection.summary_text() for inspection in self.inspections)
 
 
-def inspect_path(path: Path | str) -> InspectionReport:
+def inspect_path(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> InspectionReport:
     """Metadata, summary and metric profiles of every result under ``path``."""
-    result = read_artifacts([path])
+    result = read_artifacts([path], limits)
     inspections = [Inspection(ev, profile_metrics(ev)) for ev in result.documents]
     return InspectionReport(inspections, result.errors)
 
@@ -179,6 +179,7 @@ def list_samples(
     only_failures: bool = False,
     metric: str | None = None,
     kind: str | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> SampleListing:
     """One normalized row per result row, with the file (and line) it came from.
 
@@ -187,7 +188,7 @@ def list_samples(
     keeps rows where a metric (the named one) has that kind, ``fail``
     including a ``pass`` with value false and ``pass`` excluding it.
     """
-    result = read_artifacts([path])
+    result = read_artifacts([path], limits)
     rows: list[dict[str, Any]] = []
     for ev in result.documents:
         order = {name: position for position, name in enumerate(ev.metric_names)}
@@ -287,7 +288,7 @@ def report_evaluation(evaluation: Evaluation) -> EvaluationReport:
     return EvaluationReport(evaluation, profile_metrics(evaluation), evaluation_issues(evaluation))
 
 
-def report_path(path: Path | str) -> ReportSet:
+def report_path(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> ReportSet:
     """The report of every result under ``path``; unreadable ones are collected as errors."""
-    result = read_artifacts([path])
+    result = read_artifacts([path], limits)
     return ReportSet([report_evaluation(ev) for ev in result.documents], result.errors)

@@ -19,11 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from fmbench.owned_files import place_files
+from fmbench.runfile.user_files import is_special
 
-from .document import json_error_text, parse_document
+from .document import parse_document
 from .errors import ArtifactError
-from .json_text import load_json
-from .reader import ARTIFACT_SUFFIX, JSON_LINES_SUFFIX, read_artifacts
+from .reader import (
+    ARTIFACT_SUFFIX,
+    DEFAULT_LIMITS,
+    JSON_LINES_SUFFIX,
+    ReadLimits,
+    artifact_text,
+    decode_document,
+    read_artifacts,
+)
 
 
 @dataclass(frozen=True)
@@ -62,9 +70,9 @@ class ResultListing:
         return json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False)
 
 
-def list_results(path: Path | str) -> ResultListing:
+def list_results(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> ResultListing:
     """Every result under ``path`` (file, JSON Lines or folder, recursively); bad ones become errors."""
-    read = read_artifacts([path])
+    read = read_artifacts([path], limits)
     listed = [
         ListedResult(
             source=str(ev.path),
@@ -91,39 +99,38 @@ class StoredDocument:
     data: dict[str, Any]
 
 
-def _documents_in_file(path: Path) -> list[StoredDocument]:
-    text = path.read_bytes().decode("utf-8-sig")
+def _documents_in_file(path: Path, limits: ReadLimits) -> list[StoredDocument]:
+    text, _ = artifact_text(path, limits)
     if path.suffix.lower() == JSON_LINES_SUFFIX:
         pieces = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     else:
         pieces = [(None, text)]
     out: list[StoredDocument] = []
+    rows = 0
     for line, piece in pieces:
-        try:
-            data = load_json(piece)
-        except json.JSONDecodeError as error:
-            raise ArtifactError(path, json_error_text(error), line=line) from None
+        data = decode_document(piece, path, limits, line, rows)  # raises with file and place
+        rows += len(data["results"]) if isinstance(data, dict) and isinstance(data.get("results"), list) else 0
         parse_document(data, path=path, sha256="", line=line)  # raises with file and place
         out.append(StoredDocument(path, line, data))
     return out
 
 
-def read_documents(path: Path | str) -> list[StoredDocument]:
+def read_documents(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> list[StoredDocument]:
     """The decoded documents of a file or folder; the first bad one raises :class:`ArtifactError`."""
     path = Path(path)
     if path.is_dir():
         files = sorted(
             p
             for p in path.rglob("*")
-            if p.is_file() and p.suffix.lower() in (ARTIFACT_SUFFIX, JSON_LINES_SUFFIX)
+            if (p.is_file() or is_special(p)) and p.suffix.lower() in (ARTIFACT_SUFFIX, JSON_LINES_SUFFIX)
         )
-    elif path.is_file():
+    elif path.is_file() or is_special(path):  # a FIFO or a device is named by artifact_text, never opened
         files = [path]
     else:
         raise ArtifactError(path, "no such file or folder")
     documents: list[StoredDocument] = []
     for file in files:
-        documents.extend(_documents_in_file(file))
+        documents.extend(_documents_in_file(file, limits))
     if not documents:
         raise ArtifactError(path, "holds no evaluation results")
     return documents
@@ -166,7 +173,9 @@ def _write_all(folder: Path, files: list[tuple[str, str]], force: bool) -> list[
             temporary.unlink(missing_ok=True)
 
 
-def convert(source: Path | str, target: Path | str, *, force: bool = False) -> list[Path]:
+def convert(
+    source: Path | str, target: Path | str, *, force: bool = False, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[Path]:
     """Convert between a result file, a JSON Lines collection and a folder; return the files written.
 
     The target's form follows its name: ``.jsonl`` a collection,
@@ -177,7 +186,7 @@ def convert(source: Path | str, target: Path | str, *, force: bool = False) -> l
     with ``force`` (else :class:`fmbench.owned_files.UnownedFileError` names it).
     """
     source, target = Path(source), Path(target)
-    documents = read_documents(source)
+    documents = read_documents(source, limits)
     suffix = target.suffix.lower()
     if suffix == JSON_LINES_SUFFIX:
         lines = [json.dumps(d.data, ensure_ascii=False, separators=(",", ":")) for d in documents]

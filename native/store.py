@@ -31,13 +31,14 @@ import duckdb
 import pyarrow as pa
 
 from fmbench.ingest import writable
+from fmbench.runfile.user_files import UnreadableFile, open_regular
 from fmbench.storage.db import default_db_path
 from fmbench.write_errors import as_write_error, writing
 
 from .errors import ArtifactError
 from .linking import relink
 from .model import Evaluation, MetricValue, Row, SummaryMetric
-from .reader import read_artifacts
+from .reader import DEFAULT_LIMITS, ReadLimits, read_artifacts
 
 Status = Literal["ingested", "duplicate", "error"]
 
@@ -326,10 +327,11 @@ class _Contents:
         path = document.path
         if path not in self._files:
             try:
-                self._files[path] = path.read_bytes()
-            except OSError as error:
+                with open_regular(path) as f:  # its hash is checked: a changed file is refused below
+                    self._files[path] = f.read()
+            except (OSError, UnreadableFile) as error:
                 raise ArtifactError(
-                    path, f"cannot be read again ({error.strerror}); check it and ingest it again"
+                    path, f"cannot be read again ({getattr(error, 'reason', None) or error.strerror}); check it and ingest it again"
                 ) from None
         data = self._files[path]
         if hashlib.sha256(data).hexdigest() != document.sha256:
@@ -345,6 +347,7 @@ class _Contents:
 def ingest_artifacts(
     paths: Iterable[str | os.PathLike[str]],
     db: str | os.PathLike[str] | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> ArtifactIngestReport:
     """Ingest result documents under ``paths`` into the database; report each one.
 
@@ -352,7 +355,7 @@ def ingest_artifacts(
     is an ``error`` outcome naming it; the other documents still land.
     """
     given = [Path(path) for path in paths]
-    result = read_artifacts(given)
+    result = read_artifacts(given, limits)
     outcomes: list[ArtifactOutcome] = [
         ArtifactOutcome(
             path=str(error.path),

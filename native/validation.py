@@ -15,11 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .document import KNOWN_TOP_LEVEL_KEYS, json_error_text, parse_document
+from fmbench.runfile.user_files import is_special
+
+from .document import KNOWN_TOP_LEVEL_KEYS, parse_document
 from .errors import ArtifactError
-from .json_text import load_json
 from .model import KNOWN_KINDS
-from .reader import FOLDER_SUFFIXES, JSON_LINES_SUFFIX
+from .reader import (
+    DEFAULT_LIMITS,
+    FOLDER_SUFFIXES,
+    JSON_LINES_SUFFIX,
+    ReadLimits,
+    artifact_text,
+    decode_document,
+)
 
 Severity = Literal["error", "note"]
 KNOWN_ROW_COLUMNS = frozenset({"Input", "Response", "Expected"})
@@ -101,37 +109,45 @@ def _check_document(data: Any, path: Path, line: int | None, strict: bool, repor
         report.findings.append(Finding("error" if strict else "note", path, line, where, message))
 
 
-def _check_file(path: Path, strict: bool, report: ValidationReport) -> None:
+def _check_file(path: Path, strict: bool, report: ValidationReport, limits: ReadLimits) -> None:
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        report.findings.append(Finding("error", path, None, None, f"cannot read ({error})"))
+        text, _ = artifact_text(path, limits)
+    except ArtifactError as error:
+        report.findings.append(Finding("error", path, None, None, error.message))
         return
     if path.suffix.lower() == JSON_LINES_SUFFIX:
         pieces = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     else:
         pieces = [(None, text)]
+    rows = 0
     for line, piece in pieces:
         try:
-            data = load_json(piece)
-        except json.JSONDecodeError as error:
-            report.findings.append(Finding("error", path, line, None, json_error_text(error)))
+            data = decode_document(piece, path, limits, line, rows)
+        except ArtifactError as error:
+            report.findings.append(Finding("error", path, line, None, error.message))
+            if "-row limit" in error.message:  # the file's documents together: the rest is not read
+                return
             continue
+        rows += len(data["results"]) if isinstance(data, dict) and isinstance(data.get("results"), list) else 0
         _check_document(data, path, line, strict, report)
 
 
-def validate_paths(paths: list[Path | str], *, strict: bool = False) -> ValidationReport:
+def validate_paths(
+    paths: list[Path | str], *, strict: bool = False, limits: ReadLimits = DEFAULT_LIMITS
+) -> ValidationReport:
     """Check every result file under ``paths`` (folders recursively); a bad file never stops the rest."""
     report = ValidationReport()
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES)
-        elif path.is_file():
+            files = sorted(  # a FIFO or a device among them is named, never opened
+                p for p in path.rglob("*") if (p.is_file() or is_special(p)) and p.suffix.lower() in FOLDER_SUFFIXES
+            )
+        elif path.is_file() or is_special(path):  # a FIFO or a device is named, never opened
             files = [path]
         else:
             report.findings.append(Finding("error", path, None, None, "no such file or folder"))
             continue
         for file in files:
-            _check_file(file, strict, report)
+            _check_file(file, strict, report, limits)
     return report

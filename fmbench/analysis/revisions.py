@@ -11,6 +11,7 @@ from typing import Any, Literal
 import yaml
 
 from fmbench.errors import RegistryError
+from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, read_text
 
 RevisionStatus = Literal["current", "superseded", "unknown"]
 
@@ -81,9 +82,42 @@ def _text(entry: dict[str, Any], key: str, where: str) -> str:
     return value.strip()
 
 
+MAX_REGISTRY_BYTES = 4 * 1024 * 1024
+"""A registry holds a few lines a revision; four megabytes is thousands of revisions."""
+MAX_REGISTRY_DEPTH = 32
+"""How deeply a registry may nest lists and mappings (it needs four levels)."""
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        super().__init__("too deep")
+        self.mark = mark
+
+
+class _RegistryLoader(yaml.SafeLoader):
+    """YAML's safe subset with its nesting bounded: composing a node is recursive, so a file nested
+    100,000 levels deep would exhaust Python's recursion before it was refused."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_REGISTRY_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
 def parse_registry(data: str, source: str) -> Registry:
     try:
-        doc = yaml.safe_load(data)
+        doc = yaml.load(data, Loader=_RegistryLoader)  # a SafeLoader, its nesting bounded
+    except _TooDeep as exc:
+        raise RegistryError(
+            f"{source}: line {exc.mark.line + 1}, column {exc.mark.column + 1}: nested more than "
+            f"{MAX_REGISTRY_DEPTH} levels deep; a revision entry needs four"
+        ) from None
     except yaml.YAMLError as exc:
         raise RegistryError(f"{source}: not valid YAML: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("revisions"), list):
@@ -116,6 +150,21 @@ def parse_registry(data: str, source: str) -> Registry:
     return Registry(tuple(revisions), source)
 
 
+def read_registry_text(path: Path) -> str:
+    """A registry file's text, through the guard every user-named file goes through (a regular file, at most
+    :data:`MAX_REGISTRY_BYTES`); every refusal is a :class:`RegistryError` naming it."""
+    try:
+        return read_text(path, MAX_REGISTRY_BYTES)
+    except FileTooLarge as exc:
+        raise RegistryError(f"{path}: {exc.reason} for a suite-revision registry") from None
+    except UnreadableFile as exc:
+        raise RegistryError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise RegistryError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise RegistryError(f"{path}: cannot be read: {exc.strerror}") from None
+
+
 PUBLIC_REGISTRY_SOURCE = "fmbench/data/revisions.yaml"
 FIXTURES_REGISTRY_SOURCE = "site/revisions.yaml"
 
@@ -132,7 +181,7 @@ def load_registry(path: Path | None = None) -> Registry:
     fixture corpus) ask for it, through :func:`fixtures_registry`.
     """
     if path is not None:
-        return parse_registry(path.read_text(encoding="utf-8"), str(path))
+        return parse_registry(read_registry_text(path), str(path))
     return parse_registry(public_registry_text(), PUBLIC_REGISTRY_SOURCE)
 
 

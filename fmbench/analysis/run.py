@@ -20,12 +20,13 @@ from fmbench.analysis.figures import (
 from fmbench.analysis.policy import Verdict, assess
 from fmbench.analysis.revisions import Assignment, Registry, load_registry
 from fmbench.analysis.scoring import StoredCheck, check_stored
-from fmbench.errors import Problem, RunFileError
+from fmbench.errors import Problem
 from fmbench.runfile.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
 from fmbench.runfile.names import device_name_notes
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_run
 from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
+from fmbench.runfile.user_files import read_run_file
 
 ANALYSIS_VERSION = 3
 """The version of the rules that derive a run's figures, verdict and rule set from its file.
@@ -127,17 +128,8 @@ def analyze_file(
 ) -> RunAnalysis:
     """Read a run file and its sidecar (if any) and judge it."""
 
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise RunFileError(path.name, [Problem("(file)", f"cannot be read: {exc.strerror}")]) from None
-    if size > max_bytes:
-        raise RunFileError(
-            path.name,
-            [Problem("(file)", f"{size:,} bytes is larger than the {max_bytes:,}-byte limit for a run file; raise it with --max-bytes if this really is one run")],
-        )
+    data = read_run_file(path, max_bytes)
     annotations, _ = read_annotations_for(path)
     return analyze_bytes(
-        path.read_bytes(), path.name, registry=registry, annotations=annotations, max_bytes=max_bytes,
-        max_trials=max_trials,
+        data, path.name, registry=registry, annotations=annotations, max_bytes=max_bytes, max_trials=max_trials,
     )

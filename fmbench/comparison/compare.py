@@ -111,7 +111,8 @@ from fmbench.comparison.selection import AttemptRule, Side, SideSpec, select_sid
 from fmbench.errors import FmbenchError
 from fmbench.ingest import ingest_file
 from fmbench.runfile import vocabulary as vocab
-from fmbench.storage.db import apply_migration, connect, migrations
+from fmbench.runfile.user_files import is_regular_file
+from fmbench.storage.db import apply_migration, connect, migrations, open_duckdb
 
 __all__ = ["Comparison", "ComparisonRefused", "compare_files", "compare_runs", "compare_selected", "compare_sides",
            "sides_are_files"]
@@ -453,7 +454,7 @@ def compare_runs(
 
 def sides_are_files(baseline: str, candidate: str) -> bool:
     """Both sides name existing run files."""
-    return all(Path(x.strip()).is_file() for x in (baseline, candidate) if x.strip()) and bool(
+    return all(is_regular_file(x.strip()) for x in (baseline, candidate) if x.strip()) and bool(
         baseline.strip() and candidate.strip()
     )
 
@@ -474,7 +475,7 @@ def compare_files(
     naming it."""
 
     registry = registry or load_registry()
-    con = duckdb.connect(":memory:")
+    con = open_duckdb()
     try:
         for m in migrations():
             apply_migration(con, m)

@@ -25,7 +25,6 @@ first) or ``pooled`` (every matching run's trials together).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
@@ -39,6 +38,7 @@ import duckdb
 from fmbench.analysis import configuration
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.runfile.record import run_id_for
+from fmbench.runfile.user_files import UnreadableFile, is_regular_file, sha256_of
 from fmbench.storage.queries import token_sources
 
 AttemptRule = Literal["latest", "first", "pooled"]
@@ -127,11 +127,7 @@ def parse_filter(expression: str) -> tuple[tuple[str, str], ...]:
 def file_run_id(path: str | os.PathLike[str]) -> str:
     """The run id of a run file: the first 12 hex digits of its SHA-256."""
 
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return run_id_for(digest.hexdigest())
+    return run_id_for(sha256_of(path))
 
 
 def parse_side(text: str) -> SideSpec:
@@ -140,11 +136,12 @@ def parse_side(text: str) -> SideSpec:
     if not stripped:
         raise FilterError("an empty side selects nothing: give a run id, a run file or a filter expression")
     path = Path(stripped)
-    if path.is_file():
+    if is_regular_file(path):  # a filter's text may be no possible file name (too long): never an OSError
         try:
             run_id = file_run_id(path)
-        except OSError as exc:
-            raise NotFoundError(f"{path.name}: cannot be read: {exc.strerror}") from None
+        except (OSError, UnreadableFile) as exc:
+            reason = exc.reason if isinstance(exc, UnreadableFile) else f"cannot be read: {exc.strerror}"
+            raise NotFoundError(f"{path.name}: {reason}") from None
         return SideSpec(text=text, kind="file", run_id=run_id, path=stripped)
     if "=" in stripped:
         return SideSpec(text=text, kind="filter", filters=parse_filter(stripped))

@@ -7,7 +7,6 @@ and corrections. They are shown beside the run's own data and never rewrite it.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import yaml
 
 from fmbench.errors import AnnotationError
+from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, is_special, read_bytes
 
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
 _KNOWN = ("connection", "location", "entitlement", "note", "corrections", "simulator", "evidence")
@@ -65,11 +65,12 @@ def _too_big(file_name: str, size: int) -> AnnotationError:
 
 def read_sidecar(path: Path) -> bytes:
     """A sidecar's bytes, refused past :data:`MAX_SIDECAR_BYTES` without reading more than that."""
-    with path.open("rb") as f:
-        data = f.read(MAX_SIDECAR_BYTES + 1)
-        if len(data) > MAX_SIDECAR_BYTES:
-            raise _too_big(path.name, max(len(data), os.fstat(f.fileno()).st_size))
-    return data
+    try:
+        return read_bytes(path, MAX_SIDECAR_BYTES)
+    except FileTooLarge as exc:
+        raise _too_big(path.name, exc.size) from None
+    except UnreadableFile as exc:  # a FIFO or a device: named, never opened in a way that blocks
+        raise AnnotationError(f"{path.name}: {exc.reason}") from None
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def sidecar_for(run_path: Path) -> Path | None:
     stem = run_path.name.removesuffix(".json")
     for suffix in SIDECAR_SUFFIXES:
         candidate = run_path.with_name(stem + suffix)
-        if candidate.is_file():
+        if candidate.is_file() or is_special(candidate):  # a FIFO or device is named by read_sidecar
             return candidate
     return None
 

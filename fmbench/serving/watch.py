@@ -20,6 +20,7 @@ from typing import Any
 
 from fmbench.runfile.annotations import is_sidecar
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
+from fmbench.runfile.user_files import is_special
 
 POLL_SECONDS = 1.0
 
@@ -27,7 +28,8 @@ POLL_SECONDS = 1.0
 def _snapshot(folder: Path) -> dict[Path, tuple[int, int]]:
     out = {}
     for p in folder.rglob("*"):
-        if p.is_file() and (p.suffix == ".json" or is_sidecar(p)):
+        # a FIFO or a device is listed too: the ingest names it as not a regular file, never opening it
+        if (p.is_file() or is_special(p)) and (p.suffix == ".json" or is_sidecar(p)):
             try:
                 st = p.stat()
             except OSError:

@@ -42,7 +42,8 @@ import duckdb
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import DatabaseError
 from fmbench.redaction import has_credentials, library_message, redact
-from fmbench.storage.db import connect, schema_version
+from fmbench.runfile.user_files import UnreadableFile, read_text
+from fmbench.storage.db import connect, open_duckdb, schema_version
 from fmbench.write_errors import as_write_error, writing
 
 DATASET_FILE = "fmbench-dataset.json"
@@ -242,6 +243,10 @@ def _join(location: str, *parts: str) -> str:
     return location.rstrip("/") + "/" + "/".join(parts) if is_remote(location) else str(Path(location, *parts))
 
 
+MAX_DATASET_FILE_BYTES = 16 * 1024 * 1024
+"""The dataset's description names its tables and their files: megabytes would be thousands of tables."""
+
+
 def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The dataset's :data:`DATASET_FILE`, checked against this fmbench's schema version."""
     where = str(location)
@@ -252,9 +257,9 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
             found = con.execute("SELECT content FROM read_text(?)", [path]).fetchone()
             text = found[0] if found else ""
         else:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path, MAX_DATASET_FILE_BYTES)  # a regular file, its size bounded while read
         meta = json.loads(text)
-    except (OSError, ValueError, duckdb.Error) as exc:
+    except (OSError, ValueError, duckdb.Error, UnreadableFile) as exc:
         raise DatabaseError(
             f"{redact(where)}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {library_message(exc)}); "
             "write one with `fmbench export --parquet DIR`"
@@ -359,7 +364,7 @@ def _create_views(con: duckdb.DuckDBPyConnection, where: str, meta: dict[str, An
 
 def dataset_connection(location: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB whose tables are views over the dataset (the caller closes it)."""
-    con = duckdb.connect(":memory:")
+    con = open_duckdb()
     try:
         con.execute("SET enable_progress_bar = false")
         attach_dataset(con, location)

@@ -32,6 +32,7 @@ import duckdb
 from fmbench import DISTRIBUTION
 from fmbench.analysis.run import ANALYSIS_VERSION
 from fmbench.errors import DamagedDatabaseError, DatabaseBusyError, DatabaseError
+from fmbench.runfile.user_files import NotRegularFile, open_regular
 from fmbench.write_errors import as_write_error, writing
 
 try:
@@ -173,14 +174,49 @@ def _writer_intent(path: Path, wait: float) -> Iterator[None]:
         os.close(fd)
 
 
+SAFE_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""The configuration of every DuckDB connection fmbench opens: DuckDB never installs or loads an extension
+of its own accord (a SQLite file given as ``--db`` would otherwise have it download ``sqlite_scanner``), so
+no command reaches the network; reading object storage registers its filesystem explicitly
+(:func:`fmbench.storage.dataset.register_object_storage`)."""
+
+DUCKDB_MAGIC = b"DUCK"
+"""Bytes 8 to 12 of every DuckDB database file."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def open_duckdb(database: str = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with :data:`SAFE_CONFIG`: the one place fmbench calls ``duckdb.connect``."""
+    return duckdb.connect(database, read_only=read_only, config=dict(SAFE_CONFIG))
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse, before DuckDB opens it, a ``--db`` that is not a regular file (DuckDB's open of a FIFO waits
+    for a writer forever) or whose header is not DuckDB's (a SQLite file, a text file). A path that does not
+    exist, and a file too short to have a header, are left to DuckDB (a writer creates the first)."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(16)
+    except NotRegularFile as exc:
+        raise DatabaseError(f"{path}: {exc.reason.split(';')[0]}; point --db at an fmbench database file") from None
+    except OSError:
+        return
+    if len(head) >= 12 and head[8:12] != DUCKDB_MAGIC:
+        what = " (it is a SQLite database)" if head.startswith(SQLITE_MAGIC) else ""
+        raise DatabaseError(
+            f"{path}: not a DuckDB database file{what}; point --db at an fmbench database (or another, new file name)"
+        )
+
+
 def _open(path: Path, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
+    check_database_file(path)
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:
         try:
             if read_only and writer_waiting(path):
                 raise duckdb.IOException("Could not set lock on file: a writer is waiting")
-            return duckdb.connect(str(path), read_only=read_only)
+            return open_duckdb(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
                 refused = None if read_only else as_write_error(exc, path, "the database")
@@ -214,6 +250,8 @@ def _unopenable(path: Path, exc: duckdb.Error, *, opened: bool = True) -> str:
         )
     if is_damage(exc):
         return str(damaged(path, exc, "the database"))
+    if is_truncation(exc):
+        return str(truncated(path, "the database"))
     if not opened:  # DuckDB could not read the file as a database at all
         return f"{path}: not a DuckDB database fmbench can open ({text}); point --db at another file"
     return f"{path}: cannot open the database: {text}"
@@ -234,12 +272,34 @@ def damaged(path: str | os.PathLike[str], exc: BaseException, what: str) -> Dama
     )
 
 
+def is_truncation(exc: BaseException) -> bool:
+    """True for DuckDB's report of a read past the file's end: the file was cut short."""
+    return isinstance(exc, duckdb.Error) and "could not read enough bytes from file" in str(exc).lower()
+
+
+def truncated(path: str | os.PathLike[str], what: str) -> DamagedDatabaseError:
+    """The one-line error for ``what`` held past the end of a database file that was cut short."""
+    try:
+        size = f"{os.stat(path).st_size:,} bytes"
+    except OSError:
+        size = "gone"
+    return DamagedDatabaseError(
+        f"{path}: {what} cannot be read: the database file is cut short ({size}; it ends before the data it "
+        "lists), truncated by a copy or a disk that filled up; restore the whole file from a backup, or move it "
+        "aside and ingest the run files again (`fmbench ingest runs/`, or `fmbench build` in a project) to "
+        "rebuild it"
+    )
+
+
 @contextmanager
 def reading(path: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Turn DuckDB's report of a damaged block met while reading ``what`` into :class:`DamagedDatabaseError`."""
+    """Turn DuckDB's report of a damaged block, or of a file cut short, met while reading ``what`` into
+    :class:`DamagedDatabaseError`."""
     try:
         yield
     except duckdb.Error as exc:
+        if is_truncation(exc):
+            raise truncated(path, what) from None
         if not is_damage(exc):
             raise
         raise damaged(path, exc, what) from None
