@@ -126,6 +126,8 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
         report = init_project(folder, title=title, site_url=site_url)
     for path in report.files:
         echo(f"wrote {path.relative_to(report.root)}")
+    if report.install_warning:
+        echo(f"warning: {report.install_warning}", err=True)
     echo(
         f"project ready in {report.root}: copy run files into runs/, then `fmbench build` (and `fmbench serve` "
         "to preview); push to GitHub to publish"
@@ -336,6 +338,8 @@ def build(
                 originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
             )
             report, summary = built.report, built.summary
+            if built.install_warning:
+                echo(f"warning: {built.install_warning}", err=True)
         else:
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs

@@ -27,6 +27,7 @@ from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
 from fmbench.ingest.mirror import mirror_runs
+from fmbench.install_source import install_warning, installed_source
 from fmbench.publish.build import build_site
 from fmbench.publish.summary import summarize_build
 from fmbench.runfile.record import run_id_for
@@ -449,7 +450,8 @@ def build_project(
         source, registry=registry, mirrored=mirrored, project=project,
         strict=strict or project.config.publishing.strict,
     )
-    return ProjectBuild(mirrored, report, summary)
+    warning = install_warning(project.config.publishing.install, installed_source(), str(project.file))
+    return ProjectBuild(mirrored, report, summary, warning)
 
 
 @dataclass(frozen=True)
@@ -459,3 +461,5 @@ class ProjectBuild:
     mirrored: MirrorReport | None
     report: BuildReport
     summary: BuildSummary
+    install_warning: str = ""
+    """One line when the project's workflow cannot install the fmbench it names (:mod:`fmbench.install_source`)."""
