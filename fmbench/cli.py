@@ -176,6 +176,9 @@ def ingest(
                 [(o.status, o.run_id or "-", o.verdict or "-", Path(o.path).name, o.message) for o in shown],
             )
         )
+    for o in report.outcomes:
+        for warning in o.warnings:
+            echo(f"warning: {warning}", err=True)
     echo(
         f"{report.count('ingested')} ingested, {report.count('updated')} updated, "
         f"{report.count('duplicate')} skipped as duplicates, {report.count('error')} errored"
@@ -191,7 +194,10 @@ def ingest(
 @MAX_TRIALS_OPTION
 @PROJECT_OPTION
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
-    """Check run files without a database: generation, errors, verdict, summary mismatches."""
+    """Check run files without a database: generation, errors, verdict, summary mismatches, sidecar problems.
+
+    Exits 1 when a file, or its sidecar, cannot be read; an unknown sidecar key is listed but passes.
+    """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest.validate import validate_paths
 
@@ -203,7 +209,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
     else:
         for r in results:
             echo(r.describe())
-    if any(not r.readable for r in results):
+    if any(not r.readable or r.sidecar_unreadable for r in results):
         sys.exit(1)
 
 
@@ -223,6 +229,8 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
     registry = _registry(_project())
     with user_errors():
         analysis = analyze_file(file, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
+    for problem in analysis.annotations.problems if analysis.annotations else ():
+        echo(f"warning: {problem}", err=True)
     if fmt == "json":
         echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fmbench.ingest import collect_run_files
+from fmbench.runfile.annotations import read_annotations, sidecar_for
 from fmbench.storage.dataset import open_database
 from fmbench.write_errors import writing
 
@@ -59,6 +61,16 @@ class SkippedFile:
 
 
 @dataclass(frozen=True)
+class SidecarProblem:
+    """A sidecar of the runs folder that cannot be read (its run is on the site with the sidecar's fields not
+    recorded) or that holds a key fmbench does not know."""
+
+    file: str
+    """Relative to the project's folder (``runs/a.meta.yaml``)."""
+    message: str
+
+
+@dataclass(frozen=True)
 class UnknownCommit:
     """A benchmark commit that no revision of the registry holds (``None``: the runs recorded no commit)."""
 
@@ -73,6 +85,7 @@ class BuildSummary:
     invalid: int = 0
     refused: list[RefusedFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    sidecars: list[SidecarProblem] = field(default_factory=list)
     unknown_commits: list[UnknownCommit] = field(default_factory=list)
     registry: str = ""
     """The project's registry file (``revisions.yaml``); empty outside a project (fmbench's own registry)."""
@@ -82,7 +95,7 @@ class BuildSummary:
     methodology_template: tuple[str, ...] = ()
     """The headings of the placeholder sections ``fmbench init`` wrote that the notes still hold (left out)."""
     strict: bool = False
-    """Whether a refused file fails the build (``--strict`` or ``[publishing] strict``)."""
+    """Whether a refused file or a sidecar problem fails the build (``--strict`` or ``[publishing] strict``)."""
 
     @property
     def runs(self) -> int:
@@ -90,8 +103,8 @@ class BuildSummary:
 
     @property
     def failed(self) -> bool:
-        """Whether the build exits 1: a file was refused and the build is strict."""
-        return self.strict and bool(self.refused)
+        """Whether the build exits 1: a file was refused, or a sidecar has a problem, and the build is strict."""
+        return self.strict and bool(self.refused or self.sidecars)
 
     # --- findings, each once, in the publisher's words ------------------------------------------------
 
@@ -145,6 +158,8 @@ class BuildSummary:
             )
             out += [f"  {one_line(self.refusal(r))}" for r in self.refused]
         out += [f"skipped: {one_line(s.file)}: {one_line(s.reason)}" for s in self.skipped]
+        strict = " (--strict: the build fails)" if self.strict else ""
+        out += [f"sidecar: {one_line(p.file)}: {one_line(p.message)}{strict}" for p in self.sidecars]
         out += [f"unknown revision: {one_line(self.unknown(u))}" for u in self.unknown_commits]
         if self.methodology_template:
             out.append(f"warning: {one_line(self.methodology())}")
@@ -161,6 +176,8 @@ class BuildSummary:
             out.append(_command("error", props, r.message))
         for s in self.skipped:
             out.append(_command("warning", {"file": s.file, "title": "Run file left out"}, s.reason))
+        for p in self.sidecars:
+            out.append(_command("error" if self.strict else "warning", {"file": p.file, "title": "Sidecar"}, p.message))
         for u in self.unknown_commits:
             out.append(_command("warning", {"file": u.files[0], "title": "Revision unknown"}, self.unknown(u)))
         if self.methodology_template:
@@ -184,13 +201,17 @@ class BuildSummary:
             out += ["### Left out", ""]
             out += [f"- {md(s.file)}: {md(s.reason)}" for s in self.skipped]
             out.append("")
+        if self.sidecars:
+            out += ["### Sidecars", ""]
+            out += [f"- {md(p.file)}: {md(p.message)}" for p in self.sidecars]
+            out.append("")
         if self.unknown_commits:
             out += ["### Commits in no revision", ""]
             out += [f"- {md(self.unknown(u))}" for u in self.unknown_commits]
             out.append("")
         if self.methodology_template:
             out += ["### Methodology notes", "", f"- {md(self.methodology())}", ""]
-        if not (self.refused or self.skipped or self.unknown_commits or self.methodology_template):
+        if not (self.refused or self.skipped or self.sidecars or self.unknown_commits or self.methodology_template):
             out += ["Nothing needs your attention.", ""]
         return "\n".join(out)
 
@@ -282,11 +303,29 @@ def summarize_build(
             if line.change == "error":
                 file = _named(project, line.file)
                 summary.refused.append(RefusedFile(file, _without_name(line.message, line.file), line.line, line.column))
+        summary.sidecars = _sidecar_problems(project)
         for left_out, used in mirrored.duplicates:
             summary.skipped.append(
                 SkippedFile(_named(project, left_out), f"the same bytes as {_named(project, used)}, published once")
             )
     return summary
+
+
+def _sidecar_problems(project: Project | None) -> list[SidecarProblem]:
+    """Every sidecar problem of the project's runs folder, read afresh each build (a run stored before still says
+    what its sidecar lacks)."""
+    if project is None or not project.runs_dir.is_dir():
+        return []
+    found = []
+    files, _ = collect_run_files([project.runs_dir])
+    for path in files:
+        sidecar = sidecar_for(path)
+        if sidecar is None:
+            continue
+        shown = _relative(project, sidecar)
+        for problem in read_annotations(sidecar)[0].problems:
+            found.append(SidecarProblem(shown, _without_name(problem, sidecar.name)))
+    return found
 
 
 def _relative(project: Project, path: Path) -> str:
