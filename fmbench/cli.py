@@ -500,14 +500,18 @@ def verify(db: Path | None, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--list", "list_only", is_flag=True, help="List applied and pending migrations; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="The migrations as JSON.")
+@PROJECT_OPTION
 def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     """Bring an older database up to this fmbench: schema migrations, then re-deriving runs
     judged by older rules from their stored originals, then keeping originals stored raw
     gzipped, each in one transaction.
+
+    In a project (this folder or one above it, or --project DIR) it is the project's database.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest.migrate import migrate_database, migration_status
 
+    db = _db(db, _project())
     with user_errors():
         report = migration_status(db) if list_only else migrate_database(db)
     if as_json:
