@@ -308,8 +308,8 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
               help="Processes that render at once (default: the machine's cores; 1: one process). A build with "
               "little to render uses one whatever this says.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 when a run file cannot be read (the site of the others is built all the same); "
-              "the project's [publishing] strict = true does the same.")
+              help="Exit 1 when a run file cannot be read, or a sidecar cannot be read or holds an unknown key (the "
+              "site is built all the same); the project's [publishing] strict = true does the same.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION

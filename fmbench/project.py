@@ -51,7 +51,8 @@ class ProjectError(FmbenchError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    # Each field's docstring is its description: docs/reference/configuration.md is generated from them.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 _URL_TABS_AND_NEWLINES = re.compile("[\t\n\r]")
@@ -61,7 +62,9 @@ _CONTROLS = re.compile("[\x00-\x1f\x7f]")
 
 class FooterLink(_Strict):
     label: Annotated[str, Field(min_length=1)]
+    """The link's text."""
     url: Annotated[str, Field(min_length=1)]
+    """An http(s) or mailto: link, or a path on the site."""
 
     @field_validator("url")
     @classmethod
@@ -87,12 +90,15 @@ def _absolute_http(value: str, what: str) -> str:
 
 class SiteSettings(_Strict):
     title: Annotated[str, Field(min_length=1)] = "FoundationModelsBench results"
+    """The site's title, in every page's header and title."""
     description: str = ""
+    """One sentence about the site, for search engines and link previews."""
     site_url: str = ""
     """The absolute URL the site is published at; its path is the site's base path."""
     favicon: str = ""
     """A file of the project (.svg, .png or .ico) used as the site's icon; empty: fmbench's own."""
     footer_links: list[FooterLink] = Field(default_factory=list)
+    """Links shown in every page's footer, one ``[[site.footer_links]]`` table each (``label`` and ``url``)."""
 
     @field_validator("site_url")
     @classmethod
@@ -112,6 +118,7 @@ class RepositorySettings(_Strict):
     url: str = ""
     """Where the project's files can be browsed (``https://github.com/owner/repo``), for links to run files."""
     branch: Annotated[str, Field(min_length=1)] = "main"
+    """The branch the run files are linked at."""
     runs_path: Annotated[str, Field(min_length=1)] = "runs"
     """The runs folder's path inside the repository."""
 
@@ -123,10 +130,15 @@ class RepositorySettings(_Strict):
 
 class PathSettings(_Strict):
     runs: Annotated[str, Field(min_length=1)] = "runs"
+    """The run files (and their ``.meta.yaml`` sidecars); ``fmbench build`` makes the database hold exactly these."""
     database: Annotated[str, Field(min_length=1)] = "fmbench.duckdb"
+    """The DuckDB database, rebuilt from the runs folder (not committed; cached between CI builds)."""
     output: Annotated[str, Field(min_length=1)] = "_site"
+    """Where ``fmbench build`` writes the site."""
     revisions: Annotated[str, Field(min_length=1)] = "revisions.yaml"
+    """The site's suite-revision registry (docs/reference/revisions.md)."""
     methodology: Annotated[str, Field(min_length=1)] = "methodology.md"
+    """The publisher's methodology notes, shown on the methodology page."""
 
 
 class PracticalChange(_Strict):
@@ -150,11 +162,13 @@ class PublishingSettings(_Strict):
     (see :meth:`Project.originals`)."""
     install: Annotated[str, Field(min_length=1)] = DEFAULT_INSTALL
     """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
-    repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
+    repository or a git URL. ``fmbench init`` writes what the fmbench that wrote the project was installed from (a
+    release's version, or a git URL at its commit); installed from a checkout or a wheel file, it says how to set it."""
     practical_change: PracticalChange = PracticalChange()
+    """The smallest change a comparison calls better or worse, beside its interval (the keys below)."""
     strict: bool = False
-    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read (after building the site
-    of the others); ``fmbench build --strict`` turns it on for one build."""
+    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read, or a sidecar cannot be
+    read or holds an unknown key (after building the site); ``fmbench build --strict`` turns it on for one build."""
 
     @field_validator("install")
     @classmethod
@@ -168,10 +182,15 @@ class PublishingSettings(_Strict):
 
 class ProjectConfig(_Strict):
     format: Literal[1] = PROJECT_FORMAT
+    """The version of this file's layout; 1."""
     site: SiteSettings = SiteSettings()
+    """The site's title, description, address, icon and footer links."""
     repository: RepositorySettings = RepositorySettings()
+    """Where the project's files can be browsed, for links to the run files."""
     paths: PathSettings = PathSettings()
+    """Where the project's files are, relative to ``fmbench.toml``'s folder."""
     publishing: PublishingSettings = PublishingSettings()
+    """How the site is built and published."""
 
 
 _EXPECTED = {

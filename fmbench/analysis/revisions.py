@@ -74,6 +74,28 @@ class Registry:
         return Assignment(None, "unknown", why)
 
 
+REGISTRY_KEYS: dict[str, str] = {
+    "format": "The version of the file's layout; 1.",
+    "revisions": "The list of revisions, each a mapping of the keys below.",
+}
+"""The top-level keys of a ``revisions.yaml``."""
+
+REVISION_KEYS: dict[str, str] = {
+    "id": "Required. The revision's id, shown on every page that names it (`2026.07`).",
+    "date": "Required. The day the revision began, as a YAML date (`2026-07-02`).",
+    "title": "Required. Its title, text.",
+    "summary": "Required. A paragraph on what the revision is, text.",
+    "changes": "A list of what changed from the revision before, each text.",
+    "reason": "Required. Why the task set changed, text.",
+    "benchmark_commits": "The benchmark commits measured on it: a run is assigned the revision whose list holds the "
+                         "commit it recorded (`environment.foundationModelsBenchCommit`), matched by prefix.",
+    "fixture_fingerprints": "Fingerprints of the benchmark's fixture set (the run's trials' samples), which assign a "
+                            "run whose commit is in no revision's list, or that recorded none.",
+    "current": "`true` for exactly one revision, the current one; runs on the others carry a \"superseded\" banner.",
+}
+"""Every key of a revision entry, and what it means (docs/reference/revisions.md is generated from it)."""
+
+
 def _text(entry: dict[str, Any], key: str, where: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip():

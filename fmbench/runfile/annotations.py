@@ -19,7 +19,23 @@ import yaml
 from fmbench.errors import AnnotationError
 
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
-_KNOWN = ("connection", "location", "entitlement", "note", "corrections", "simulator", "evidence")
+SIDECAR_KEYS: dict[str, str] = {
+    "connection": "How a PCC run reached the service (`wifi`, `ethernet`, `cellular`, ...): text. A PCC run needs it "
+                  "to be publishable.",
+    "location": "The approximate place a PCC run was measured from (`Amsterdam, NL`): text. A PCC run needs it to be "
+                "publishable.",
+    "entitlement": "Evidence of the PCC entitlement (`present: verified with codesign`); text starting `missing`, "
+                   "`absent`, `no `, `none` or `lacking` judges the run invalid.",
+    "note": "Free text shown on the run page.",
+    "corrections": "A list of corrections of recorded fields, each a mapping of `field` (a JSON path such as "
+                   "`environment.deviceName`), `value` and `reason`; shown beside the recorded value, never "
+                   "rewriting the file.",
+    "simulator": "`true` or `false`: the operator's word on whether the run was measured in a Simulator; it decides. "
+                 "Needs `evidence` beside it.",
+    "evidence": "How the operator knows what `simulator` says (`run in Xcode's iPhone 17 Pro simulator`): text.",
+}
+"""Every key a sidecar may hold, and what it means (docs/reference/sidecars.md is generated from it)."""
+_KNOWN = tuple(SIDECAR_KEYS)
 
 MAX_SIDECAR_BYTES = 256 * 1024
 """A sidecar is a few lines an operator typed; a quarter of a megabyte is not one."""
