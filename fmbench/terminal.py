@@ -37,7 +37,10 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except FmbenchError as exc:
-        raise user_error(exc) from None
+        error = user_error(exc)
+        if exc.excerpt:  # the place in the input, under the message: lines with a caret, never a literal "\n"
+            error.message += "\n" + terminal_text(exc.excerpt)
+        raise error from None
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

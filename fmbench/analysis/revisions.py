@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import yaml
 
-from fmbench.errors import RegistryError
+from fmbench.errors import RegistryError, source_excerpt
 
 RevisionStatus = Literal["current", "superseded", "unknown"]
 
@@ -103,11 +103,32 @@ def _text(entry: dict[str, Any], key: str, where: str) -> str:
     return value.strip()
 
 
+def _yaml_error(exc: yaml.YAMLError, data: str, source: str) -> RegistryError:
+    """One line naming the file, the place and the problem; the lines at the place, with a caret, as its excerpt."""
+    mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or "cannot be parsed"
+    context = getattr(exc, "context", None)
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML refuses: its place is an offset
+        line = data.count("\n", 0, exc.position)
+        mark = yaml.Mark(source, exc.position, line, exc.position - (data.rfind("\n", 0, exc.position) + 1), None, None)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        problem = f"the character U+{code:04X} is not allowed ({exc.reason})"
+    if mark is None:
+        return RegistryError(f"{source}: not valid YAML: {' '.join(str(exc).split())}")
+    where = f"line {mark.line + 1}, column {mark.column + 1}"
+    also = f" ({context} at line {context_mark.line + 1}, column {context_mark.column + 1})" if context and context_mark else ""
+    error = RegistryError(f"{source}: not valid YAML at {where}: {problem}{also}")
+    places = [(mark.line, mark.column)] + ([(context_mark.line, context_mark.column)] if context_mark else [])
+    error.excerpt = source_excerpt(data, places)
+    return error
+
+
 def parse_registry(data: str, source: str) -> Registry:
     try:
         doc = yaml.safe_load(data)
     except yaml.YAMLError as exc:
-        raise RegistryError(f"{source}: not valid YAML: {exc}") from None
+        raise _yaml_error(exc, data, source) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("revisions"), list):
         raise RegistryError(f"{source}: expected a mapping with a 'revisions' list")
     revisions = []
