@@ -310,12 +310,17 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--strict", is_flag=True,
               help="Exit 1 when a run file cannot be read, or a sidecar cannot be read or holds an unknown key (the "
               "site is built all the same); the project's [publishing] strict = true does the same.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what the build did as one JSON object (the files mirrored, the site, the summary, the "
+              "warnings) instead of lines.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only warnings, errors and the summary's findings.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print every file the build rendered.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, strict: bool, max_bytes: int, max_trials: int,
+    jobs: int | None, strict: bool, as_json: bool, quiet: bool, verbose: bool, max_bytes: int, max_trials: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
@@ -332,22 +337,25 @@ def build(
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.publish.build import build_site
-    from fmbench.publish.summary import report_to_github, summarize_build
+    from fmbench.publish.summary import build_json, report_to_github, summarize_build
 
+    if quiet and verbose:
+        raise click.UsageError("give --quiet or --verbose, not both")
     source = _source(db, parquet)
     project = _project()
+    talk = not (quiet or as_json)
+    mirrored, install_warnings = None, ()
     with user_errors():
         if project is not None:
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.project import build_project
 
             built = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo, max_bytes=max_bytes,
-                originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
+                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
+                max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
             )
-            report, summary = built.report, built.summary
-            if built.install_warning:
-                echo(f"warning: {built.install_warning}", err=True)
+            report, summary, mirrored = built.report, built.summary, built.mirrored
+            install_warnings = (built.install_warning,) if built.install_warning else ()
         else:
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
@@ -356,17 +364,29 @@ def build(
             from fmbench.analysis.revisions import load_registry
 
             summary = summarize_build(source, registry=load_registry(), strict=strict)
-    echo(
-        f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
-        f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
-        f"{len(report.removed)} removed, {report.seconds:.1f} s)"
-    )
-    if report.largest_run_page:
-        path, size = report.largest_run_page
-        echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
-    for warning in report.warnings:
+    if as_json:
+        echo(json.dumps(build_json(report, summary, mirrored, install_warnings), indent=2, ensure_ascii=False))
+        with user_errors():  # the annotations on stderr, so that stdout stays one JSON object
+            report_to_github(summary, lambda line: echo(line, err=True), os.environ)
+        if summary.failed:
+            sys.exit(1)
+        return
+    if verbose:
+        for path in report.rendered:
+            echo(f"rendered {path}")
+    if talk:
+        echo(
+            f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
+            f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
+            f"{len(report.removed)} removed, {report.seconds:.1f} s)"
+        )
+        if report.largest_run_page:
+            path, size = report.largest_run_page
+            echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+    for warning in [*install_warnings, *report.warnings]:
         echo(f"warning: {warning}", err=True)
-    for line in summary.lines():
+    lines = summary.lines()
+    for line in lines if talk else lines[1:]:  # quiet: the findings, without the counts
         echo(line)
     with user_errors():
         report_to_github(summary, echo, os.environ)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from fmbench.analysis.revisions import Registry
     from fmbench.ingest.mirror import MirrorReport
     from fmbench.project import Project
+    from fmbench.publish.build import BuildReport
 
 VERDICTS = ("publishable", "exploratory", "invalid")
 
@@ -164,6 +165,21 @@ class BuildSummary:
         if self.methodology_template:
             out.append(f"warning: {one_line(self.methodology())}")
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as data, for ``fmbench build --json``."""
+        return {
+            "runs": self.runs, "publishable": self.publishable, "exploratory": self.exploratory,
+            "invalid": self.invalid,
+            "refused": [{"file": r.file, "message": r.message, "line": r.line, "column": r.column} for r in self.refused],
+            "skipped": [{"file": s.file, "reason": s.reason} for s in self.skipped],
+            "sidecars": [{"file": p.file, "message": p.message} for p in self.sidecars],
+            "unknownCommits": [{"commit": u.commit, "files": list(u.files), "message": self.unknown(u)}
+                               for u in self.unknown_commits],
+            "methodologyTemplate": list(self.methodology_template),
+            "strict": self.strict,
+            "failed": self.failed,
+        }
 
     # --- GitHub Actions -----------------------------------------------------------------------------
 
@@ -326,6 +342,25 @@ def _sidecar_problems(project: Project | None) -> list[SidecarProblem]:
         for problem in read_annotations(sidecar)[0].problems:
             found.append(SidecarProblem(shown, _without_name(problem, sidecar.name)))
     return found
+
+
+def build_json(report: BuildReport, summary: BuildSummary, mirrored: MirrorReport | None = None,
+               warnings: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What ``fmbench build --json`` prints: what mirroring the runs folder changed, the site written and the
+    summary, and every warning line."""
+    return {
+        "mirrored": [{"change": line.change, "file": line.file, "runId": line.run_id, "message": line.message}
+                     for line in (mirrored.lines if mirrored is not None else ())],
+        "site": {
+            "out": os.fspath(report.out), "pages": report.pages, "dataFiles": report.data_files,
+            "assets": report.assets, "bytes": report.bytes_total, "rendered": len(report.rendered),
+            "changed": len(report.changed), "removed": len(report.removed), "seconds": round(report.seconds, 3),
+            "largestRunPage": ({"path": report.largest_run_page[0], "bytes": report.largest_run_page[1]}
+                               if report.largest_run_page else None),
+        },
+        "summary": summary.to_json(),
+        "warnings": [*warnings, *report.warnings],
+    }
 
 
 def _relative(project: Project, path: Path) -> str:
