@@ -17,7 +17,7 @@ import click
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
-from fmbench.terminal import echo, text_table, user_errors
+from fmbench.terminal import echo, progress_bar, text_table, user_errors
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -75,23 +75,8 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
         return None, lambda: None
     # slow to import (rich): only a progress bar on a terminal needs it
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
 
-    progress = Progress(
-        TextColumn("ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}", markup=False),  # a file's name is shown, never read as markup
-        console=Console(stderr=True),
-        transient=True,
-    )
+    progress = progress_bar("ingesting", Console(stderr=True))
     task = progress.add_task("", total=None)
     progress.start()
 

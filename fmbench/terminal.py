@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.errors import FmbenchError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -52,3 +56,30 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     for r in cells:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+def progress_bar(label: str, console: Console) -> Progress:
+    """A transient progress bar that fits the terminal: the label, the count done of the total and the time left
+    keep their width; the bar shrinks to what is left, and the current file's name is cut with an ellipsis (at 80
+    columns the count is never squeezed)."""
+    # slow to import (rich): only a progress bar on a terminal needs it
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Column
+
+    return Progress(
+        TextColumn(label, table_column=Column(no_wrap=True, min_width=len(label))),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=10)),
+        MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=13, justify="right")),
+        TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
+        # a file's name is shown, never read as markup, and cut to the room left
+        TextColumn("{task.description}", markup=False,
+                   table_column=Column(no_wrap=True, overflow="ellipsis", max_width=32)),
+        console=console,
+        transient=True,
+    )
