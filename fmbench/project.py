@@ -374,6 +374,11 @@ class Project:
 
         return urlsplit(self.config.site.site_url).path or "/" if self.config.site.site_url else "/"
 
+    def reloaded(self) -> Project:
+        """The project as its ``fmbench.toml`` says now (``serve`` reloads an edited file); a file that no longer
+        reads raises :class:`ProjectError`, as loading does."""
+        return load_project(self.root)
+
     def database_for(self, given: str | os.PathLike[str] | None) -> Path:
         """The flag, then ``$FMBENCH_DB``, then the project's database."""
         if given:
