@@ -17,7 +17,7 @@ import click
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
-from fmbench.terminal import echo, progress_bar, text_table, user_errors
+from fmbench.terminal import echo, progress_bar, text_table, user_error, user_errors
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -397,8 +397,9 @@ def serve(
 ) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
 
-    In a project, the runs folder is mirrored into the database first, and edits to the
-    project's methodology notes and revision registry show on the next request.
+    In a project, the runs folder is mirrored into the database first and again whenever a file in it
+    is added, changed or removed, and edits to the project's fmbench.toml, methodology notes and
+    revision registry show on the next request; each is said in the log.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.serving.serve import run_server
@@ -418,6 +419,27 @@ def serve(
             _db(db, project), host=host, port=port, watch=watch, echo=echo, parquet=parquet,
             project=project, max_bytes=max_bytes, max_trials=max_trials, warm_up=not no_warm_up,
         )
+
+
+@main.command(hidden=True)
+@DB_OPTION
+@PROJECT_OPTION
+@MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
+def mirror(db: Path | None, max_bytes: int, max_trials: int) -> None:
+    """Make the project's database hold exactly its runs folder, one line a change (what serve's runs watcher runs
+    in a child process; hidden: build and serve do it themselves)."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
+    from fmbench.ingest.mirror import mirror_runs
+
+    project = _project()
+    if project is None:
+        raise user_error("fmbench mirror needs a project (fmbench.toml here or above, or --project DIR)")
+    with user_errors():
+        report = mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(),
+                             max_bytes=max_bytes, max_trials=max_trials)
+    for line in report.describe_lines():
+        echo(line)
 
 
 @main.command()

@@ -57,3 +57,21 @@ def test_serve_reloads_the_settings_registry_and_notes_and_logs_each_change(tmp_
     touch_later(notes, "# How these runs were made\n\nOn a bench in a cool room, the devices charged.\n")
     assert "On a bench in a cool room" in page("/methodology/")
     assert said[-1] == f"reload: {notes} changed; pages show it from this request on"
+
+
+def test_the_runs_watcher_mirrors_a_file_added_and_then_removed_once_it_stops_changing(tmp_path: Path) -> None:
+    from fmbench.serving.watch import mirror_once
+
+    init_project(tmp_path / "p")
+    project = load_project(tmp_path / "p")
+    state: dict[str, object] = {}
+    assert mirror_once(project.root, project.runs_dir, project.database, state) == []  # as serve mirrored it
+    shutil.copyfile(FIXTURES / RUN, project.runs_dir / RUN)
+    assert mirror_once(project.root, project.runs_dir, project.database, state) == []  # seen once: maybe mid-write
+    (added,) = mirror_once(project.root, project.runs_dir, project.database, state)
+    assert added.startswith(f"ingested {RUN} (run ")
+    assert mirror_once(project.root, project.runs_dir, project.database, state) == []  # nothing new
+    (project.runs_dir / RUN).unlink()
+    assert mirror_once(project.root, project.runs_dir, project.database, state) == []
+    (dropped,) = mirror_once(project.root, project.runs_dir, project.database, state)
+    assert dropped.startswith(f"dropped {RUN} (run ") and dropped.endswith("its file is gone from the runs folder")

@@ -39,7 +39,7 @@ from fmbench.errors import (
 from fmbench.ingest import writable
 from fmbench.ingest.mirror import reassign_revisions
 from fmbench.serving.warmup import WarmUp, pages_to_warm
-from fmbench.serving.watch import start_watcher
+from fmbench.serving.watch import start_runs_watcher, start_watcher
 from fmbench.storage.dataset import dataset_connection
 from fmbench.storage.db import connect, default_db_path
 from fmbench.views import DataKind, PageKind, content_policy, render_page, resolve, site_context
@@ -697,6 +697,12 @@ def run_server(
             Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
             project=project.root if project is not None else None, **limit,
         )
+    elif project is not None and parquet is None:  # the runs folder, mirrored as it changes (added, changed, removed)
+        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        if max_trials is not None:
+            limit["max_trials"] = max_trials
+        start_runs_watcher(project.root, project.runs_dir, Path(db_path), app.config["FMBENCH_DIAGNOSTICS"],
+                           echo=echo, **limit)
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)
