@@ -14,8 +14,11 @@ one. Only the standard library is imported here, so a bare install can answer.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
@@ -52,13 +55,42 @@ class InstallSource:
             "folder": f"from a folder on this machine ({self.location})",
             "editable": f"as an editable checkout ({self.location})",
         }.get(self.kind, f"from {self.location}")
+        pinned = checkout_pin(Path(self.location)) if self.kind in ("folder", "editable") else None
+        url = (
+            f"(\"{pinned}\": this checkout's origin at its commit, once that commit is pushed)" if pinned else
+            f"(\"{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@COMMIT\", OWNER and COMMIT those of the "
+            "repository you installed from)"
+        )
         return (
             f"fmbench {__version__} was installed {what}, which .github/workflows/publish.yml cannot install: "
-            f"set [publishing] install in {project_file} to a git URL "
-            f"(\"{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@COMMIT\", OWNER and COMMIT those of the "
-            f"repository you installed from), a wheel file committed to the project, or \"{DISTRIBUTION}==VERSION\" "
-            "for a release on PyPI"
+            f"set [publishing] install in {project_file} to a git URL {url}, a wheel file committed to the project, "
+            f"or \"{DISTRIBUTION}==VERSION\" for a release on PyPI"
         )
+
+
+_SSH_REMOTE = re.compile(r"^(?:ssh://)?git@(?P<host>[^:/]+)[:/](?P<path>.+)$")
+
+
+def checkout_pin(folder: Path) -> str | None:
+    """``fmbench-publish @ git+URL@COMMIT`` for a git checkout with an https (or GitHub-style ssh) ``origin``: the
+    requirement a workflow could install once the commit is pushed; ``None`` when the folder is no such checkout."""
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10,
+                                  check=False)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    if not folder.is_dir():
+        return None
+    origin, commit = git("config", "--get", "remote.origin.url"), git("rev-parse", "--verify", "HEAD")
+    ssh = _SSH_REMOTE.match(origin)
+    if ssh:
+        origin = f"https://{ssh['host']}/{ssh['path']}"
+    if not origin.startswith("https://") or not re.fullmatch(r"[0-9a-f]{40}", commit):
+        return None
+    return f"{DISTRIBUTION} @ git+{origin}@{commit}"
 
 
 def _path(url: str) -> str:

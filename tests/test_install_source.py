@@ -217,3 +217,18 @@ def test_an_editable_checkout_says_the_workflow_cannot_install_it(checkout: tupl
     assert install_setting(project) == RELEASE
     for said in (init.stderr, build.stderr):
         assert f"warning: fmbench {__version__} was installed as an editable checkout ({repo})" in said
+
+
+def test_the_advice_for_a_checkout_with_an_origin_names_that_origin_at_its_commit(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    checkout = tmp_path / "fmbench"
+    checkout.mkdir()
+    (checkout / "README").write_text("x\n", encoding="utf-8")
+    for step in (("git", "init", "-q", "-b", "main"), ("git", "add", "-A"), ("git", "commit", "-q", "-m", "x"),
+                 ("git", "remote", "add", "origin", "git@github.com:ada/fmbench.git")):
+        assert run(*step, cwd=checkout, env=env).returncode == 0
+    commit = run("git", "rev-parse", "HEAD", cwd=checkout, env=env).stdout.strip()
+    source = source_of({"url": checkout.as_uri(), "dir_info": {"editable": True}})
+    assert (f'to a git URL ("{DISTRIBUTION} @ git+https://github.com/ada/fmbench.git@{commit}": this checkout\'s '
+            "origin at its commit, once that commit is pushed)") in install_warning(RELEASE, source)
