@@ -335,10 +335,21 @@ def build(
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.project import build_project
 
-            built = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
-                max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
-            )
+            update, stop = _progress_reporter(talk)  # the ingest of new files, on a terminal
+
+            def ingesting(done: int, total: int, name: str) -> None:
+                update(done, total, name)  # type: ignore[misc]  # only given when there is a bar
+                if done >= total:
+                    stop()  # the bar goes once the files are in, before the pages render
+
+            try:
+                built = build_project(
+                    project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
+                    max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
+                    progress=ingesting if update is not None else None,
+                )
+            finally:
+                stop()
             report, summary, mirrored = built.report, built.summary, built.mirrored
             install_warnings = (built.install_warning,) if built.install_warning else ()
         else:

@@ -429,6 +429,7 @@ def build_project(
     jobs: int | None = None,
     strict: bool = False,
     max_trials: int | None = None,
+    progress: Any = None,
 ) -> ProjectBuild:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
@@ -438,6 +439,7 @@ def build_project(
     ``originals``: overrides the project's ``[publishing] originals``.
     ``jobs``: processes that render at once (see :func:`fmbench.publish.build.build_site`).
     ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
+    ``progress(done, total, name)``: called as mirroring ingests files (a terminal's progress bar).
 
     ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
     read are in the summary.
@@ -454,7 +456,7 @@ def build_project(
         limit = {} if max_bytes is None else {"max_bytes": max_bytes}
         if max_trials is not None:
             limit["max_trials"] = max_trials
-        mirrored = mirror_runs(project.require_runs_dir(), source, registry, **limit)
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, progress=progress, **limit)
         if echo is not None:
             for line in mirrored.describe_lines(errors=False):
                 echo(line)

@@ -58,3 +58,20 @@ def test_build_quiet_prints_the_findings_alone_and_verbose_every_file_rendered(p
     assert rendered and counted and len(rendered) == int(counted[1]), verbose.stdout
     both = fmbench(project, "build", "-q", "-v")
     assert both.returncode == 2 and "give --quiet or --verbose, not both" in both.stderr
+
+
+def test_mirroring_a_projects_runs_folder_reports_its_progress_file_by_file(tmp_path: Path) -> None:
+    from fmbench.ingest.mirror import mirror_runs
+    from fmbench.project import load_project
+    from fmbench.scaffold import init_project
+
+    init_project(tmp_path / "p")
+    project = load_project(tmp_path / "p")
+    names = [RUN, "iphone-17-pro-ios27-24a5264n-on-device-performance-2026-11-03.json"]
+    for name in names:
+        shutil.copyfile(FIXTURES / name, project.runs_dir / name)
+    seen: list[tuple[int, int, str]] = []
+    mirror_runs(project.runs_dir, project.database, project.registry(),
+                progress=lambda done, total, name: seen.append((done, total, name)))
+    assert seen and seen[-1][:2] == (2, 2)
+    assert {Path(name).name for _, _, name in seen} <= set(names)
