@@ -338,7 +338,8 @@ def build(
             update, stop = _progress_reporter(talk)  # the ingest of new files, on a terminal
 
             def ingesting(done: int, total: int, name: str) -> None:
-                update(done, total, name)  # type: ignore[misc]  # only given when there is a bar
+                if update is not None:
+                    update(done, total, name)
                 if done >= total:
                     stop()  # the bar goes once the files are in, before the pages render
 
