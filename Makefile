@@ -6,9 +6,17 @@ PORT ?= 8000
 
 .PHONY: demo test lint bench browser clean
 
+# The runtime alone: what `make demo` (and `make bench`) need.
 $(BIN)/fmbench: pyproject.toml
+	@echo "installing fmbench and its runtime dependencies into $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet .
+	touch $@
+
+# The test extras on top (pytest, moto, Playwright, atheris, build, twine, zizmor, ...): only `make test` and `make lint`.
+$(BIN)/pytest: $(BIN)/fmbench pyproject.toml
+	@echo "installing the test extras into $(VENV)"
 	$(BIN)/pip install --quiet '.[test]'
 	touch $@
 
@@ -16,8 +24,8 @@ $(BIN)/fmbench: pyproject.toml
 demo: $(BIN)/fmbench
 	$(BIN)/fmbench demo --port $(PORT)
 
-## Install the project into the venv (as a user would), a headless Chromium, and run every test.
-test: $(BIN)/fmbench browser
+## Install the project into the venv (as a user would) with its test extras, a headless Chromium, and run every test.
+test: $(BIN)/pytest browser
 	$(BIN)/pip install --quiet --force-reinstall --no-deps .
 	$(BIN)/ruff check .
 	$(BIN)/pytest
@@ -28,7 +36,7 @@ browser:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-lint: $(BIN)/fmbench
+lint: $(BIN)/pytest
 	$(BIN)/ruff check .
 
 ## The performance harness (benchmarks/README.md has the latest figures).

@@ -18,7 +18,7 @@ from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
 from fmbench.redaction import address_problem, redact
-from fmbench.terminal import echo, text_table, user_errors
+from fmbench.terminal import echo, progress_bar, text_table, user_error, user_errors
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -76,23 +76,8 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
         return None, lambda: None
     # slow to import (rich): only a progress bar on a terminal needs it
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
 
-    progress = Progress(
-        TextColumn("ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}", markup=False),  # a file's name is shown, never read as markup
-        console=Console(stderr=True),
-        transient=True,
-    )
+    progress = progress_bar("ingesting", Console(stderr=True))
     task = progress.add_task("", total=None)
     progress.start()
 
@@ -127,6 +112,8 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
         report = init_project(folder, title=title, site_url=site_url)
     for path in report.files:
         echo(f"wrote {path.relative_to(report.root)}")
+    if report.install_warning:
+        echo(f"warning: {report.install_warning}", err=True)
     echo(
         f"project ready in {report.root}: copy run files into runs/, then `fmbench build` (and `fmbench serve` "
         "to preview); push to GitHub to publish"
@@ -175,6 +162,9 @@ def ingest(
                 [(o.status, o.run_id or "-", o.verdict or "-", Path(o.path).name, o.message) for o in shown],
             )
         )
+    for o in report.outcomes:
+        for warning in o.warnings:
+            echo(f"warning: {warning}", err=True)
     echo(
         f"{report.count('ingested')} ingested, {report.count('updated')} updated, "
         f"{report.count('duplicate')} skipped as duplicates, {report.count('error')} errored"
@@ -190,7 +180,10 @@ def ingest(
 @MAX_TRIALS_OPTION
 @PROJECT_OPTION
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
-    """Check run files without a database: generation, errors, verdict, summary mismatches."""
+    """Check run files without a database: generation, errors, verdict, summary mismatches, sidecar problems.
+
+    Exits 1 when a file, or its sidecar, cannot be read; an unknown sidecar key is listed but passes.
+    """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest.validate import validate_paths
 
@@ -202,7 +195,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
     else:
         for r in results:
             echo(r.describe())
-    if any(not r.readable for r in results):
+    if any(not r.readable or r.sidecar_unreadable for r in results):
         sys.exit(1)
 
 
@@ -222,6 +215,8 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
     registry = _registry(_project())
     with user_errors():
         analysis = analyze_file(file, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
+    for problem in analysis.annotations.problems if analysis.annotations else ():
+        echo(f"warning: {problem}", err=True)
     if fmt == "json":
         echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -299,14 +294,19 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
               help="Processes that render at once (default: the machine's cores; 1: one process). A build with "
               "little to render uses one whatever this says.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 when a run file cannot be read (the site of the others is built all the same); "
-              "the project's [publishing] strict = true does the same.")
+              help="Exit 1 when a run file cannot be read, or a sidecar cannot be read or holds an unknown key (the "
+              "site is built all the same); the project's [publishing] strict = true does the same.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what the build did as one JSON object (the files mirrored, the site, the summary, the "
+              "warnings) instead of lines.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only warnings, errors and the summary's findings.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print every file the build rendered.")
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, strict: bool, max_bytes: int, max_trials: int,
+    jobs: int | None, strict: bool, as_json: bool, quiet: bool, verbose: bool, max_bytes: int, max_trials: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
@@ -323,23 +323,40 @@ def build(
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.publish.build import build_site
-    from fmbench.publish.summary import report_to_github, summarize_build
+    from fmbench.publish.summary import build_json, report_to_github, summarize_build
 
+    if quiet and verbose:
+        raise click.UsageError("give --quiet or --verbose, not both")
     source = _source(db, parquet)
     problem = None if base_url is None else address_problem(base_url)
     if problem:
         raise click.UsageError(f"--base-url: {problem}")
     project = _project()
+    talk = not (quiet or as_json)
+    mirrored, install_warnings = None, ()
     with user_errors():
         if project is not None:
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.project import build_project
 
-            built = build_project(
-                project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo, max_bytes=max_bytes,
-                originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
-            )
-            report, summary = built.report, built.summary
+            update, stop = _progress_reporter(talk)  # the ingest of new files, on a terminal
+
+            def ingesting(done: int, total: int, name: str) -> None:
+                if update is not None:
+                    update(done, total, name)
+                if done >= total:
+                    stop()  # the bar goes once the files are in, before the pages render
+
+            try:
+                built = build_project(
+                    project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
+                    max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
+                    progress=ingesting if update is not None else None,
+                )
+            finally:
+                stop()
+            report, summary, mirrored = built.report, built.summary, built.mirrored
+            install_warnings = (built.install_warning,) if built.install_warning else ()
         else:
             report = build_site(
                 source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
@@ -348,17 +365,29 @@ def build(
             from fmbench.analysis.revisions import load_registry
 
             summary = summarize_build(source, registry=load_registry(), strict=strict)
-    echo(
-        f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
-        f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
-        f"{len(report.removed)} removed, {report.seconds:.1f} s)"
-    )
-    if report.largest_run_page:
-        path, size = report.largest_run_page
-        echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
-    for warning in report.warnings:
+    if as_json:
+        echo(json.dumps(build_json(report, summary, mirrored, install_warnings), indent=2, ensure_ascii=False))
+        with user_errors():  # the annotations on stderr, so that stdout stays one JSON object
+            report_to_github(summary, lambda line: echo(line, err=True), os.environ)
+        if summary.failed:
+            sys.exit(1)
+        return
+    if verbose:
+        for path in report.rendered:
+            echo(f"rendered {path}")
+    if talk:
+        echo(
+            f"{report.pages} pages, {report.data_files} data files, {report.assets} assets in {report.out} "
+            f"({report.bytes_total / 2**20:.1f} MiB, {len(report.rendered)} rendered, {len(report.changed)} changed, "
+            f"{len(report.removed)} removed, {report.seconds:.1f} s)"
+        )
+        if report.largest_run_page:
+            path, size = report.largest_run_page
+            echo(f"largest run page: {path} ({size / 1024:.0f} KiB)")
+    for warning in [*install_warnings, *report.warnings]:
         echo(f"warning: {warning}", err=True)
-    for line in summary.lines():
+    lines = summary.lines()
+    for line in lines if talk else lines[1:]:  # quiet: the findings, without the counts
         echo(line)
     with user_errors():
         report_to_github(summary, echo, os.environ)
@@ -384,8 +413,9 @@ def serve(
 ) -> None:
     """Serve the site live from the database or a Parquet dataset (a real WSGI server; never a debugger).
 
-    In a project, the runs folder is mirrored into the database first, and edits to the
-    project's methodology notes and revision registry show on the next request.
+    In a project, the runs folder is mirrored into the database first and again whenever a file in it
+    is added, changed or removed, and edits to the project's fmbench.toml, methodology notes and
+    revision registry show on the next request; each is said in the log.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.serving.serve import run_server
@@ -405,6 +435,27 @@ def serve(
             _db(db, project), host=host, port=port, watch=watch, echo=echo, parquet=parquet,
             project=project, max_bytes=max_bytes, max_trials=max_trials, warm_up=not no_warm_up,
         )
+
+
+@main.command(hidden=True)
+@DB_OPTION
+@PROJECT_OPTION
+@MAX_BYTES_OPTION
+@MAX_TRIALS_OPTION
+def mirror(db: Path | None, max_bytes: int, max_trials: int) -> None:
+    """Make the project's database hold exactly its runs folder, one line a change (what serve's runs watcher runs
+    in a child process; hidden: build and serve do it themselves)."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
+    from fmbench.ingest.mirror import mirror_runs
+
+    project = _project()
+    if project is None:
+        raise user_error("fmbench mirror needs a project (fmbench.toml here or above, or --project DIR)")
+    with user_errors():
+        report = mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(),
+                             max_bytes=max_bytes, max_trials=max_trials)
+    for line in report.describe_lines():
+        echo(line)
 
 
 @main.command()
@@ -492,14 +543,18 @@ def verify(db: Path | None, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--list", "list_only", is_flag=True, help="List applied and pending migrations; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="The migrations as JSON.")
+@PROJECT_OPTION
 def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     """Bring an older database up to this fmbench: schema migrations, then re-deriving runs
     judged by older rules from their stored originals, then keeping originals stored raw
     gzipped, each in one transaction.
+
+    In a project (this folder or one above it, or --project DIR) it is the project's database.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest.migrate import migrate_database, migration_status
 
+    db = _db(db, _project())
     with user_errors():
         report = migration_status(db) if list_only else migrate_database(db)
     if as_json:

@@ -8,6 +8,22 @@ from dataclasses import dataclass
 class FmbenchError(Exception):
     """Base of every error fmbench raises on purpose (a user's mistake or bad data)."""
 
+    excerpt: str = ""
+    """Lines of the input shown under the one-line message (a parser's place, marked with a caret), or empty."""
+
+
+def source_excerpt(text: str, places: list[tuple[int, int]]) -> str:
+    """The lines of ``text`` at ``places`` (0-based line and column, as YAML's marks count), each numbered with a
+    caret under its column, as a compiler shows a syntax error."""
+    lines = text.splitlines()
+    out: list[str] = []
+    width = len(str(max((line for line, _ in places), default=0) + 1))
+    for line, column in sorted(set(places)):
+        shown = lines[line] if 0 <= line < len(lines) else ""
+        out.append(f"  {line + 1:>{width}} | {shown}")
+        out.append(f"  {'':>{width}} | {' ' * column}^")
+    return "\n".join(out)
+
 
 @dataclass(frozen=True)
 class Problem:

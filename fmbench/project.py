@@ -26,6 +26,7 @@ from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
 from fmbench.ingest.mirror import mirror_runs
+from fmbench.install_source import install_warning, installed_source
 from fmbench.publish.build import build_site
 from fmbench.publish.summary import summarize_build
 from fmbench.redaction import address_problem
@@ -60,7 +61,8 @@ class ProjectError(FmbenchError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    # Each field's docstring is its description: docs/reference/configuration.md is generated from them.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 _URL_TABS_AND_NEWLINES = re.compile("[\t\n\r]")
@@ -70,7 +72,9 @@ _CONTROLS = re.compile("[\x00-\x1f\x7f]")
 
 class FooterLink(_Strict):
     label: Annotated[str, Field(min_length=1)]
+    """The link's text."""
     url: Annotated[str, Field(min_length=1)]
+    """An http(s) or mailto: link, or a path on the site."""
 
     @field_validator("url")
     @classmethod
@@ -101,12 +105,15 @@ def _absolute_http(value: str, what: str) -> str:
 
 class SiteSettings(_Strict):
     title: Annotated[str, Field(min_length=1)] = "FoundationModelsBench results"
+    """The site's title, in every page's header and title."""
     description: str = ""
+    """One sentence about the site, for search engines and link previews."""
     site_url: str = ""
     """The absolute URL the site is published at; its path is the site's base path."""
     favicon: str = ""
     """A file of the project (.svg, .png or .ico) used as the site's icon; empty: fmbench's own."""
     footer_links: list[FooterLink] = Field(default_factory=list)
+    """Links shown in every page's footer, one ``[[site.footer_links]]`` table each (``label`` and ``url``)."""
 
     @field_validator("site_url")
     @classmethod
@@ -126,6 +133,7 @@ class RepositorySettings(_Strict):
     url: str = ""
     """Where the project's files can be browsed (``https://github.com/owner/repo``), for links to run files."""
     branch: Annotated[str, Field(min_length=1)] = "main"
+    """The branch the run files are linked at."""
     runs_path: Annotated[str, Field(min_length=1)] = "runs"
     """The runs folder's path inside the repository."""
 
@@ -137,10 +145,15 @@ class RepositorySettings(_Strict):
 
 class PathSettings(_Strict):
     runs: Annotated[str, Field(min_length=1)] = "runs"
+    """The run files (and their ``.meta.yaml`` sidecars); ``fmbench build`` makes the database hold exactly these."""
     database: Annotated[str, Field(min_length=1)] = "fmbench.duckdb"
+    """The DuckDB database, rebuilt from the runs folder (not committed; cached between CI builds)."""
     output: Annotated[str, Field(min_length=1)] = "_site"
+    """Where ``fmbench build`` writes the site."""
     revisions: Annotated[str, Field(min_length=1)] = "revisions.yaml"
+    """The site's suite-revision registry (docs/reference/revisions.md)."""
     methodology: Annotated[str, Field(min_length=1)] = "methodology.md"
+    """The publisher's methodology notes, shown on the methodology page."""
 
 
 class PracticalChange(_Strict):
@@ -164,11 +177,13 @@ class PublishingSettings(_Strict):
     (see :meth:`Project.originals`)."""
     install: Annotated[str, Field(min_length=1)] = DEFAULT_INSTALL
     """What the project's Pages workflow installs, as ``pip install "<install>"``: a requirement, a wheel file of the
-    repository or a git URL. ``fmbench init`` writes the version that wrote the project."""
+    repository or a git URL. ``fmbench init`` writes what the fmbench that wrote the project was installed from (a
+    release's version, or a git URL at its commit); installed from a checkout or a wheel file, it says how to set it."""
     practical_change: PracticalChange = PracticalChange()
+    """The smallest change a comparison calls better or worse, beside its interval (the keys below)."""
     strict: bool = False
-    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read (after building the site
-    of the others); ``fmbench build --strict`` turns it on for one build."""
+    """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read, or a sidecar cannot be
+    read or holds an unknown key (after building the site); ``fmbench build --strict`` turns it on for one build."""
 
     @field_validator("install")
     @classmethod
@@ -182,10 +197,15 @@ class PublishingSettings(_Strict):
 
 class ProjectConfig(_Strict):
     format: Literal[1] = PROJECT_FORMAT
+    """The version of this file's layout; 1."""
     site: SiteSettings = SiteSettings()
+    """The site's title, description, address, icon and footer links."""
     repository: RepositorySettings = RepositorySettings()
+    """Where the project's files can be browsed, for links to the run files."""
     paths: PathSettings = PathSettings()
+    """Where the project's files are, relative to ``fmbench.toml``'s folder."""
     publishing: PublishingSettings = PublishingSettings()
+    """How the site is built and published."""
 
 
 _EXPECTED = {
@@ -427,6 +447,11 @@ class Project:
 
         return urlsplit(self.config.site.site_url).path or "/" if self.config.site.site_url else "/"
 
+    def reloaded(self) -> Project:
+        """The project as its ``fmbench.toml`` says now (``serve`` reloads an edited file); a file that no longer
+        reads raises :class:`ProjectError`, as loading does."""
+        return load_project(self.root)
+
     def database_for(self, given: str | os.PathLike[str] | None) -> Path:
         """The flag, then ``$FMBENCH_DB``, then the project's database."""
         if given:
@@ -481,6 +506,7 @@ def build_project(
     jobs: int | None = None,
     strict: bool = False,
     max_trials: int | None = None,
+    progress: Any = None,
 ) -> ProjectBuild:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
@@ -490,6 +516,7 @@ def build_project(
     ``originals``: overrides the project's ``[publishing] originals``.
     ``jobs``: processes that render at once (see :func:`fmbench.publish.build.build_site`).
     ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
+    ``progress(done, total, name)``: called as mirroring ingests files (a terminal's progress bar).
 
     ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
     read are in the summary.
@@ -506,7 +533,7 @@ def build_project(
         limit = {} if max_bytes is None else {"max_bytes": max_bytes}
         if max_trials is not None:
             limit["max_trials"] = max_trials
-        mirrored = mirror_runs(project.require_runs_dir(), source, registry, **limit)
+        mirrored = mirror_runs(project.require_runs_dir(), source, registry, progress=progress, **limit)
         if echo is not None:
             for line in mirrored.describe_lines(errors=False):
                 echo(line)
@@ -526,7 +553,8 @@ def build_project(
         source, registry=registry, mirrored=mirrored, project=project,
         strict=strict or project.config.publishing.strict,
     )
-    return ProjectBuild(mirrored, report, summary)
+    warning = install_warning(project.config.publishing.install, installed_source(), str(project.file))
+    return ProjectBuild(mirrored, report, summary, warning)
 
 
 @dataclass(frozen=True)
@@ -536,3 +564,5 @@ class ProjectBuild:
     mirrored: MirrorReport | None
     report: BuildReport
     summary: BuildSummary
+    install_warning: str = ""
+    """One line when the project's workflow cannot install the fmbench it names (:mod:`fmbench.install_source`)."""

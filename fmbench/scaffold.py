@@ -21,6 +21,7 @@ from pathlib import Path
 from fmbench import DISTRIBUTION, __version__
 from fmbench.analysis.revisions import public_registry_text
 from fmbench.errors import FmbenchError
+from fmbench.install_source import InstallSource, install_warning, installed_source
 from fmbench.project import (
     DEFAULT_INSTALL,
     PROJECT_FILE,
@@ -41,6 +42,9 @@ class InitReport:
     root: Path
     files: tuple[Path, ...]
     site_url: str
+    install_warning: str = ""
+    """One line when the workflow cannot install the fmbench that wrote the project (see
+    :mod:`fmbench.install_source`), else empty."""
 
 
 def _toml_string(value: str) -> str:
@@ -79,7 +83,7 @@ def _origin(folder: Path) -> str:
     return found.stdout.strip() if found.returncode == 0 else ""
 
 
-def project_toml(title: str, site_url: str, repository_url: str) -> str:
+def project_toml(title: str, site_url: str, repository_url: str, install: str = DEFAULT_INSTALL) -> str:
     return f"""# fmbench project: the settings of this results site. `fmbench build` in this folder (or below it)
 # reads them; `fmbench --help` lists the commands. Paths are relative to this file's folder.
 format = 1
@@ -125,11 +129,11 @@ methodology = "methodology.md"
 # files are there already) and "gzip" otherwise. `fmbench build --originals` overrides it.
 # originals = "link"
 # What .github/workflows/publish.yml installs to build the site, as `pip install "<install>"`: the
-# fmbench release that wrote this project, from PyPI. To build with another fmbench (before a
-# release is on PyPI, say), name a wheel file of this repository
-# ("wheels/{DISTRIBUTION.replace("-", "_")}-{__version__}-py3-none-any.whl") or a git URL
-# ("{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@v{__version__}").
-install = {_toml_string(DEFAULT_INSTALL)}
+# fmbench that wrote this project, as it was installed (a release from PyPI, or a git URL at its
+# commit). To build with another fmbench, name a release ("{DEFAULT_INSTALL}"), a wheel
+# file of this repository ("wheels/{DISTRIBUTION.replace("-", "_")}-{__version__}-py3-none-any.whl") or a git
+# URL ("{DISTRIBUTION} @ git+https://github.com/OWNER/fmbench@COMMIT").
+install = {_toml_string(install)}
 # A run file that cannot be read is left out of the site and named; with strict = true the build
 # then exits 1 (after building the site of the others), so CI fails. `fmbench build --strict` too.
 strict = false
@@ -329,8 +333,15 @@ def _undo(written: list[Path], made: list[Path]) -> None:
             folder.rmdir()
 
 
-def init_project(folder: str | os.PathLike[str], *, title: str | None = None, site_url: str | None = None) -> InitReport:
-    """Write a new project into ``folder`` (created if needed); refuse one inside or holding a project."""
+def init_project(
+    folder: str | os.PathLike[str], *, title: str | None = None, site_url: str | None = None,
+    source: InstallSource | None = None,
+) -> InitReport:
+    """Write a new project into ``folder`` (created if needed); refuse one inside or holding a project.
+
+    ``[publishing] install`` names how this fmbench was installed (``source``, default: read from its
+    ``direct_url.json``); when the workflow cannot install that, the report's ``install_warning`` says how to set it.
+    """
     root = Path(folder).resolve()
     if root.exists() and not root.is_dir():
         raise ProjectError(f"{root}: is a file, not a folder; give fmbench init a folder")
@@ -344,7 +355,9 @@ def init_project(folder: str | os.PathLike[str], *, title: str | None = None, si
     url = site_url if site_url is not None else remote_site
     repository = repository or repository_for_pages(url)
     name = title if title is not None else "FoundationModelsBench results"
-    config_text = project_toml(name, url, repository)
+    source = source if source is not None else installed_source()
+    install = source.requirement or DEFAULT_INSTALL
+    config_text = project_toml(name, url, repository, install)
     config = parse_config(config_text, f"{root / PROJECT_FILE} (--title or --site-url)")
     paths = config.paths
     written: list[Path] = []
@@ -377,7 +390,7 @@ def init_project(folder: str | os.PathLike[str], *, title: str | None = None, si
     except FmbenchError:
         _undo(written, made)
         raise
-    return InitReport(root, tuple(written), config.site.site_url)
+    return InitReport(root, tuple(written), config.site.site_url, install_warning(install, source, PROJECT_FILE))
 
 
 def _nearest(path: Path) -> Path:

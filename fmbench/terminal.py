@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.errors import FmbenchError
 from fmbench.redaction import redact
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -39,7 +43,10 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except FmbenchError as exc:
-        raise user_error(exc) from None
+        error = user_error(exc)
+        if exc.excerpt:  # the place in the input, under the message: lines with a caret, never a literal "\n"
+            error.message += "\n" + terminal_text(exc.excerpt)
+        raise error from None
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -51,3 +58,30 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     for r in cells:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+def progress_bar(label: str, console: Console) -> Progress:
+    """A transient progress bar that fits the terminal: the label, the count done of the total and the time left
+    keep their width; the bar shrinks to what is left, and the current file's name is cut with an ellipsis (at 80
+    columns the count is never squeezed)."""
+    # slow to import (rich): only a progress bar on a terminal needs it
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Column
+
+    return Progress(
+        TextColumn(label, table_column=Column(no_wrap=True, min_width=len(label))),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=10)),
+        MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=13, justify="right")),
+        TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
+        # a file's name is shown, never read as markup, and cut to the room left
+        TextColumn("{task.description}", markup=False,
+                   table_column=Column(no_wrap=True, overflow="ellipsis", max_width=32)),
+        console=console,
+        transient=True,
+    )

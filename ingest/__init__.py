@@ -58,6 +58,8 @@ class FileOutcome:
     line: int | None = None
     """Where an error is in the file's text (broken JSON), else ``None``."""
     column: int | None = None
+    warnings: tuple[str, ...] = ()
+    """Lines about the run's sidecar (unreadable, or an unknown key); the run was written all the same."""
 
 
 @dataclass
@@ -160,8 +162,8 @@ def land(
             return land(con, writer, path, again, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
         write_prepared(writer, again, replace=exists, checkpoint=_test_checkpoint(path.name), cap_memory=False)
     if exists:
-        return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated")
-    return FileOutcome(name, "ingested", run_id, prepared.verdict)
+        return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated", warnings=prepared.warnings)
+    return FileOutcome(name, "ingested", run_id, prepared.verdict, warnings=prepared.warnings)
 
 
 def ingest_file(

@@ -150,8 +150,11 @@ def mirror_runs(
     echo: Callable[[str], Any] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_trials: int | None = DEFAULT_MAX_TRIALS,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> MirrorReport:
     """Make the database hold exactly the run files of ``runs_dir`` (see the module's text).
+
+    ``progress(done, total, name)`` is called as the files to ingest are (a terminal's progress bar).
 
     ``max_bytes``: a run file larger than this is refused (an error line naming the limit), as ingest refuses it;
     so is one of more than ``max_trials`` trials.
@@ -212,7 +215,8 @@ def mirror_runs(
         report.lines.append(MirrorLine("dropped", name, run_id))
     batch = [*fresh, *(path for path, _, _ in again)]
     if batch:
-        outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
+        outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes, max_trials=max_trials,
+                               progress=progress)
         by_path = {o.path: o for o in outcome.outcomes}
         for path in batch:
             o = by_path.get(str(path))

@@ -133,6 +133,8 @@ class PreparedRun:
     sidecar: bytes | None
     annotation_sha: str | None
     tables: dict[str, pa.Table]
+    warnings: tuple[str, ...] = ()
+    """Lines about its sidecar (unreadable, or an unknown key): the run is written all the same."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Handed from a worker with each table as one Arrow IPC stream: a straight copy of its buffers
@@ -141,7 +143,8 @@ class PreparedRun:
             self.run_id, self.sha256, self.file_name, self.verdict, self.stored, self.size, self.sidecar,
             self.annotation_sha,
         )
-        return (_prepared_from_streams, (*fields, {name: _stream(t) for name, t in self.tables.items()}))
+        streams = {name: _stream(t) for name, t in self.tables.items()}
+        return (_prepared_from_streams, (*fields, streams, self.warnings))
 
 
 def _stream(table: pa.Table) -> pa.Buffer:
@@ -153,10 +156,10 @@ def _stream(table: pa.Table) -> pa.Buffer:
 
 def _prepared_from_streams(
     run_id: str, sha256: str, file_name: str, verdict: str, stored: bytes, size: int, sidecar: bytes | None,
-    annotation_sha: str | None, streams: dict[str, pa.Buffer],
+    annotation_sha: str | None, streams: dict[str, pa.Buffer], warnings: tuple[str, ...] = (),
 ) -> PreparedRun:
     tables = {name: pa.ipc.open_stream(stream).read_all() for name, stream in streams.items()}
-    return PreparedRun(run_id, sha256, file_name, verdict, stored, size, sidecar, annotation_sha, tables)
+    return PreparedRun(run_id, sha256, file_name, verdict, stored, size, sidecar, annotation_sha, tables, warnings)
 
 
 Prepared = PreparedRun | Known | Failed
@@ -203,6 +206,7 @@ def prepared_from(analysis: RunAnalysis, data: bytes, sidecar: bytes | None, sch
         sidecar=sidecar,
         annotation_sha=analysis.annotations.sha256 if analysis.annotations else None,
         tables=tables,
+        warnings=analysis.annotations.problems if analysis.annotations else (),
     )
 
 

@@ -18,10 +18,10 @@ import duckdb
 
 from fmbench.analysis.revisions import load_registry
 from fmbench.analysis.run import ANALYSIS_VERSION, analyze_bytes
-from fmbench.errors import AnnotationError, DatabaseError, FmbenchError
+from fmbench.errors import DatabaseError, FmbenchError
 from fmbench.ingest.prepare import prepared_from
 from fmbench.ingest.writer import Writer, write_prepared
-from fmbench.runfile.annotations import Annotations, parse_annotations
+from fmbench.runfile.annotations import Annotations, annotations_from
 from fmbench.storage.db import connect, has_column, stale_where
 from fmbench.storage.originals import original_bytes
 
@@ -43,11 +43,8 @@ def _stored_annotations(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[An
     if row is None:
         return None, None
     name, sha, content = str(row[0]), str(row[1]), bytes(row[2])
-    try:
-        return parse_annotations(content, name, sha), content
-    except AnnotationError:
-        # Accepted once, refused by today's rules: kept byte for byte (verify names it), judged without it.
-        return Annotations(file_name=name, sha256=sha), content
+    # Refused by today's rules (or never readable): kept byte for byte, judged without it, as the ingest does.
+    return annotations_from(content, name, sha), content
 
 
 def rederive_stale(con: duckdb.DuckDBPyConnection) -> int:

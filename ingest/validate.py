@@ -27,6 +27,17 @@ class FileValidation:
     def readable(self) -> bool:
         return self.analysis is not None
 
+    @property
+    def sidecar_problems(self) -> tuple[str, ...]:
+        """What its sidecar has to say: it cannot be read (the run is judged without it), or a key is unknown."""
+        a = self.analysis
+        return a.annotations.problems if a is not None and a.annotations is not None else ()
+
+    @property
+    def sidecar_unreadable(self) -> bool:
+        a = self.analysis
+        return a is not None and a.annotations is not None and a.annotations.unreadable
+
     def to_json(self) -> dict[str, Any]:
         a = self.analysis
         return {
@@ -34,6 +45,7 @@ class FileValidation:
             "readable": self.readable,
             "generation": self.generation,
             "errors": [{"where": p.where, "message": p.message} for p in self.problems],
+            "sidecarProblems": list(self.sidecar_problems),
             "moreErrors": self.more_problems,
             "verdict": a.verdict.level if a else None,
             "reasons": [{"level": r.level, "code": r.code, "message": r.message} for r in a.verdict.reasons]
@@ -75,6 +87,7 @@ class FileValidation:
         lines += [f"  {r.level:<11} {t(r.message)}" for r in a.verdict.reasons]
         lines += [f"  mismatch    {t(m)}" for m in a.mismatches]
         lines += [f"  note        {t(p)}" for p in a.flags]
+        lines += [f"  sidecar     {t(p)}" for p in self.sidecar_problems]
         return "\n".join(lines)
 
 

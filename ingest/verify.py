@@ -34,7 +34,7 @@ from fmbench.errors import (
 )
 from fmbench.ingest.rows import figure_columns
 from fmbench.owned_files import place_files, record_beside
-from fmbench.runfile.annotations import parse_annotations
+from fmbench.runfile.annotations import annotations_from
 from fmbench.storage.db import connect, default_db_path, reading
 from fmbench.storage.originals import original_bytes
 from fmbench.write_errors import writing
@@ -128,11 +128,8 @@ def _annotations_of(con: duckdb.DuckDBPyConnection, run_id: str, file_name: str,
     actual = hashlib.sha256(content).hexdigest()
     if actual != sha:
         out.append(Difference(file_name, run_id, "annotation", f"{name} sha256", sha, actual))
-    try:
-        return parse_annotations(content, name, actual)
-    except AnnotationError as exc:
-        out.append(Difference(file_name, run_id, "unreadable", f"{name}: {exc}"))
-        return None
+    # As the ingest read it: a sidecar that cannot be read records nothing (its run was published without it).
+    return annotations_from(content, name, actual)
 
 
 def _check_run(

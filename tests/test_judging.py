@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from fmbench.analysis.run import analyze_file
 from fmbench.cli import main
-from fmbench.errors import AnnotationError
 from fmbench.runfile.models import Environment
 from fmbench.runfile.rulesets import rule_book
 from fmbench.runfile.simulator import hardware_models, judge_simulator
@@ -104,18 +103,23 @@ def test_a_sidecar_saying_simulator_true_makes_a_device_shaped_run_invalid(tmp_p
     assert "device.meta.yaml says a Simulator: run from Xcode" in _reason(run, "simulator")
 
 
-def test_a_sidecar_stating_simulator_without_evidence_is_a_one_line_error(tmp_path: Path) -> None:
+def test_a_sidecar_stating_simulator_without_evidence_is_one_line_and_the_run_is_judged_without_it(
+    tmp_path: Path,
+) -> None:
     run = tmp_path / "device.json"
     shutil.copyfile(SIMULATOR, run)
     shutil.copyfile(JUDGING / "simulator-without-evidence.meta.yaml", tmp_path / "device.meta.yaml")
-    with pytest.raises(AnnotationError, match=r"^device\.meta\.yaml: simulator: true needs evidence: beside it"):
-        analyze_file(run)
+    analysis = analyze_file(run)
+    assert analysis.annotations is not None and analysis.annotations.unreadable
+    assert analysis.annotations.simulator is None
+    (problem,) = analysis.annotations.problems
+    assert problem.startswith("device.meta.yaml: simulator: true needs evidence: beside it")
     result = CliRunner().invoke(main, ["summarize", str(run)])
-    assert result.exit_code == 1
-    message = result.output.strip()
-    assert "\n" not in message and message.startswith("Error: device.meta.yaml: simulator: true needs evidence:")
+    assert result.exit_code == 0
+    (warning,) = result.stderr.strip().splitlines()
+    assert warning.startswith("warning: device.meta.yaml: simulator: true needs evidence:")
     code, out = invoke("validate", str(run))
-    assert code == 1 and "device.meta.yaml: simulator: true needs evidence:" in out
+    assert code == 1 and "sidecar     device.meta.yaml: simulator: true needs evidence:" in out
 
 
 def test_an_ingested_simulator_run_shows_its_evidence_on_the_run_page(tmp_path: Path) -> None:

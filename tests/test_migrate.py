@@ -344,3 +344,33 @@ def test_a_raw_original_whose_bytes_no_longer_match_is_left_as_stored_for_verify
     assert sorted(encoding for _, encoding in stored.values()) == ["gzip", "gzip", "identity"]
     code, out = invoke("verify", "--db", str(db))
     assert code == 1 and "purpose-current.json" in out and "sha256" in out
+
+
+def test_migrate_finds_the_projects_database_from_a_sub_folder_and_with_project(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def fmbench(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-P", "-m", "fmbench", *args], cwd=cwd, capture_output=True, text=True,
+                              check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=300)
+
+    assert fmbench(tmp_path, "init", "results").returncode == 0
+    project = tmp_path / "results"
+    (project / "fmbench.toml").write_text(
+        (project / "fmbench.toml").read_text(encoding="utf-8").replace('database = "fmbench.duckdb"', 'database = "data/results.duckdb"'),
+        encoding="utf-8",
+    )
+    (project / "data").mkdir()
+    assert ingest_paths([CURRENT], project / "data" / "results.duckdb").ok
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for cwd, args in ((project / "runs", ()), (elsewhere, ("--project", str(project)))):
+        listed = fmbench(cwd, "migrate", "--list", *args)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.splitlines()[-1] == "nothing pending"
+        done = fmbench(cwd, "migrate", *args)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "nothing to migrate: the database is up to date"
+    assert not (project / "runs" / "fmbench.duckdb").exists() and not (elsewhere / "fmbench.duckdb").exists()
+    outside = fmbench(elsewhere, "migrate")
+    assert outside.returncode == 1 and "no such database" in outside.stderr

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import yaml
 
-from fmbench.errors import RegistryError
+from fmbench.errors import RegistryError, source_excerpt
 from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, read_text
 
 RevisionStatus = Literal["current", "superseded", "unknown"]
@@ -75,6 +75,28 @@ class Registry:
         return Assignment(None, "unknown", why)
 
 
+REGISTRY_KEYS: dict[str, str] = {
+    "format": "The version of the file's layout; 1.",
+    "revisions": "The list of revisions, each a mapping of the keys below.",
+}
+"""The top-level keys of a ``revisions.yaml``."""
+
+REVISION_KEYS: dict[str, str] = {
+    "id": "Required. The revision's id, shown on every page that names it (`2026.07`).",
+    "date": "Required. The day the revision began, as a YAML date (`2026-07-02`).",
+    "title": "Required. Its title, text.",
+    "summary": "Required. A paragraph on what the revision is, text.",
+    "changes": "A list of what changed from the revision before, each text.",
+    "reason": "Required. Why the task set changed, text.",
+    "benchmark_commits": "The benchmark commits measured on it: a run is assigned the revision whose list holds the "
+                         "commit it recorded (`environment.foundationModelsBenchCommit`), matched by prefix.",
+    "fixture_fingerprints": "Fingerprints of the benchmark's fixture set (the run's trials' samples), which assign a "
+                            "run whose commit is in no revision's list, or that recorded none.",
+    "current": "`true` for exactly one revision, the current one; runs on the others carry a \"superseded\" banner.",
+}
+"""Every key of a revision entry, and what it means (docs/reference/revisions.md is generated from it)."""
+
+
 def _text(entry: dict[str, Any], key: str, where: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -110,6 +132,27 @@ class _RegistryLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
+def _yaml_error(exc: yaml.YAMLError, data: str, source: str) -> RegistryError:
+    """One line naming the file, the place and the problem; the lines at the place, with a caret, as its excerpt."""
+    mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or "cannot be parsed"
+    context = getattr(exc, "context", None)
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML refuses: its place is an offset
+        line = data.count("\n", 0, exc.position)
+        mark = yaml.Mark(source, exc.position, line, exc.position - (data.rfind("\n", 0, exc.position) + 1), None, None)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        problem = f"the character U+{code:04X} is not allowed ({exc.reason})"
+    if mark is None:
+        return RegistryError(f"{source}: not valid YAML: {' '.join(str(exc).split())}")
+    where = f"line {mark.line + 1}, column {mark.column + 1}"
+    also = f" ({context} at line {context_mark.line + 1}, column {context_mark.column + 1})" if context and context_mark else ""
+    error = RegistryError(f"{source}: not valid YAML at {where}: {problem}{also}")
+    places = [(mark.line, mark.column)] + ([(context_mark.line, context_mark.column)] if context_mark else [])
+    error.excerpt = source_excerpt(data, places)
+    return error
+
+
 def parse_registry(data: str, source: str) -> Registry:
     try:
         doc = yaml.load(data, Loader=_RegistryLoader)  # a SafeLoader, its nesting bounded
@@ -119,7 +162,7 @@ def parse_registry(data: str, source: str) -> Registry:
             f"{MAX_REGISTRY_DEPTH} levels deep; a revision entry needs four"
         ) from None
     except yaml.YAMLError as exc:
-        raise RegistryError(f"{source}: not valid YAML: {exc}") from None
+        raise _yaml_error(exc, data, source) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("revisions"), list):
         raise RegistryError(f"{source}: expected a mapping with a 'revisions' list")
     revisions = []

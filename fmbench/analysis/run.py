@@ -6,7 +6,6 @@ goes through :func:`analyze`, so a figure or a verdict has one definition.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from fmbench.analysis.policy import Verdict, assess
 from fmbench.analysis.revisions import Assignment, Registry, load_registry
 from fmbench.analysis.scoring import StoredCheck, check_stored
 from fmbench.errors import Problem
-from fmbench.runfile.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
+from fmbench.runfile.annotations import Annotations, read_annotations, sidecar_for
 from fmbench.runfile.names import device_name_notes
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_run
 from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
@@ -98,11 +97,12 @@ def analyze(
 
 
 def read_annotations_for(path: Path) -> tuple[Annotations | None, bytes | None]:
+    """The sidecar beside a run file (``None``: there is none); one that cannot be read records nothing and says
+    so in its ``problems`` (:func:`fmbench.runfile.annotations.read_annotations`): the run is never dropped for it."""
     sidecar = sidecar_for(path)
     if sidecar is None:
         return None, None
-    data = read_sidecar(sidecar)
-    return parse_annotations(data, sidecar.name, hashlib.sha256(data).hexdigest()), data
+    return read_annotations(sidecar)
 
 
 def analyze_bytes(

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fmbench.ingest import collect_run_files
+from fmbench.runfile.annotations import read_annotations, sidecar_for
 from fmbench.runfile.names import from_visible, name_findings
 from fmbench.storage.dataset import open_database
 from fmbench.write_errors import writing
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from fmbench.analysis.revisions import Registry
     from fmbench.ingest.mirror import MirrorReport
     from fmbench.project import Project
+    from fmbench.publish.build import BuildReport
 
 VERDICTS = ("publishable", "exploratory", "invalid")
 
@@ -57,6 +60,16 @@ class SkippedFile:
 
     file: str
     reason: str
+
+
+@dataclass(frozen=True)
+class SidecarProblem:
+    """A sidecar of the runs folder that cannot be read (its run is on the site with the sidecar's fields not
+    recorded) or that holds a key fmbench does not know."""
+
+    file: str
+    """Relative to the project's folder (``runs/a.meta.yaml``)."""
+    message: str
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class BuildSummary:
     invalid: int = 0
     refused: list[RefusedFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    sidecars: list[SidecarProblem] = field(default_factory=list)
     unknown_commits: list[UnknownCommit] = field(default_factory=list)
     names: list[NameFinding] = field(default_factory=list)
     """Device names and hardware models that may pass for another's (flagged on their runs' pages too)."""
@@ -96,7 +110,7 @@ class BuildSummary:
     methodology_template: tuple[str, ...] = ()
     """The headings of the placeholder sections ``fmbench init`` wrote that the notes still hold (left out)."""
     strict: bool = False
-    """Whether a refused file fails the build (``--strict`` or ``[publishing] strict``)."""
+    """Whether a refused file or a sidecar problem fails the build (``--strict`` or ``[publishing] strict``)."""
 
     @property
     def runs(self) -> int:
@@ -104,8 +118,8 @@ class BuildSummary:
 
     @property
     def failed(self) -> bool:
-        """Whether the build exits 1: a file was refused and the build is strict."""
-        return self.strict and bool(self.refused)
+        """Whether the build exits 1: a file was refused, or a sidecar has a problem, and the build is strict."""
+        return self.strict and bool(self.refused or self.sidecars)
 
     # --- findings, each once, in the publisher's words ------------------------------------------------
 
@@ -162,11 +176,28 @@ class BuildSummary:
             )
             out += [f"  {one_line(self.refusal(r))}" for r in self.refused]
         out += [f"skipped: {one_line(s.file)}: {one_line(s.reason)}" for s in self.skipped]
+        strict = " (--strict: the build fails)" if self.strict else ""
+        out += [f"sidecar: {one_line(p.file)}: {one_line(p.message)}{strict}" for p in self.sidecars]
         out += [f"unknown revision: {one_line(self.unknown(u))}" for u in self.unknown_commits]
         out += [f"look-alike name: {one_line(self.name(n))}" for n in self.names]
         if self.methodology_template:
             out.append(f"warning: {one_line(self.methodology())}")
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as data, for ``fmbench build --json``."""
+        return {
+            "runs": self.runs, "publishable": self.publishable, "exploratory": self.exploratory,
+            "invalid": self.invalid,
+            "refused": [{"file": r.file, "message": r.message, "line": r.line, "column": r.column} for r in self.refused],
+            "skipped": [{"file": s.file, "reason": s.reason} for s in self.skipped],
+            "sidecars": [{"file": p.file, "message": p.message} for p in self.sidecars],
+            "unknownCommits": [{"commit": u.commit, "files": list(u.files), "message": self.unknown(u)}
+                               for u in self.unknown_commits],
+            "methodologyTemplate": list(self.methodology_template),
+            "strict": self.strict,
+            "failed": self.failed,
+        }
 
     # --- GitHub Actions -----------------------------------------------------------------------------
 
@@ -179,6 +210,8 @@ class BuildSummary:
             out.append(_command("error", props, r.message))
         for s in self.skipped:
             out.append(_command("warning", {"file": s.file, "title": "Run file left out"}, s.reason))
+        for p in self.sidecars:
+            out.append(_command("error" if self.strict else "warning", {"file": p.file, "title": "Sidecar"}, p.message))
         for u in self.unknown_commits:
             out.append(_command("warning", {"file": u.files[0], "title": "Revision unknown"}, self.unknown(u)))
         for n in self.names:
@@ -204,6 +237,10 @@ class BuildSummary:
             out += ["### Left out", ""]
             out += [f"- {md(s.file)}: {md(s.reason)}" for s in self.skipped]
             out.append("")
+        if self.sidecars:
+            out += ["### Sidecars", ""]
+            out += [f"- {md(p.file)}: {md(p.message)}" for p in self.sidecars]
+            out.append("")
         if self.unknown_commits:
             out += ["### Commits in no revision", ""]
             out += [f"- {md(self.unknown(u))}" for u in self.unknown_commits]
@@ -214,7 +251,10 @@ class BuildSummary:
             out.append("")
         if self.methodology_template:
             out += ["### Methodology notes", "", f"- {md(self.methodology())}", ""]
-        if not (self.refused or self.skipped or self.unknown_commits or self.names or self.methodology_template):
+        if not (
+            self.refused or self.skipped or self.sidecars or self.unknown_commits or self.names
+            or self.methodology_template
+        ):
             out += ["Nothing needs your attention.", ""]
         return "\n".join(out)
 
@@ -315,6 +355,7 @@ def summarize_build(
             if line.change == "error":
                 file = _named(project, line.file)
                 summary.refused.append(RefusedFile(file, _without_name(line.message, line.file), line.line, line.column))
+        summary.sidecars = _sidecar_problems(project)
         for left_out, used in mirrored.duplicates:
             summary.skipped.append(
                 SkippedFile(_named(project, left_out), f"the same bytes as {_named(project, used)}, published once")
@@ -331,6 +372,42 @@ def _name_findings(runs: list[tuple[str, str | None, str]]) -> list[NameFinding]
                 for message in name_findings(from_visible(shown)):
                     found.setdefault((what, message), []).append(file)
     return [NameFinding(what, message, tuple(sorted(files))) for (what, message), files in found.items()]
+
+
+def _sidecar_problems(project: Project | None) -> list[SidecarProblem]:
+    """Every sidecar problem of the project's runs folder, read afresh each build (a run stored before still says
+    what its sidecar lacks)."""
+    if project is None or not project.runs_dir.is_dir():
+        return []
+    found = []
+    files, _ = collect_run_files([project.runs_dir])
+    for path in files:
+        sidecar = sidecar_for(path)
+        if sidecar is None:
+            continue
+        shown = _relative(project, sidecar)
+        for problem in read_annotations(sidecar)[0].problems:
+            found.append(SidecarProblem(shown, _without_name(problem, sidecar.name)))
+    return found
+
+
+def build_json(report: BuildReport, summary: BuildSummary, mirrored: MirrorReport | None = None,
+               warnings: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What ``fmbench build --json`` prints: what mirroring the runs folder changed, the site written and the
+    summary, and every warning line."""
+    return {
+        "mirrored": [{"change": line.change, "file": line.file, "runId": line.run_id, "message": line.message}
+                     for line in (mirrored.lines if mirrored is not None else ())],
+        "site": {
+            "out": os.fspath(report.out), "pages": report.pages, "dataFiles": report.data_files,
+            "assets": report.assets, "bytes": report.bytes_total, "rendered": len(report.rendered),
+            "changed": len(report.changed), "removed": len(report.removed), "seconds": round(report.seconds, 3),
+            "largestRunPage": ({"path": report.largest_run_page[0], "bytes": report.largest_run_page[1]}
+                               if report.largest_run_page else None),
+        },
+        "summary": summary.to_json(),
+        "warnings": [*warnings, *report.warnings],
+    }
 
 
 def _relative(project: Project, path: Path) -> str:

@@ -7,6 +7,8 @@ and corrections. They are shown beside the run's own data and never rewrite it.
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,23 @@ from fmbench.errors import AnnotationError
 from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, is_special, read_bytes
 
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml")
-_KNOWN = ("connection", "location", "entitlement", "note", "corrections", "simulator", "evidence")
+SIDECAR_KEYS: dict[str, str] = {
+    "connection": "How a PCC run reached the service (`wifi`, `ethernet`, `cellular`, ...): text. A PCC run needs it "
+                  "to be publishable.",
+    "location": "The approximate place a PCC run was measured from (`Amsterdam, NL`): text. A PCC run needs it to be "
+                "publishable.",
+    "entitlement": "Evidence of the PCC entitlement (`present: verified with codesign`); text starting `missing`, "
+                   "`absent`, `no `, `none` or `lacking` judges the run invalid.",
+    "note": "Free text shown on the run page.",
+    "corrections": "A list of corrections of recorded fields, each a mapping of `field` (a JSON path such as "
+                   "`environment.deviceName`), `value` and `reason`; shown beside the recorded value, never "
+                   "rewriting the file.",
+    "simulator": "`true` or `false`: the operator's word on whether the run was measured in a Simulator; it decides. "
+                 "Needs `evidence` beside it.",
+    "evidence": "How the operator knows what `simulator` says (`run in Xcode's iPhone 17 Pro simulator`): text.",
+}
+"""Every key a sidecar may hold, and what it means (docs/reference/sidecars.md is generated from it)."""
+_KNOWN = tuple(SIDECAR_KEYS)
 
 MAX_SIDECAR_BYTES = 256 * 1024
 """A sidecar is a few lines an operator typed; a quarter of a megabyte is not one."""
@@ -94,6 +112,10 @@ class Annotations:
     simulator_evidence: str | None = None
     """``evidence:``, required beside ``simulator:``: how the operator knows."""
     extra: dict[str, Any] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+    """What the publisher is told, one line each: the sidecar could not be read (every field above is then not
+    recorded, and the run is published all the same), or a key is unknown (named with the nearest known key)."""
+    unreadable: bool = False
 
     @property
     def entitlement_missing(self) -> bool:
@@ -140,6 +162,41 @@ def _simulator(doc: dict[str, Any], file_name: str) -> tuple[bool | None, str | 
     return value, " ".join(evidence.split())
 
 
+def unknown_key(key: object, file_name: str) -> str:
+    """The line for a key a sidecar does not know: the nearest known key (difflib), else every known key."""
+    near = difflib.get_close_matches(str(key), _KNOWN, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}?" if near else f"the known keys are {', '.join(_KNOWN)}"
+    return f"{file_name}: unknown key {str(key)!r}, ignored ({hint})"
+
+
+def unreadable_annotations(file_name: str, sha256: str, reason: str) -> Annotations:
+    """A sidecar that cannot be read: nothing of it recorded, and ``reason`` the line that says so."""
+    return Annotations(
+        file_name=file_name, sha256=sha256, unreadable=True,
+        problems=(f"{reason} (the run is published with its sidecar's fields not recorded)",),
+    )
+
+
+def annotations_from(data: bytes, file_name: str, sha256: str) -> Annotations:
+    """:func:`parse_annotations`, except that a sidecar that cannot be read records nothing and says why."""
+    try:
+        return parse_annotations(data, file_name, sha256)
+    except AnnotationError as exc:
+        return unreadable_annotations(file_name, sha256, str(exc))
+
+
+def read_annotations(path: Path) -> tuple[Annotations, bytes | None]:
+    """A sidecar's annotations and bytes; one that cannot be read (too big, unreadable, not a sidecar's YAML)
+    gives annotations that record nothing and name the problem, never an error that would drop its run."""
+    try:
+        data = read_sidecar(path)
+    except AnnotationError as exc:
+        return unreadable_annotations(path.name, "", str(exc)), None
+    except OSError as exc:
+        return unreadable_annotations(path.name, "", f"{path.name}: cannot be read: {exc.strerror or exc}"), None
+    return annotations_from(data, path.name, hashlib.sha256(data).hexdigest()), data
+
+
 def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
     if len(data) > MAX_SIDECAR_BYTES:
         raise _too_big(file_name, len(data))
@@ -180,4 +237,5 @@ def parse_annotations(data: bytes, file_name: str, sha256: str) -> Annotations:
         simulator=simulator,
         simulator_evidence=evidence,
         extra={k: v for k, v in doc.items() if k not in _KNOWN},
+        problems=tuple(unknown_key(k, file_name) for k in doc if k not in _KNOWN),
     )

@@ -40,7 +40,7 @@ from fmbench.ingest import writable
 from fmbench.ingest.mirror import reassign_revisions
 from fmbench.redaction import redact
 from fmbench.serving.warmup import WarmUp, pages_to_warm
-from fmbench.serving.watch import start_watcher
+from fmbench.serving.watch import start_runs_watcher, start_watcher
 from fmbench.storage.dataset import dataset_connection
 from fmbench.storage.db import connect, default_db_path
 from fmbench.views import DataKind, PageKind, content_policy, render_page, resolve, site_context
@@ -210,9 +210,9 @@ def cached(view: Callable[..., Response]) -> Callable[..., Response]:
 
 
 def project_stamp(project: Any) -> Hashable:
-    """What changes whenever the project's registry or methodology notes do."""
+    """What changes whenever the project's settings, registry or methodology notes do."""
     out = []
-    for path in (project.revisions_file, project.methodology_file):
+    for path in (project.file, project.revisions_file, project.methodology_file):
         try:
             st = path.stat()
             out.append((st.st_mtime_ns, st.st_size, st.st_ino))
@@ -222,14 +222,69 @@ def project_stamp(project: Any) -> Hashable:
 
 
 _sync_lock = threading.Lock()
+_reload_lock = threading.Lock()
+
+
+def _file_stamp(path: Path) -> Hashable:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _log(line: str) -> None:
+    current_app.config["FMBENCH_ECHO"](line)
+
+
+def current_project() -> Any:
+    """The app's project, read again when its ``fmbench.toml`` changed (the site's identity, links and settings with
+    it), and the change logged; a file that no longer reads keeps the settings before, and the log says why once."""
+    project = current_app.config.get("FMBENCH_PROJECT")
+    if project is None:
+        return None
+    stamp = _file_stamp(project.file)
+    if stamp == current_app.config.get("FMBENCH_PROJECT_STAMP"):
+        return project
+    with _reload_lock:
+        project = current_app.config["FMBENCH_PROJECT"]
+        if stamp == current_app.config.get("FMBENCH_PROJECT_STAMP"):
+            return project
+        try:
+            fresh = project.reloaded()
+            renderer = Renderer(mode="serve", base_url="/", identity=fresh.identity())
+            links = fresh.source_links()
+        except FmbenchError as exc:
+            current_app.config["FMBENCH_PROJECT_STAMP"] = stamp
+            _log(f"reload: {project.file} not reloaded, the settings before are kept: {exc}")
+            return project
+        current_app.config.update(
+            FMBENCH_PROJECT=fresh, FMBENCH_RENDERER=renderer, FMBENCH_ASSETS=renderer.assets,
+            FMBENCH_SOURCE_LINKS=links, FMBENCH_PROJECT_STAMP=stamp,
+        )
+        _log(f"reload: {fresh.file} changed; its settings apply from this request on")
+        return fresh
+
+
+def _note_reloads(project: Any) -> None:
+    """Log each change of the registry or the methodology notes once (they are read again on the next request)."""
+    for name, path in (("revisions", project.revisions_file), ("methodology", project.methodology_file)):
+        stamp = _file_stamp(path)
+        key = f"FMBENCH_STAMP_{name}"
+        if key not in current_app.config:
+            current_app.config[key] = stamp
+        elif current_app.config[key] != stamp:
+            current_app.config[key] = stamp
+            _log(f"reload: {path} changed; pages show it from this request on")
 
 
 def _project_sources() -> tuple[Any, str]:
     """A project's registry and methodology notes as they are now (the runs' revisions assigned again when the
     registry changed); without a project, the registry the app was made with (``None``: the default) and no notes."""
-    project = current_app.config.get("FMBENCH_PROJECT")
+    project = current_project()
     if project is None:
         return current_app.config.get("FMBENCH_REGISTRY"), ""
+    _note_reloads(project)
     registry = project.registry()
     if current_app.config.get("FMBENCH_DATASET") is None and current_app.config.get("FMBENCH_SYNCED") is not registry:
         with _sync_lock:
@@ -257,7 +312,7 @@ def _site() -> Any:
         g.site = site_context(con, renderer, registry, methodology)
         g.site.source_links = current_app.config["FMBENCH_SOURCE_LINKS"]
         g.site.caches = current_app.config["FMBENCH_CACHES"]
-        project = current_app.config.get("FMBENCH_PROJECT")
+        project = current_app.config.get("FMBENCH_PROJECT")  # as current_project() just read it
         if project is not None:
 
             g.site.tolerance = Tolerance.of(project.config.publishing.practical_change)
@@ -468,6 +523,8 @@ def create_app(
         FMBENCH_RENDERER=renderer,
         FMBENCH_ASSETS=renderer.assets,
         FMBENCH_PROJECT=project,
+        FMBENCH_PROJECT_STAMP=_file_stamp(project.file) if project is not None else None,
+        FMBENCH_ECHO=app.logger.warning,
         FMBENCH_REGISTRY=registry,
         FMBENCH_SOURCE_LINKS=project.source_links() if project is not None else {},
         FMBENCH_SYNCED=None,
@@ -630,6 +687,7 @@ def run_server(
             with writable(db_path):
                 pass
         app = create_app(db_path, host=host, port=port, watch=watch, project=project, registry=registry)
+    app.config["FMBENCH_ECHO"] = echo  # reloads of the project's files are said where the server talks
     server = listening_server(app, host, port, threads=threads)  # bound before the watcher starts
     if watch:
 
@@ -640,6 +698,12 @@ def run_server(
             Path(watch), Path(db_path), app.config["FMBENCH_DIAGNOSTICS"], echo=echo,
             project=project.root if project is not None else None, **limit,
         )
+    elif project is not None and parquet is None:  # the runs folder, mirrored as it changes (added, changed, removed)
+        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+        if max_trials is not None:
+            limit["max_trials"] = max_trials
+        start_runs_watcher(project.root, project.runs_dir, Path(db_path), app.config["FMBENCH_DIAGNOSTICS"],
+                           echo=echo, **limit)
     warning = describe_exposure(host, port)
     if warning:
         echo(warning)

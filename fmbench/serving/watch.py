@@ -132,3 +132,72 @@ def start_watcher(
     thread = threading.Thread(target=loop, name="fmbench-watch", daemon=True)
     thread.start()
     return thread
+
+
+# --- a project's runs folder -----------------------------------------------------------------------
+
+
+def mirror_in_child(project: Path, db: Path, max_bytes: int = DEFAULT_MAX_BYTES,
+                    max_trials: int = DEFAULT_MAX_TRIALS) -> list[str]:
+    """Make ``db`` hold exactly the project's runs folder (new, changed and removed files), in a child process as
+    the watcher ingests; the lines it printed, one a change."""
+    result = subprocess.run(
+        # -P: never let the working directory (a checkout's own fmbench/ folder) shadow the installed package
+        [sys.executable, "-P", "-m", "fmbench", "mirror", "--project", str(project), "--db", str(db),
+         "--max-bytes", str(max_bytes), "--max-trials", str(max_trials)],
+        capture_output=True, text=True, check=False,
+    )
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    if result.returncode != 0:
+        lines += [line for line in result.stderr.strip().splitlines()[-1:]] or ["mirroring the runs folder failed"]
+    return lines
+
+
+def mirror_once(project: Path, runs: Path, db: Path, state: dict[str, Any], max_bytes: int = DEFAULT_MAX_BYTES,
+                max_trials: int = DEFAULT_MAX_TRIALS) -> list[str]:
+    """One poll of the runs folder: once what it holds has changed and then stayed the same for a poll, mirror it.
+    ``state`` holds the folder as last mirrored (``"seen"``) and as last polled (``"pending"``)."""
+    now = _snapshot(runs) if runs.is_dir() else {}
+    if "seen" not in state:
+        state["seen"] = now  # the folder as serve mirrored it before it started
+        return []
+    if now == state["seen"]:
+        state.pop("pending", None)
+        return []
+    if state.get("pending") != now:  # still being written: wait for it to stop changing
+        state["pending"] = now
+        return []
+    state["seen"] = now
+    state.pop("pending", None)
+    return mirror_in_child(project, db, max_bytes, max_trials)
+
+
+def start_runs_watcher(
+    project: Path,
+    runs: Path,
+    db: Path,
+    diagnostics: Any,
+    *,
+    echo: Callable[[str], Any] = print,
+    interval: float = POLL_SECONDS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+) -> threading.Thread:
+    """Poll a project's runs folder in a daemon thread and mirror each change into the database (a file added,
+    changed or removed), saying each in the server's log."""
+
+    def loop() -> None:
+        state: dict[str, Any] = {}
+        while True:
+            try:
+                for line in mirror_once(project, runs, db, state, max_bytes, max_trials):
+                    diagnostics.add("mirrored", str(runs), line)
+                    echo(f"runs: {line}")
+            except Exception as exc:  # the watcher reports and keeps going; it never stops the server
+                diagnostics.add("error", str(runs), f"runs watcher: {exc}")
+                echo(f"runs: {exc}")
+            time.sleep(interval)
+
+    thread = threading.Thread(target=loop, name="fmbench-runs", daemon=True)
+    thread.start()
+    return thread

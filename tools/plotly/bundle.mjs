@@ -4,6 +4,7 @@
 // of the lasso and box selection (the charts' drag mode is off); culori, the colour library, by
 // culori.mjs (the sRGB and HSL colour spaces alone).
 import * as esbuild from 'esbuild';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const stubs = {
@@ -27,7 +28,7 @@ const fmbenchStubs = {
   }
 };
 
-await esbuild.build({
+const result = await esbuild.build({
   entryPoints: ['entry.js'],
   bundle: true,
   format: 'iife',
@@ -36,5 +37,7 @@ await esbuild.build({
   define: { global: 'window', 'define.amd': 'false' },
   plugins: [fmbenchStubs],
   outfile: 'bundle.js',
-  logLevel: 'warning'
+  logLevel: 'warning',
+  metafile: true  // its list of inputs: notices.mjs names every package bundled
 });
+fs.writeFileSync('meta.json', JSON.stringify(result.metafile));
