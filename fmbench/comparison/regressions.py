@@ -54,8 +54,9 @@ from fmbench.analysis.configuration import Group
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison.evidence import Configuration, Evidence, evidence_of
 from fmbench.comparison.results import FigureComparison, ScenarioComparison
-from fmbench.comparison.selection import AttemptRule, RunInfo, SideSpec, apply_rule, fetch_runs
+from fmbench.comparison.selection import AttemptRule, RunInfo, fetch_runs
 from fmbench.comparison.text import (
     confidence_text,
     delta_text,
@@ -75,12 +76,12 @@ TAG_DATE = "2026"
 """The date in every ``tag:`` URI this module writes; fixed so that ids never change."""
 
 
-def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str) -> str:
+def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str, anchor: str = "") -> str:
     """The site path of a build-to-build comparison page, relative to the site root
     (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it) when no
     other device or build name collides with these; the site's pages and feed link through its
     :class:`fmbench.urls.SitePaths`."""
-    return urls.comparison(hardware_model, baseline_build, candidate_build)
+    return urls.comparison(hardware_model, baseline_build, candidate_build, anchor)
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,13 @@ class BuildStep:
     candidate_first_seen: datetime
     comparison: Comparison | None
     refused: str | None = None
+    anchor: str = ""
+    """The configuration's section on the comparison page (:func:`fmbench.urls.configuration_anchor`)."""
 
     @property
     def path(self) -> str:
-        return comparison_path(self.group.hardware_model, self.baseline_build, self.candidate_build)
+        """The comparison page's section that shows this step, with the same runs and numbers."""
+        return comparison_path(self.group.hardware_model, self.baseline_build, self.candidate_build, self.anchor)
 
     @property
     def exploratory(self) -> bool:
@@ -322,20 +326,20 @@ def device_steps(
 ) -> list[BuildStep]:
     """Every build step of one device's runs (see :func:`runs_by_device`), in group order then build order.
 
+    Each build of a configuration stands on its evidence (:mod:`fmbench.comparison.evidence`: publishable runs of one
+    suite revision, exploratory ones only where it has none), the same the comparison page shows; the builds whose
+    evidence shares a group (and so a suite revision) are put in order and each compared with the one before it.
     A device's steps read its own runs only, so a report can be put together from devices computed apart."""
-    groups: dict[Group, dict[str, list[RunInfo]]] = {}
-    for r in runs:
-        assert r.os_build is not None
-        groups.setdefault(Group.of(r), {}).setdefault(r.os_build, []).append(r)
+    index = evidence_of(runs)
+    groups: dict[tuple[Group, Configuration], list[Evidence]] = {}
+    for device in index.devices():
+        for found in index.device_cells(device, rule):
+            groups.setdefault((Group.of(found.runs[-1]), found.configuration), []).append(found)
     steps: list[BuildStep] = []
-    for group in sorted(groups, key=_group_key):
-        builds = groups[group]
-        ordered = sorted(builds, key=lambda b: (min(r.started_at for r in builds[b]), b))
+    for key in sorted(groups, key=lambda k: (_group_key(k[0]), str(k[1]))):
+        ordered = sorted(groups[key], key=lambda e: (e.first_seen, e.os_build))
         for previous, current in itertools.pairwise(ordered):
-            steps.append(
-                _step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence,
-                      tolerance, caches)
-            )
+            steps.append(_step(con, key[0], previous, current, family_confidence, tolerance, caches))
     return steps
 
 
@@ -355,39 +359,31 @@ def assemble_report(
 def _step(
     con: duckdb.DuckDBPyConnection,
     group: Group,
-    baseline_build: str,
-    baseline_runs: list[RunInfo],
-    candidate_build: str,
-    candidate_runs: list[RunInfo],
-    rule: AttemptRule,
+    baseline: Evidence,
+    candidate: Evidence,
     family_confidence: float,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
     caches: Caches | None = None,
 ) -> BuildStep:
-    sides = []
-    for build, runs in ((baseline_build, baseline_runs), (candidate_build, candidate_runs)):
-        filters = group.filters(build)
-        spec = SideSpec(text=" ".join(f"{k}={v}" for k, v in filters), kind="filter", filters=filters)
-        sides.append(apply_rule(spec, runs, rule))
-    baseline, candidate = sides
     comparison: Comparison | None = None
     refused = None
     try:
         comparison = compare_selected(
-            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni", tolerance=tolerance,
-            caches=caches,
+            con, baseline.side, candidate.side, confidence=family_confidence, multiplicity="bonferroni",
+            tolerance=tolerance, caches=caches,
         )
     except ComparisonRefused as exc:
         refused = exc.reason
     return BuildStep(
         group=group,
-        device_name=candidate_runs[-1].device_name,
-        baseline_build=baseline_build,
-        candidate_build=candidate_build,
-        baseline_first_seen=min(r.started_at for r in baseline_runs),
-        candidate_first_seen=min(r.started_at for r in candidate_runs),
+        device_name=candidate.device_name,
+        baseline_build=baseline.os_build,
+        candidate_build=candidate.os_build,
+        baseline_first_seen=baseline.first_seen,
+        candidate_first_seen=candidate.first_seen,
         comparison=comparison,
         refused=refused,
+        anchor=urls.configuration_anchor(baseline.configuration),
     )
 
 
@@ -490,7 +486,7 @@ def atom_feed(
         _sub(entry, "title", change.headline())
         _sub(entry, "updated", _rfc3339(change.step.candidate_first_seen))
         path = change.path if paths is None else paths.comparison(
-            change.hardware_model, change.step.baseline_build, change.step.candidate_build
+            change.hardware_model, change.step.baseline_build, change.step.candidate_build, change.step.anchor
         )
         _sub(entry, "link", rel="alternate", type="text/html", href=_join(site_url, path))
         _sub(entry, "category", term=change.hardware_model)

@@ -200,7 +200,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
             BuildChangeBlock(
                 f"{step.device_name} ({g.hardware_model}): {label}",
                 Cell(f"{step.baseline_build} → {step.candidate_build}",
-                     href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build))),
+                     href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build, step.anchor))),
                 changes,
                 step.refused or (None if changes else "No change whose interval excludes zero."),
             )

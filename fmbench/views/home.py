@@ -185,7 +185,7 @@ def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
         regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
     )[:limit]
     return [
-        Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build)),
+        Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor)),
              tone="worse" if c.is_regression else "better")
         for c in changes
     ]
