@@ -26,14 +26,15 @@ from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_
 from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
 
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 """The version of the rules that derive a run's figures, verdict and rule set from its file.
 
 Stored with each run. When it changes, opening an older database re-derives
 every run analysed by an older version from its stored original bytes (a data
 migration), so stored verdicts always follow the current rules.
 Version 1: the first rules. Version 2: Simulator evidence from the hardware
-table and the sidecar; stored summaries checked against every scoring rule set.
+table and the sidecar; stored summaries checked against every scoring rule set. Version 3: a run whose suite
+revision is unknown is exploratory.
 """
 
 
@@ -77,13 +78,14 @@ def analyze(
     if scoring.commit_flag:
         notes.append(Problem("environment.foundationModelsBenchCommit", scoring.commit_flag))
     fingerprint = fixture_fingerprint(record.trials)
+    revision = registry.assign(record.environment.foundationModelsBenchCommit, fingerprint)
     return RunAnalysis(
         record=record,
         figures=figures,
         mismatches=scoring.mismatches,
-        verdict=assess(record, scoring.mismatches, annotations, simulator),
+        verdict=assess(record, scoring.mismatches, annotations, simulator, revision, Path(registry.source).name),
         fingerprint=fingerprint,
-        revision=registry.assign(record.environment.foundationModelsBenchCommit, fingerprint),
+        revision=revision,
         annotations=annotations,
         trial_figures=per_trial,
         scoring=scoring,
