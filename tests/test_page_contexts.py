@@ -287,7 +287,8 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert (page.nav_active, page.uses_charts) == ("devices", True)
     assert (page.device, page.hardware_model) == ("iPhone 17 Pro", DEVICE)
     assert len(page.runs.rows) == 4
-    assert [c.href for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert [c.href.split("#")[0] for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert all(c.href.split("#")[1].startswith("cfg-onDevice-") for c in page.compare_links)
     assert [c.href for c in page.configs] == [f"#{s.anchor}" for s in page.sections]
     trend = {s.label: [c.id for c in s.charts] for s in page.sections}
     assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart

@@ -56,6 +56,7 @@ from fmbench.comparison.caches import Caches
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.comparison.evidence import Configuration, Evidence, evidence_of
 from fmbench.comparison.results import FigureComparison, ScenarioComparison
+from fmbench.comparison.sample_changes import SampleHeadline, headline_groups
 from fmbench.comparison.selection import AttemptRule, RunInfo, fetch_runs
 from fmbench.comparison.text import (
     confidence_text,
@@ -156,6 +157,10 @@ class BuildChange:
         return self.figure.verdict == "worse"
 
     @property
+    def scenario_id(self) -> str:
+        return self.scenario.scenario_id
+
+    @property
     def direction(self) -> Literal["increased", "decreased"]:
         assert self.figure.interval is not None
         return "increased" if self.figure.interval.sign > 0 else "decreased"
@@ -234,6 +239,72 @@ class BuildChange:
         }
 
 
+@dataclass(frozen=True)
+class BuildSampleChange:
+    """Samples of one workload whose outcome changed the same way between two consecutive builds (per-sample exact
+    tests, Holm-corrected over the step's samples: :mod:`fmbench.comparison.sample_changes`)."""
+
+    step: BuildStep
+    samples: SampleHeadline
+
+    @property
+    def hardware_model(self) -> str:
+        return self.step.group.hardware_model
+
+    @property
+    def baseline_build(self) -> str:
+        return self.step.baseline_build
+
+    @property
+    def candidate_build(self) -> str:
+        return self.step.candidate_build
+
+    @property
+    def scenario_id(self) -> str:
+        return self.samples.scenario_id
+
+    @property
+    def is_regression(self) -> bool:
+        return self.samples.worse
+
+    @property
+    def exploratory(self) -> bool:
+        return self.step.exploratory
+
+    @property
+    def path(self) -> str:
+        return self.step.path
+
+    def tag_specific(self) -> str:
+        return "/".join(
+            [
+                "fmbench", "build-samples", quote(self.hardware_model, safe=","),
+                f"{quote(self.baseline_build, safe='')}..{quote(self.candidate_build, safe='')}",
+                self.step.group.slug, quote(self.scenario_id, safe=""), quote(self.samples.outcome, safe=""),
+            ]
+        )
+
+    def headline(self) -> str:
+        word = "Regression" if self.is_regression else "Improvement"
+        flag = " (exploratory)" if self.exploratory else ""
+        return (f"{word}{flag}: {self.samples.text()} on {self.step.device_name} ({self.hardware_model}), "
+                f"{self.baseline_build} → {self.candidate_build}")
+
+    def describe(self) -> str:
+        text = (f"{self.samples.text()} on build {self.candidate_build} against build {self.baseline_build}: each "
+                f"sample's trials compared with Fisher's exact test, Holm-corrected over the samples tested. "
+                f"Device {self.step.device_name} ({self.hardware_model}); {self.step.group.describe()}.")
+        if self.exploratory:
+            text += " Rests on an exploratory run: not a stable ranking."
+        return text
+
+
+def _samples_of(step: BuildStep) -> list[BuildSampleChange]:
+    if step.comparison is None:
+        return []
+    return [BuildSampleChange(step, g) for g in headline_groups(step.comparison.sample_changes)]
+
+
 def _changes_of(step: BuildStep) -> list[BuildChange]:
     if step.comparison is None:
         return []
@@ -258,6 +329,11 @@ class RegressionReport:
     @property
     def improvements(self) -> tuple[BuildChange, ...]:
         return tuple(c for c in self.changes if not c.is_regression)
+
+    @property
+    def sample_changes(self) -> tuple[BuildSampleChange, ...]:
+        """Every step's samples whose outcome changed, grouped by workload and how, biggest first in each step."""
+        return tuple(c for s in self.steps for c in _samples_of(s))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -438,7 +514,7 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: st
 
 
 def atom_feed(
-    regressions: Iterable[BuildChange],
+    regressions: Iterable[BuildChange | BuildSampleChange],
     *,
     site_url: str,
     generated_at: datetime,
@@ -472,7 +548,7 @@ def atom_feed(
     _sub(feed, "generator", "fmbench")
     ordered = sorted(
         regressions,
-        key=lambda c: (c.step.candidate_first_seen, c.hardware_model, c.scenario.scenario_id, c.figure.key),
+        key=lambda c: (c.step.candidate_first_seen, c.hardware_model, c.tag_specific()),
         reverse=True,
     )
     seen: set[str] = set()
@@ -490,7 +566,7 @@ def atom_feed(
         )
         _sub(entry, "link", rel="alternate", type="text/html", href=_join(site_url, path))
         _sub(entry, "category", term=change.hardware_model)
-        _sub(entry, "category", term=change.scenario.scenario_id)
+        _sub(entry, "category", term=change.scenario_id)
         _sub(entry, "summary", change.describe(), type="text")
     ET.indent(feed)
     body = ET.tostring(feed, encoding="unicode")

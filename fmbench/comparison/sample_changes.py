@@ -238,12 +238,17 @@ def sample_changes(
 class SampleHeadline:
     """Samples of one workload whose outcome changed the same way, as a headline names them."""
 
+    scenario_id: str
     title: str
     outcome: str
     """``now fail every trial``, ``fail more often``, ``now pass every trial`` or ``pass more often``."""
     samples: int
     size: float
     """The sum of their changes in pass rate, unsigned: what orders the headline (biggest first)."""
+
+    @property
+    def worse(self) -> bool:
+        return "fail" in self.outcome
 
     def text(self, label: str | None = None) -> str:
         where = f"{self.title} ({label})" if label else self.title
@@ -260,12 +265,13 @@ def headline_groups(found: SampleChanges | None) -> list[SampleHeadline]:
     from a change in how often), the biggest group first."""
     if found is None:
         return []
-    groups: dict[tuple[str, str], list[SampleChange]] = {}
+    groups: dict[tuple[str, str, str], list[SampleChange]] = {}
     for c in found.changes:
         if c.direction == "newly failing":
             outcome = "now fail every trial" if c.candidate.passed == 0 else "fail more often"
         else:
             outcome = "now pass every trial" if c.candidate.passed == c.candidate.trials else "pass more often"
-        groups.setdefault((c.title, outcome), []).append(c)
-    out = [SampleHeadline(title, outcome, len(cs), sum(abs(c.change) for c in cs)) for (title, outcome), cs in groups.items()]
+        groups.setdefault((c.scenario_id, c.title, outcome), []).append(c)
+    out = [SampleHeadline(sid, title, outcome, len(cs), sum(abs(c.change) for c in cs))
+           for (sid, title, outcome), cs in groups.items()]
     return sorted(out, key=lambda g: (-g.size, g.title, g.outcome))

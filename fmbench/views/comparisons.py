@@ -19,7 +19,7 @@ from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, FilterForm, Row, Table
-from fmbench.views.common import retitled
+from fmbench.views.common import retitled, retitled_change
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
     ComparisonSection,
@@ -320,6 +320,9 @@ class RegressionsPage(Page):
     filters: FilterForm
     regressions: Table
     improvements: Table
+    samples: Table
+    """The samples whose outcome changed between two builds (each sample's exact test, Holm-corrected over a
+    step's samples), grouped by workload and how."""
     steps: Table
     build_order: str
     rule: str
@@ -379,6 +382,28 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                           _change_rows(site, report.regressions, filters), "No regression detected."),
         improvements=Table("improvements", "Improvements: changes for the better whose interval excludes zero", _CHANGE_COLUMNS,
                            _change_rows(site, report.improvements, filters), "No improvement detected."),
+        samples=Table(
+            "samples",
+            "Samples whose outcome changed beyond chance (per-sample exact test, Holm-corrected over a step's samples)",
+            [Column("builds", "Builds"), Column("device", "Device"), Column("config", "Configuration"),
+             Column("samples", "Samples"), Column("verdict", "Verdict")],
+            [
+                Row(
+                    [
+                        Cell(f"{c.baseline_build} → {c.candidate_build}", href=site.url(site.paths.comparison(
+                            c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor))),
+                        f"{c.step.device_name} ({c.hardware_model})",
+                        c.step.group.describe(),
+                        retitled_change(c, site.scenario_title).samples.text(),  # type: ignore[union-attr]
+                        Cell(("worse" if c.is_regression else "better") + (" (exploratory)" if c.exploratory else ""),
+                             tone="worse" if c.is_regression else "better"),
+                    ],
+                    {"device": c.hardware_model, "os_build": c.candidate_build},
+                )
+                for c in report.sample_changes if not device or c.hardware_model == device
+            ],
+            "No sample's outcome changed beyond chance.",
+        ),
         steps=Table(
             "steps",
             "Every build step compared (a step without a listed change showed no detectable change)",
@@ -416,5 +441,5 @@ def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
     generated = newest.replace(tzinfo=UTC) if newest else datetime(2026, 1, 1, tzinfo=UTC)
     title = f"{site.renderer.site.title}: OS-build regressions"
     return atom_feed(
-        report.regressions, site_url=site_url, generated_at=generated, title=title, paths=site.paths
+        [*report.regressions, *(c for c in report.sample_changes if c.is_regression)], site_url=site_url, generated_at=generated, title=title, paths=site.paths
     ).encode("utf-8")

@@ -22,6 +22,7 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
+    listed_changes,
     os_label,
     retitled_change,
     revision_cell,
@@ -182,7 +183,7 @@ def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
     """The newest changes the regression report found between consecutive builds, newest candidate first."""
 
     changes: list[Any] = sorted(
-        regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
+        listed_changes(regression_report(site)), key=lambda c: c.step.candidate_first_seen, reverse=True
     )[:limit]
     return [
         Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor)),
