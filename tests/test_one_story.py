@@ -20,10 +20,11 @@ from xml.etree import ElementTree as ET
 import duckdb
 import pytest
 
+from fmbench.analysis import figure_catalog as fc
 from fmbench.comparison.regressions import BuildChange
 from fmbench.ingest import ingest_paths
 from fmbench.serving.serve import create_app
-from fmbench.views import site_context
+from fmbench.views import PAGES, render_page, site_context
 from fmbench.views.blocks import Cell
 from fmbench.views.builds import build_page
 from fmbench.views.comparison_blocks import ComparisonSection
@@ -214,3 +215,31 @@ def test_serve_answers_the_same_section_and_headline(db: Path) -> None:
     assert f'id="{anchor}"' in html
     assert page.verdict.split(";")[0] in html
     assert all(c.step.anchor == anchor for c in changes if c.candidate_build == flips.CANDIDATE_BUILD)
+
+
+def test_a_figure_of_one_run_and_workload_reads_the_same_on_every_page_that_shows_it(site: SiteContext) -> None:
+    (run_id,) = site.con.execute("SELECT run_id FROM runs WHERE file_name = 'mac-candidate.json'").fetchone() or ()
+    median = fc.CATALOG["ttft_median"]
+    (value,) = site.con.execute(
+        "SELECT ttft_median FROM scenario_figures WHERE run_id = ? AND scenario_id = 'task-capture'", [run_id]
+    ).fetchone() or ()
+    text = median.format(value)
+    assert text == f"{value:.3f} s"
+    kinds = {k.name: k for k in PAGES}
+    pages = {
+        "run": {"run_id": run_id},
+        "comparison": {"device": flips.DEVICE, "baseline": flips.BASELINE_BUILD, "candidate": flips.CANDIDATE_BUILD},
+        "leaderboard": {"scenario": "task-capture"},
+        "device": {"device": flips.DEVICE},
+    }
+    for name, args in pages.items():
+        html = render_page(site, kinds[name], Filters(), **args)
+        assert text in html, name
+        # never the same figure in another form (fewer digits, milliseconds)
+        assert f"{value:.2f} s<" not in html and f"{value * 1000:.0f} ms" not in html, name
+    # The comparison's candidate value of that figure is that text, in the section the build step links to.
+    section = _section(site, "/" + site.regressions().steps[0].path)
+    assert section.table is not None
+    (row,) = [r for r in section.table.rows
+              if r.cells[0] == "Natural-language task capture" and r.cells[1] == median.label]
+    assert _cell_text(row.cells[4]) == text
