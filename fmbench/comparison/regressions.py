@@ -15,9 +15,16 @@ Detection:
   appearance, the earliest ``startedAt`` of any run measured on that build
   in that group (ties broken by the build string). Build names are not
   compared as version numbers.
-- Each build is compared with the previous one by the comparison engine
-  (:func:`fmbench.comparison.compare.compare_selected`), both sides chosen by the
-  attempt rule (default ``latest``, as ``fmbench compare``).
+- Each build of a configuration stands on its evidence
+  (:mod:`fmbench.comparison.evidence`: its publishable runs of one suite revision by
+  the attempt rule, default ``latest``; its exploratory runs only where it has no
+  publishable one), the same runs its comparison page section shows; a build is
+  compared with the previous one whose evidence is of the same group (and so the
+  same suite revision) by the comparison engine
+  (:func:`fmbench.comparison.compare.compare_selected`).
+- Samples whose outcome changed (:attr:`RegressionReport.sample_changes`) are
+  listed beside the figures, each group of a workload's samples that changed the
+  same way once.
 - A change is listed when its interval excludes zero **and** its size passes
   the practical threshold (:mod:`fmbench.analysis.tolerance`: 5 % for latency,
   throughput and memory, 5 points for rates, unless the project sets others);
