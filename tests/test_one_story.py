@@ -31,7 +31,8 @@ from fmbench.views.comparison_blocks import ComparisonSection
 from fmbench.views.comparisons import comparison_page, regressions_feed, regressions_page
 from fmbench.views.device_comparisons import device_comparison_page
 from fmbench.views.filters import Filters
-from fmbench.views.home import home_page
+from fmbench.views.home import _standing, home_page
+from fmbench.views.home_queries import runs_by_id
 from fmbench.views.render import Renderer
 from fmbench.views.site import SiteContext
 
@@ -243,3 +244,10 @@ def test_a_figure_of_one_run_and_workload_reads_the_same_on_every_page_that_show
     (row,) = [r for r in section.table.rows
               if r.cells[0] == "Natural-language task capture" and r.cells[1] == median.label]
     assert _cell_text(row.cells[4]) == text
+
+
+def test_home_shows_the_run_a_build_stands_on_not_a_newer_exploratory_one_beside_it(site: SiteContext) -> None:
+    ids = dict(site.con.execute("SELECT file_name, run_id FROM runs").fetchall())
+    newest = list(runs_by_id(site.con, [ids["u-cand.json"], ids["air.json"]]).values())
+    shown = {r["file_name"] for r in _standing(site, newest)}
+    assert shown == {"mac-candidate.json", "air.json"}
