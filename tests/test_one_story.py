@@ -130,6 +130,9 @@ def test_the_evidence_of_a_build_is_its_publishable_run_never_the_newer_one_of_a
     (step,) = [s for s in report.steps if s.candidate_build == flips.CANDIDATE_BUILD and s.comparison]
     files = {r.file_name for r in (*step.comparison.baseline.runs, *step.comparison.candidate.runs)}
     assert files == {"mac-baseline.json", "mac-candidate.json"} and not step.exploratory
+    listed = report.to_json()["sample_changes"]
+    assert {(c["scenario_id"], c["outcome"], c["samples"]) for c in listed if c["candidate_build"] == flips.CANDIDATE_BUILD} == {
+        ("task-capture", "now fail every trial", 2), ("journal-summary", "now pass every trial", 1)}
     # The newer build has no publishable run: its exploratory run stands for it, and the step says so.
     (newer,) = [s for s in report.steps if s.candidate_build == NEWER_BUILD]
     assert newer.exploratory and newer.baseline_build == flips.CANDIDATE_BUILD

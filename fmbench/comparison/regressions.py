@@ -297,6 +297,23 @@ class BuildSampleChange:
         return (f"{word}{flag}: {self.samples.text()} on {self.step.device_name} ({self.hardware_model}), "
                 f"{self.baseline_build} → {self.candidate_build}")
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hardware_model": self.hardware_model,
+            "device_name": self.step.device_name,
+            "group": self.step.group.to_json(),
+            "baseline_build": self.baseline_build,
+            "candidate_build": self.candidate_build,
+            "scenario_id": self.scenario_id,
+            "scenario_title": self.samples.title,
+            "outcome": self.samples.outcome,
+            "samples": self.samples.samples,
+            "verdict": "worse" if self.is_regression else "better",
+            "exploratory": self.exploratory,
+            "path": self.path,
+            "summary": self.describe(),
+        }
+
     def describe(self) -> str:
         text = (f"{self.samples.text()} on build {self.candidate_build} against build {self.baseline_build}: each "
                 f"sample's trials compared with Fisher's exact test, Holm-corrected over the samples tested. "
@@ -350,6 +367,7 @@ class RegressionReport:
             "skipped_without_hardware": self.skipped_without_hardware,
             "steps": [s.to_json() for s in self.steps],
             "changes": [c.to_json() for c in self.changes],
+            "sample_changes": [c.to_json() for c in self.sample_changes],
         }
 
 
