@@ -395,6 +395,9 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
     assert (page.rule, page.strict) == ("latest", False)
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
     (section,) = page.sections
+    # Its anchor, which the regressions page, home, the feed and the build page link to.
+    (step,) = site.regressions().steps
+    assert section.anchor == step.anchor and section.anchor.startswith("cfg-onDevice-performance-cold-")
     # Under the verdicts: how many samples were tested and which changed; every figure's smallest detectable change.
     assert section.samples is not None and " sample(s) tested changed beyond chance" in section.samples.summary
     assert section.samples.detectable.rows and all(r.cells[2].startswith("±") for r in section.samples.detectable.rows)
@@ -463,6 +466,9 @@ def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     assert page.nav_active == "regressions"
     assert _column(page.steps, "builds") == ["24A5256a → 24A5264n"]
     assert page.rule == "latest" and page.confidence == "95%"
+    # each step links to its configuration's section of the comparison page
+    assert page.steps.rows[0].cells[0].href.startswith(f"/compare/{DEVICE}/24A5256a..24A5264n/#cfg-onDevice-")
+    assert [c.key for c in page.samples.columns] == ["builds", "device", "config", "samples", "verdict"]
 
 
 def test_builds_lists_every_os_build_per_platform_in_order_of_first_appearance(site: SiteContext) -> None:
