@@ -510,8 +510,8 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     """What adding ``run_id`` should re-render, worked out from the database (not from the build's own record):
     its run and trial pages and data files, its device page, the pages of its scenarios, the comparisons of its
     device that involve its OS build, the device comparisons its device is in on its OS generation, the OS build pages of its device's
-    builds, the PCC page for a PCC run, the leaderboards of its scenarios (and of their categories), coverage, and
-    every index."""
+    builds, the PCC page for a PCC run, the leaderboards of its scenarios (and of their categories) and every board its
+    device is on (a device's evidence is chosen among all its runs), coverage, and every index."""
     import duckdb
 
     from fmbench import urls
@@ -538,6 +538,14 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
         others = [s for (s,) in con.execute(
             "SELECT DISTINCT scenario_id FROM scenario_figures WHERE list_contains(?, category)", [categories]
         ).fetchall()] if categories else []
+        # a board stands each device on evidence chosen among all its runs: every board (and category) it is on
+        device_scenarios = [s for (s,) in con.execute(
+            "SELECT DISTINCT f.scenario_id FROM scenario_figures f JOIN runs r USING (run_id) WHERE r.hardware_model = ?",
+            [hardware]).fetchall()] if hardware else []
+        device_categories = [c for (c,) in con.execute(
+            "SELECT category FROM scenario_figures WHERE category IN (SELECT f.category FROM scenario_figures f "
+            "JOIN runs r USING (run_id) WHERE r.hardware_model = ?) GROUP BY category "
+            "HAVING count(DISTINCT scenario_id) >= 2", [hardware]).fetchall()] if hardware else []
     finally:
         con.close()
     paths = [
@@ -549,6 +557,7 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     paths += [urls.trials(run_id, s) for s in pages]
     paths += [p for s in scenarios for p in (urls.scenario(s), urls.leaderboard(s), urls.data_trials_json(run_id, s))]
     paths += [urls.leaderboard_category(c) for c in categories] + [urls.leaderboard(s) for s in others]
+    paths += [urls.leaderboard(s) for s in device_scenarios] + [urls.leaderboard_category(c) for c in device_categories]
     # An OS build page reads every run of each device measured on it: the pages of the device's builds.
     paths += [urls.builds(), *(urls.build(b) for b in device_builds)]
     if route == "privateCloudCompute":

@@ -222,8 +222,11 @@ class SitePaths:
         """A scenario's trials as data: compact JSON, gzipped (a browser reads it with ``DecompressionStream``)."""
         return f"data/runs/{run_id}/trials/{self.scenarios.of(scenario)}.json.gz"
 
-    def comparison(self, device: str, baseline: str, candidate: str) -> str:
-        return f"compare/{self.devices.of(device)}/{self.builds.of(baseline)}..{self.builds.of(candidate)}/"
+    def comparison(self, device: str, baseline: str, candidate: str, anchor: str = "") -> str:
+        """A device's comparison of two OS builds; ``anchor``: one configuration's section of it
+        (:func:`configuration_anchor`)."""
+        page = f"compare/{self.devices.of(device)}/{self.builds.of(baseline)}..{self.builds.of(candidate)}/"
+        return f"{page}#{anchor}" if anchor else page
 
     def device_comparison(self, device_a: str, device_b: str, generation: int | str) -> str:
         return f"compare/devices/{self.devices.of(device_a)}..{self.devices.of(device_b)}/{generation}/"
@@ -289,8 +292,18 @@ def compare_index() -> str:
     return "compare/"
 
 
-def comparison(device: str, baseline: str, candidate: str) -> str:
-    return _ALONE.comparison(device, baseline, candidate)
+def comparison(device: str, baseline: str, candidate: str, anchor: str = "") -> str:
+    return _ALONE.comparison(device, baseline, candidate, anchor)
+
+
+_NOT_ANCHOR = re.compile(r"[^A-Za-z0-9]+")
+
+
+def configuration_anchor(configuration: Iterable[object]) -> str:
+    """The id of a configuration's section on a comparison page, made of the configuration's values (route, suite,
+    the runner's choices, the file generation): the same on every build of the site, so a link to it stays."""
+    parts = ("none" if v is None else _NOT_ANCHOR.sub("_", str(v)) or "_" for v in configuration)
+    return "cfg-" + "-".join(parts)
 
 
 def regressions() -> str:

@@ -43,7 +43,7 @@ def _load_builder() -> ModuleType:
 
 
 rb = _load_builder()
-BASE = rb.RunSpec()
+BASE = rb.RunSpec(commit="c5e90f3")  # the fixture corpus's commit: the lab assigns revisions with its registry
 LATER = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
 
 

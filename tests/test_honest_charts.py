@@ -60,3 +60,22 @@ def test_a_change_chart_keeps_zero_in_view_and_takes_its_short_axis_and_marks_fr
     nothing = charts.deltas_with_intervals("d", spec.title, ["a"], [None], [None], [None], value_title="v",
                                            fmt=lambda v: None, verdicts=["not comparable"], spec=spec)
     assert not nothing.drawn and nothing.empty
+
+
+def test_a_trend_chart_says_not_recorded_only_for_the_series_and_builds_it_does_not_draw() -> None:
+    drawn = charts.median_p90(
+        "ttft-trend", "Time to first token across OS builds", ["26A5353q", "26B5012a", "26B5013b"],
+        [charts.Series("Task capture", [0.4, 0.5, 0.45], [0.6, 0.7, 0.65]),
+         charts.Series("Journal summary", [None, 0.8, None], [None, 0.9, None])],
+        value_title="seconds", label_title="OS build", fmt=lambda v: None if v is None else f"{v:.3f} s",
+        horizontal=False, what="Time to first token",
+    )
+    assert drawn.note == ("Time to first token not recorded for Journal summary on 26A5353q, 26B5013b: "
+                          "left as a gap, not plotted as 0.")
+    every = charts.median_p90(
+        "ttft-all", "Time to first token across OS builds", ["26A5353q", "26B5012a"],
+        [charts.Series("Task capture", [0.4, 0.5], [0.6, 0.7])],
+        value_title="seconds", label_title="OS build", fmt=lambda v: None if v is None else f"{v:.3f} s",
+        horizontal=False, what="Time to first token",
+    )
+    assert every.note is None

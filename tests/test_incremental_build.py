@@ -57,6 +57,14 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT DISTINCT scenario_id FROM scenario_figures WHERE list_contains(?, category)", [categories]
         ).fetchall()] if categories else []
         pages = trial_pages(con, run_id)
+        # a board stands each device on evidence chosen among all its runs: every board the device is on
+        device_scenarios = [s for (s,) in con.execute(
+            "SELECT DISTINCT f.scenario_id FROM scenario_figures f JOIN runs r USING (run_id) WHERE r.hardware_model = ?",
+            [hardware]).fetchall()]
+        device_categories = [c for (c,) in con.execute(
+            "SELECT category FROM scenario_figures WHERE category IN (SELECT f.category FROM scenario_figures f "
+            "JOIN runs r USING (run_id) WHERE r.hardware_model = ?) GROUP BY category "
+            "HAVING count(DISTINCT scenario_id) >= 2", [hardware]).fetchall()]
         device_builds = [b for (b,) in con.execute(
             "SELECT DISTINCT os_build FROM runs WHERE hardware_model = ? AND os_build IS NOT NULL", [hardware]
         ).fetchall()]
@@ -70,6 +78,8 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
     ]
     paths += [urls.leaderboard_category(c) for c in categories]  # the boards of its scenarios' categories
     paths += [urls.leaderboard(s) for s in others]  # the boards of those categories' other workloads link them
+    paths += [urls.leaderboard(s) for s in device_scenarios]
+    paths += [urls.leaderboard_category(c) for c in device_categories]
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
     paths += [urls.trials(run_id, s) for s in pages]
     paths += [

@@ -287,7 +287,8 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert (page.nav_active, page.uses_charts) == ("devices", True)
     assert (page.device, page.hardware_model) == ("iPhone 17 Pro", DEVICE)
     assert len(page.runs.rows) == 4
-    assert [c.href for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert [c.href.split("#")[0] for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
+    assert all(c.href.split("#")[1].startswith("cfg-onDevice-") for c in page.compare_links)
     assert [c.href for c in page.configs] == [f"#{s.anchor}" for s in page.sections]
     trend = {s.label: [c.id for c in s.charts] for s in page.sections}
     assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart
@@ -394,6 +395,9 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
     assert (page.rule, page.strict) == ("latest", False)
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
     (section,) = page.sections
+    # Its anchor, which the regressions page, home, the feed and the build page link to.
+    (step,) = site.regressions().steps
+    assert section.anchor == step.anchor and section.anchor.startswith("cfg-onDevice-performance-cold-")
     # Under the verdicts: how many samples were tested and which changed; every figure's smallest detectable change.
     assert section.samples is not None and " sample(s) tested changed beyond chance" in section.samples.summary
     assert section.samples.detectable.rows and all(r.cells[2].startswith("±") for r in section.samples.detectable.rows)
@@ -463,6 +467,9 @@ def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     assert page.nav_active == "regressions"
     assert _column(page.steps, "builds") == ["24A5256a → 24A5264n"]
     assert page.rule == "latest" and page.confidence == "95%"
+    # each step links to its configuration's section of the comparison page
+    assert page.steps.rows[0].cells[0].href.startswith(f"/compare/{DEVICE}/24A5256a..24A5264n/#cfg-onDevice-")
+    assert [c.key for c in page.samples.columns] == ["builds", "device", "config", "samples", "verdict"]
 
 
 def test_builds_lists_every_os_build_per_platform_in_order_of_first_appearance(site: SiteContext) -> None:
@@ -486,7 +493,7 @@ def test_build_shows_what_it_measured_and_what_changed_against_the_previous_buil
     assert len(page.measured.rows) == 3
     assert {r.cells[1] for r in page.figures.rows} >= {"On-device · Synthetic Performance · Cold session"}
     (block,) = page.changes
-    assert block.comparison.href == f"/compare/{DEVICE}/24A5256a..24A5264n/"
+    assert block.comparison.href.startswith(f"/compare/{DEVICE}/24A5256a..24A5264n/#cfg-onDevice-performance-cold-")
     assert block.changes and all(c.text.startswith(("Regression", "Improvement")) for c in block.changes)
     first = _page(site, "build", build="24A5256a")
     assert first.changes == [] and first.first_builds == [f"iPhone 17 Pro ({DEVICE})"]

@@ -9,6 +9,7 @@ from test_regressions import rb
 
 from fmbench.analysis.policy import host_name_reason
 from fmbench.analysis.run import analyze_file
+from fmbench.views.methodology import fmbench_methodology
 
 SYNTHETIC = rb.SYNTHETIC  # the catalog holds one sample; these runs hold two
 PCC = rb.RunSpec(route="privateCloudCompute", scenarios=(SYNTHETIC,), suite="performance")
@@ -96,3 +97,16 @@ def test_a_run_without_a_seed_is_not_publishable(tmp_path: Path) -> None:
     verdict = analyze_file(path).verdict
     assert verdict.level == "exploratory"
     assert [r.code for r in verdict.reasons] == ["no-seed"]
+
+
+def test_a_run_whose_suite_revision_is_unknown_is_exploratory_naming_its_benchmark_commit(tmp_path: Path) -> None:
+    level, reasons = _judge(tmp_path, rb.RunSpec(scenarios=(SYNTHETIC,), commit="0abc123"))
+    assert level == "exploratory"
+    assert "benchmark commit 0abc123 is in no revision of revisions.yaml" in reasons["revision-unknown"]
+    assert _judge(tmp_path, rb.RunSpec(scenarios=(SYNTHETIC,)), "known")[0] == "publishable"
+
+
+def test_the_methodology_page_says_an_unknown_revision_makes_a_run_exploratory() -> None:
+    text = " ".join(fmbench_methodology().split())
+    assert "A run whose revision is unknown is exploratory" in text
+    assert "is in no revision of revisions.yaml" in text

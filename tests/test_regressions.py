@@ -74,7 +74,8 @@ def test_a_slower_build_is_listed_as_a_regression_with_its_size_direction_and_ve
     assert change.figure.delta == pytest.approx(0.1)
     assert change.direction == "increased" and change.verdict == "worse" and change.is_regression
     assert change.figure.better == "lower"
-    assert change.path == "compare/iPhone18,1/24A200b..24A300c/"
+    assert change.path == "compare/iPhone18,1/24A200b..24A300c/#" + change.step.anchor
+    assert change.step.anchor.startswith("cfg-onDevice-performance-cold-")
     assert not change.exploratory
     assert {c.figure.key for c in report.changes} <= {"ttft_median", "ttft_p90"}
     payload = change.to_json()
@@ -167,7 +168,8 @@ def test_the_atom_feed_is_valid_atom_with_stable_tag_ids_and_links_to_the_compar
             assert e.find(f"{ATOM}{required}") is not None, required
         link = e.find(f"{ATOM}link")
         assert link is not None
-        assert link.get("href") == "https://bench.example.org/fm/compare/iPhone18,1/24A100a..24A200b/"
+        assert (link.get("href") or "").startswith(
+            "https://bench.example.org/fm/compare/iPhone18,1/24A100a..24A200b/#cfg-onDevice-performance-cold-")
         assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", e.findtext(f"{ATOM}updated") or "")
     title = entries[0].findtext(f"{ATOM}title") or ""
     assert 'Throughput <b>&amp; "friends"</b>' in title  # escaped in the XML, intact once parsed

@@ -332,6 +332,9 @@ def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escap
         site = site_context(con, Renderer(), registry=fixtures_registry())
         args = {"device": flips.DEVICE, "baseline": flips.BASELINE_BUILD, "candidate": flips.CANDIDATE_BUILD}
         page = comparison_page(site, Filters(), **args)
+        # The headline names the flipped samples first, the biggest group first.
+        assert page.verdict.startswith("2 samples of Natural-language task capture now fail every trial; "
+                                       "1 sample of Journal summary now passes every trial"), page.verdict
         (section,) = page.sections
         assert section.samples is not None
         assert [(x.sample_id, x.direction) for x in section.samples.changes] == [
@@ -367,7 +370,7 @@ def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escap
     assert "&lt;script&gt;alert(&#39;flipped&#39;)&lt;/script&gt;&lt;b&gt;Call Mr. Smith&lt;/b&gt; &amp; Dr. Lee" in html
     # The list sits under the verdicts: after the figure table, before how the intervals are computed.
     listed = html.index("Samples whose outcome changed")
-    assert html.index('id="figures-s0"') < listed < html.index("How the intervals are computed")
+    assert html.index('id="figures-cfg-') < listed < html.index("How the intervals are computed")
     assert html.index("task-capture-007") < html.index("task-capture-019") < html.index("journal-summary-011")
     assert html.count("<pre>Call Dr. Lee</pre>") == 3  # the passing side of each flipped sample
     assert "Smallest detectable" in html and "What these runs could not tell" in html

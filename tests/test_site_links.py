@@ -31,5 +31,9 @@ def test_device_pages_link_only_to_comparisons_the_site_built(corpus_site: Path)
             continue
         html = (device / "index.html").read_text(encoding="utf-8")
         for link in internal_links(html):
-            if link.startswith("/compare/") and link.count("/") == 4:
-                assert (corpus_site / link.strip("/") / "index.html").is_file(), (device.name, link)
+            page, _, section = link.partition("#")
+            if page.startswith("/compare/") and page.count("/") == 4:
+                target = corpus_site / page.strip("/") / "index.html"
+                assert target.is_file(), (device.name, link)
+                # a configuration's section of it: the page has that section
+                assert not section or f'id="{section}"' in target.read_text(encoding="utf-8"), (device.name, link)

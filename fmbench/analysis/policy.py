@@ -15,6 +15,7 @@ from typing import Literal
 
 from fmbench.analysis.figures import SummaryMismatch
 from fmbench.analysis.plausibility import implausible_figures
+from fmbench.analysis.revisions import Assignment
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.annotations import Annotations
 from fmbench.runfile.catalog import catalog_sample_count
@@ -112,7 +113,11 @@ def assess(
     mismatches: list[SummaryMismatch],
     annotations: Annotations | None = None,
     simulator: SimulatorJudgement | None = None,
+    revision: Assignment | None = None,
+    registry_name: str = "revisions.yaml",
 ) -> Verdict:
+    """``revision``: the suite revision the run was assigned (``None``: not judged on it); one that is unknown
+    makes the run exploratory, the reason naming its benchmark commit and ``registry_name``."""
     reasons: list[Reason] = []
     simulator = simulator or judge_simulator(run.environment, annotations)
 
@@ -247,12 +252,23 @@ def assess(
     elif run.environment.thermalState not in vocab.THERMAL_ORDER:
         exploratory("thermal-unknown", "The thermal state at the start of the run is not recorded, so it cannot be shown to stay nominal or fair.")
 
+    if revision is not None and revision.revision_id is None:
+        exploratory("revision-unknown", unknown_revision_reason(run.environment.foundationModelsBenchCommit, registry_name))
+
     level: VerdictLevel = "publishable"
     if any(r.level == "invalid" for r in reasons):
         level = "invalid"
     elif reasons:
         level = "exploratory"
     return Verdict(level, tuple(reasons))
+
+
+def unknown_revision_reason(commit: str | None, registry_name: str) -> str:
+    """Why a run whose suite revision is unknown is not publishable (publishing rules §4 and §7)."""
+    where = (f"benchmark commit {commit} is in no revision of {registry_name}" if commit
+             else f"the run records no benchmark commit and its fixture corpus is in no revision of {registry_name}")
+    return (f"Suite revision unknown: {where}, so its pass rates cannot be placed next to other runs' "
+            "(add the commit to the revision it belongs to).")
 
 
 def _utc(moment: datetime) -> datetime:

@@ -27,7 +27,7 @@ from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
 from fmbench.runfile.user_files import read_run_file
 
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 """The version of the rules that derive a run's figures, verdict and rule set from its file.
 
 Stored with each run. When it changes, opening an older database re-derives
@@ -37,6 +37,7 @@ Version 1: the first rules. Version 2: Simulator evidence from the hardware
 table and the sidecar; stored summaries checked against every scoring rule set. Version 3: figures no
 runner can record (a decode longer than its request, a trial ending before it starts, context use over 100%,
 more output tokens than the context window, a repeated trial id) make a run invalid; device names NFC-normalised.
+Version 4: a run whose suite revision is unknown is exploratory.
 """
 
 
@@ -81,13 +82,14 @@ def analyze(
         notes.append(Problem("environment.foundationModelsBenchCommit", scoring.commit_flag))
     notes += device_name_notes(record.environment)
     fingerprint = fixture_fingerprint(record.trials)
+    revision = registry.assign(record.environment.foundationModelsBenchCommit, fingerprint)
     return RunAnalysis(
         record=record,
         figures=figures,
         mismatches=scoring.mismatches,
-        verdict=assess(record, scoring.mismatches, annotations, simulator),
+        verdict=assess(record, scoring.mismatches, annotations, simulator, revision, Path(registry.source).name),
         fingerprint=fingerprint,
-        revision=registry.assign(record.environment.foundationModelsBenchCommit, fingerprint),
+        revision=revision,
         annotations=annotations,
         trial_figures=per_trial,
         scoring=scoring,

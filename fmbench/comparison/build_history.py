@@ -4,8 +4,9 @@ For every device, configuration and suite revision (a regression :class:`~fmbenc
 as the build-to-build comparisons group runs), every workload and every figure ``compare`` reports, the OS
 builds the group measured are the columns, in version order (:mod:`fmbench.analysis.os_builds`), and the
 workload's samples the rows. A cell is the figure (:meth:`fmbench.analysis.figure_catalog.Figure.of`) of that
-sample's values on that build, from the runs the attempt rule picks for the build (``latest`` by default, as
-the build-to-build comparisons pick them), read as a comparison side reads them
+sample's values on that build, from the runs the build stands on (:mod:`fmbench.comparison.evidence`: its
+publishable runs of one suite revision by the attempt rule, ``latest`` by default; exploratory ones only where it
+has none), as the build-to-build comparisons and their pages take them, read as a comparison side reads them
 (:func:`fmbench.comparison.load.side_trials`): a failed attempt counts against a rate over attempts, a PCC
 side's speed is its PCC-executed trials'. A figure that is a maximum (peak memory) has no per-sample values
 there and no series. :func:`fmbench.analysis.changepoints.changes_over_history` then takes the series.
@@ -23,8 +24,9 @@ from fmbench.analysis.configuration import Group
 from fmbench.analysis.figure_catalog import Figure
 from fmbench.analysis.os_builds import build_sort_key
 from fmbench.comparison.caches import Caches
+from fmbench.comparison.evidence import Configuration, Evidence, evidence_of
 from fmbench.comparison.load import figures, side_trials
-from fmbench.comparison.selection import AttemptRule, RunInfo, SideSpec, apply_rule, fetch_runs
+from fmbench.comparison.selection import AttemptRule, fetch_runs
 
 
 @dataclass(frozen=True)
@@ -69,21 +71,22 @@ def read_histories(
     if hardware_model is not None:
         where += " AND hardware_model = ?"
         params.append(hardware_model)
-    groups: dict[Group, dict[str, list[RunInfo]]] = {}
-    for run in fetch_runs(con, where, params):
-        assert run.os_build is not None
-        groups.setdefault(Group.of(run), {}).setdefault(run.os_build, []).append(run)
+    # Each build of a configuration stands on its evidence (fmbench.comparison.evidence), as the build-to-build
+    # comparisons and their pages take it; builds whose evidence shares a group (a suite revision) form a series.
+    index = evidence_of(fetch_runs(con, where, params))
+    groups: dict[tuple[Group, Configuration], dict[str, Evidence]] = {}
+    for device in index.devices():
+        for cell in index.device_cells(device, rule):
+            groups.setdefault((Group.of(cell.runs[-1]), cell.configuration), {})[cell.os_build] = cell
     compared = [f for f in figures() if f.statistic != "maximum"]
     found: list[BuildHistory] = []
-    for group in sorted(groups, key=_group_order):
-        by_build = groups[group]
+    for group, configuration in sorted(groups, key=lambda k: (_group_order(k[0]), str(k[1]))):
+        by_build = groups[(group, configuration)]
         builds = sorted(by_build, key=build_sort_key)
         cells: dict[tuple[str, str], dict[tuple[str, str], float | None]] = {}
         used: list[tuple[str, tuple[str, ...]]] = []
         for build in builds:
-            filters = group.filters(build)
-            spec = SideSpec(text=" ".join(f"{k}={v}" for k, v in filters), kind="filter", filters=filters)
-            side = apply_rule(spec, by_build[build], rule)
+            side = by_build[build].side
             used.append((build, side.run_ids))
             data, _titles, _listed = side_trials(con, side, caches)
             for scenario_id, trials in data.items():
@@ -95,7 +98,7 @@ def read_histories(
                     into = cells.setdefault((scenario_id, figure.key), {})
                     for sample, values in samples.items():
                         into[(sample, build)] = figure.of(values)
-        device_name = by_build[builds[-1]][-1].device_name
+        device_name = by_build[builds[-1]].device_name
         revision = group.revision_id or ""
         for (scenario_id, key), series_cells in cells.items():
             figure = next(f for f in compared if f.key == key)

@@ -15,9 +15,16 @@ Detection:
   appearance, the earliest ``startedAt`` of any run measured on that build
   in that group (ties broken by the build string). Build names are not
   compared as version numbers.
-- Each build is compared with the previous one by the comparison engine
-  (:func:`fmbench.comparison.compare.compare_selected`), both sides chosen by the
-  attempt rule (default ``latest``, as ``fmbench compare``).
+- Each build of a configuration stands on its evidence
+  (:mod:`fmbench.comparison.evidence`: its publishable runs of one suite revision by
+  the attempt rule, default ``latest``; its exploratory runs only where it has no
+  publishable one), the same runs its comparison page section shows; a build is
+  compared with the previous one whose evidence is of the same group (and so the
+  same suite revision) by the comparison engine
+  (:func:`fmbench.comparison.compare.compare_selected`).
+- Samples whose outcome changed (:attr:`RegressionReport.sample_changes`) are
+  listed beside the figures, each group of a workload's samples that changed the
+  same way once.
 - A change is listed when its interval excludes zero **and** its size passes
   the practical threshold (:mod:`fmbench.analysis.tolerance`: 5 % for latency,
   throughput and memory, 5 points for rates, unless the project sets others);
@@ -54,8 +61,10 @@ from fmbench.analysis.configuration import Group
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
+from fmbench.comparison.evidence import Configuration, Evidence, evidence_of
 from fmbench.comparison.results import FigureComparison, ScenarioComparison
-from fmbench.comparison.selection import AttemptRule, RunInfo, SideSpec, apply_rule, fetch_runs
+from fmbench.comparison.sample_changes import SampleHeadline, headline_groups
+from fmbench.comparison.selection import AttemptRule, RunInfo, fetch_runs
 from fmbench.comparison.text import (
     confidence_text,
     delta_text,
@@ -75,12 +84,12 @@ TAG_DATE = "2026"
 """The date in every ``tag:`` URI this module writes; fixed so that ids never change."""
 
 
-def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str) -> str:
+def comparison_path(hardware_model: str, baseline_build: str, candidate_build: str, anchor: str = "") -> str:
     """The site path of a build-to-build comparison page, relative to the site root
     (``compare/<hardware_model>/<baseline_build>..<candidate_build>/``, as :mod:`fmbench.urls` writes it) when no
     other device or build name collides with these; the site's pages and feed link through its
     :class:`fmbench.urls.SitePaths`."""
-    return urls.comparison(hardware_model, baseline_build, candidate_build)
+    return urls.comparison(hardware_model, baseline_build, candidate_build, anchor)
 
 
 @dataclass(frozen=True)
@@ -95,10 +104,13 @@ class BuildStep:
     candidate_first_seen: datetime
     comparison: Comparison | None
     refused: str | None = None
+    anchor: str = ""
+    """The configuration's section on the comparison page (:func:`fmbench.urls.configuration_anchor`)."""
 
     @property
     def path(self) -> str:
-        return comparison_path(self.group.hardware_model, self.baseline_build, self.candidate_build)
+        """The comparison page's section that shows this step, with the same runs and numbers."""
+        return comparison_path(self.group.hardware_model, self.baseline_build, self.candidate_build, self.anchor)
 
     @property
     def exploratory(self) -> bool:
@@ -150,6 +162,10 @@ class BuildChange:
     @property
     def is_regression(self) -> bool:
         return self.figure.verdict == "worse"
+
+    @property
+    def scenario_id(self) -> str:
+        return self.scenario.scenario_id
 
     @property
     def direction(self) -> Literal["increased", "decreased"]:
@@ -230,6 +246,89 @@ class BuildChange:
         }
 
 
+@dataclass(frozen=True)
+class BuildSampleChange:
+    """Samples of one workload whose outcome changed the same way between two consecutive builds (per-sample exact
+    tests, Holm-corrected over the step's samples: :mod:`fmbench.comparison.sample_changes`)."""
+
+    step: BuildStep
+    samples: SampleHeadline
+
+    @property
+    def hardware_model(self) -> str:
+        return self.step.group.hardware_model
+
+    @property
+    def baseline_build(self) -> str:
+        return self.step.baseline_build
+
+    @property
+    def candidate_build(self) -> str:
+        return self.step.candidate_build
+
+    @property
+    def scenario_id(self) -> str:
+        return self.samples.scenario_id
+
+    @property
+    def is_regression(self) -> bool:
+        return self.samples.worse
+
+    @property
+    def exploratory(self) -> bool:
+        return self.step.exploratory
+
+    @property
+    def path(self) -> str:
+        return self.step.path
+
+    def tag_specific(self) -> str:
+        return "/".join(
+            [
+                "fmbench", "build-samples", quote(self.hardware_model, safe=","),
+                f"{quote(self.baseline_build, safe='')}..{quote(self.candidate_build, safe='')}",
+                self.step.group.slug, quote(self.scenario_id, safe=""), quote(self.samples.outcome, safe=""),
+            ]
+        )
+
+    def headline(self) -> str:
+        word = "Regression" if self.is_regression else "Improvement"
+        flag = " (exploratory)" if self.exploratory else ""
+        return (f"{word}{flag}: {self.samples.text()} on {self.step.device_name} ({self.hardware_model}), "
+                f"{self.baseline_build} → {self.candidate_build}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hardware_model": self.hardware_model,
+            "device_name": self.step.device_name,
+            "group": self.step.group.to_json(),
+            "baseline_build": self.baseline_build,
+            "candidate_build": self.candidate_build,
+            "scenario_id": self.scenario_id,
+            "scenario_title": self.samples.title,
+            "outcome": self.samples.outcome,
+            "samples": self.samples.samples,
+            "verdict": "worse" if self.is_regression else "better",
+            "exploratory": self.exploratory,
+            "path": self.path,
+            "summary": self.describe(),
+        }
+
+    def describe(self) -> str:
+        text = (f"{self.samples.text()} on build {self.candidate_build} against build {self.baseline_build}: each "
+                f"sample's trials compared with Fisher's exact test, Holm-corrected over the samples tested. "
+                f"Device {self.step.device_name} ({self.hardware_model}); {self.step.group.describe()}.")
+        if self.exploratory:
+            text += " Rests on an exploratory run: not a stable ranking."
+        return text
+
+
+def _samples_of(step: BuildStep) -> list[BuildSampleChange]:
+    if step.comparison is None:
+        return []
+    return [BuildSampleChange(step, g) for g in headline_groups(step.comparison.sample_changes)]
+
+
 def _changes_of(step: BuildStep) -> list[BuildChange]:
     if step.comparison is None:
         return []
@@ -255,6 +354,11 @@ class RegressionReport:
     def improvements(self) -> tuple[BuildChange, ...]:
         return tuple(c for c in self.changes if not c.is_regression)
 
+    @property
+    def sample_changes(self) -> tuple[BuildSampleChange, ...]:
+        """Every step's samples whose outcome changed, grouped by workload and how, biggest first in each step."""
+        return tuple(c for s in self.steps for c in _samples_of(s))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
@@ -263,6 +367,7 @@ class RegressionReport:
             "skipped_without_hardware": self.skipped_without_hardware,
             "steps": [s.to_json() for s in self.steps],
             "changes": [c.to_json() for c in self.changes],
+            "sample_changes": [c.to_json() for c in self.sample_changes],
         }
 
 
@@ -322,20 +427,20 @@ def device_steps(
 ) -> list[BuildStep]:
     """Every build step of one device's runs (see :func:`runs_by_device`), in group order then build order.
 
+    Each build of a configuration stands on its evidence (:mod:`fmbench.comparison.evidence`: publishable runs of one
+    suite revision, exploratory ones only where it has none), the same the comparison page shows; the builds whose
+    evidence shares a group (and so a suite revision) are put in order and each compared with the one before it.
     A device's steps read its own runs only, so a report can be put together from devices computed apart."""
-    groups: dict[Group, dict[str, list[RunInfo]]] = {}
-    for r in runs:
-        assert r.os_build is not None
-        groups.setdefault(Group.of(r), {}).setdefault(r.os_build, []).append(r)
+    index = evidence_of(runs)
+    groups: dict[tuple[Group, Configuration], list[Evidence]] = {}
+    for device in index.devices():
+        for found in index.device_cells(device, rule):
+            groups.setdefault((Group.of(found.runs[-1]), found.configuration), []).append(found)
     steps: list[BuildStep] = []
-    for group in sorted(groups, key=_group_key):
-        builds = groups[group]
-        ordered = sorted(builds, key=lambda b: (min(r.started_at for r in builds[b]), b))
+    for key in sorted(groups, key=lambda k: (_group_key(k[0]), str(k[1]))):
+        ordered = sorted(groups[key], key=lambda e: (e.first_seen, e.os_build))
         for previous, current in itertools.pairwise(ordered):
-            steps.append(
-                _step(con, group, previous, builds[previous], current, builds[current], rule, family_confidence,
-                      tolerance, caches)
-            )
+            steps.append(_step(con, key[0], previous, current, family_confidence, tolerance, caches))
     return steps
 
 
@@ -355,39 +460,31 @@ def assemble_report(
 def _step(
     con: duckdb.DuckDBPyConnection,
     group: Group,
-    baseline_build: str,
-    baseline_runs: list[RunInfo],
-    candidate_build: str,
-    candidate_runs: list[RunInfo],
-    rule: AttemptRule,
+    baseline: Evidence,
+    candidate: Evidence,
     family_confidence: float,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
     caches: Caches | None = None,
 ) -> BuildStep:
-    sides = []
-    for build, runs in ((baseline_build, baseline_runs), (candidate_build, candidate_runs)):
-        filters = group.filters(build)
-        spec = SideSpec(text=" ".join(f"{k}={v}" for k, v in filters), kind="filter", filters=filters)
-        sides.append(apply_rule(spec, runs, rule))
-    baseline, candidate = sides
     comparison: Comparison | None = None
     refused = None
     try:
         comparison = compare_selected(
-            con, baseline, candidate, confidence=family_confidence, multiplicity="bonferroni", tolerance=tolerance,
-            caches=caches,
+            con, baseline.side, candidate.side, confidence=family_confidence, multiplicity="bonferroni",
+            tolerance=tolerance, caches=caches,
         )
     except ComparisonRefused as exc:
         refused = exc.reason
     return BuildStep(
         group=group,
-        device_name=candidate_runs[-1].device_name,
-        baseline_build=baseline_build,
-        candidate_build=candidate_build,
-        baseline_first_seen=min(r.started_at for r in baseline_runs),
-        candidate_first_seen=min(r.started_at for r in candidate_runs),
+        device_name=candidate.device_name,
+        baseline_build=baseline.os_build,
+        candidate_build=candidate.os_build,
+        baseline_first_seen=baseline.first_seen,
+        candidate_first_seen=candidate.first_seen,
         comparison=comparison,
         refused=refused,
+        anchor=urls.configuration_anchor(baseline.configuration),
     )
 
 
@@ -442,7 +539,7 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: st
 
 
 def atom_feed(
-    regressions: Iterable[BuildChange],
+    regressions: Iterable[BuildChange | BuildSampleChange],
     *,
     site_url: str,
     generated_at: datetime,
@@ -476,7 +573,7 @@ def atom_feed(
     _sub(feed, "generator", "fmbench")
     ordered = sorted(
         regressions,
-        key=lambda c: (c.step.candidate_first_seen, c.hardware_model, c.scenario.scenario_id, c.figure.key),
+        key=lambda c: (c.step.candidate_first_seen, c.hardware_model, c.tag_specific()),
         reverse=True,
     )
     seen: set[str] = set()
@@ -490,11 +587,11 @@ def atom_feed(
         _sub(entry, "title", change.headline())
         _sub(entry, "updated", _rfc3339(change.step.candidate_first_seen))
         path = change.path if paths is None else paths.comparison(
-            change.hardware_model, change.step.baseline_build, change.step.candidate_build
+            change.hardware_model, change.step.baseline_build, change.step.candidate_build, change.step.anchor
         )
         _sub(entry, "link", rel="alternate", type="text/html", href=_join(site_url, path))
         _sub(entry, "category", term=change.hardware_model)
-        _sub(entry, "category", term=change.scenario.scenario_id)
+        _sub(entry, "category", term=change.scenario_id)
         _sub(entry, "summary", change.describe(), type="text")
     ET.indent(feed)
     body = ET.tostring(feed, encoding="unicode")

@@ -232,3 +232,46 @@ def sample_changes(
         )
     changes.sort(key=lambda x: (x.direction != "newly failing", -abs(x.change), rank[x.scenario_id], x.sample_id))
     return SampleChanges(tested=len(tested), confidence=confidence, changes=tuple(changes))
+
+
+@dataclass(frozen=True)
+class SampleHeadline:
+    """Samples of one workload whose outcome changed the same way, as a headline names them."""
+
+    scenario_id: str
+    title: str
+    outcome: str
+    """``now fail every trial``, ``fail more often``, ``now pass every trial`` or ``pass more often``."""
+    samples: int
+    size: float
+    """The sum of their changes in pass rate, unsigned: what orders the headline (biggest first)."""
+
+    @property
+    def worse(self) -> bool:
+        return "fail" in self.outcome
+
+    def text(self, label: str | None = None) -> str:
+        where = f"{self.title} ({label})" if label else self.title
+        noun = "sample" if self.samples == 1 else "samples"
+        verb = self.outcome if self.samples != 1 else {
+            "now fail every trial": "now fails every trial", "fail more often": "fails more often",
+            "now pass every trial": "now passes every trial", "pass more often": "passes more often",
+        }[self.outcome]
+        return f"{self.samples} {noun} of {where} {verb}"
+
+
+def headline_groups(found: SampleChanges | None) -> list[SampleHeadline]:
+    """The samples whose outcome changed, grouped by workload and how (every trial now failing, or passing, apart
+    from a change in how often), the biggest group first."""
+    if found is None:
+        return []
+    groups: dict[tuple[str, str, str], list[SampleChange]] = {}
+    for c in found.changes:
+        if c.direction == "newly failing":
+            outcome = "now fail every trial" if c.candidate.passed == 0 else "fail more often"
+        else:
+            outcome = "now pass every trial" if c.candidate.passed == c.candidate.trials else "pass more often"
+        groups.setdefault((c.scenario_id, c.title, outcome), []).append(c)
+    out = [SampleHeadline(sid, title, outcome, len(cs), sum(abs(c.change) for c in cs))
+           for (sid, title, outcome), cs in groups.items()]
+    return sorted(out, key=lambda g: (-g.size, g.title, g.outcome))

@@ -9,6 +9,7 @@ from fmbench.analysis import configuration, detectable
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.figures import token_counting
+from fmbench.comparison.sample_changes import headline_groups
 from fmbench.runfile import vocabulary as vocab
 
 if TYPE_CHECKING:
@@ -123,6 +124,27 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def sample_clauses(parts: Sequence[tuple[str | None, Comparison]]) -> list[str]:
+    """What a comparison's headline says first: the samples whose outcome changed, by workload and how, the biggest
+    group first over every configuration ("2 samples of Natural-language task capture now fail every trial")."""
+    found = [(g, label) for label, c in parts for g in headline_groups(c.sample_changes)]
+    found.sort(key=lambda x: -x[0].size)
+    return [g.text(label) for g, label in found]
+
+
+def evidence_clauses(parts: Sequence[tuple[str | None, Comparison]]) -> list[str]:
+    """What a headline says last about the runs it stands on: a comparison on exploratory runs says so."""
+    out = []
+    for label, c in parts:
+        sides = [name for name, side in (("baseline", c.baseline), ("candidate", c.candidate))
+                 if any(r.verdict == "exploratory" for r in side.runs)]
+        if sides:
+            where = f" ({label})" if label else ""
+            out.append(f"the {' and the '.join(sides)}{where} stand{'s' if len(sides) == 1 else ''} on exploratory "
+                       "runs, not a stable ranking")
+    return out
+
+
 def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: int = 0) -> str:
     """One sentence of a comparison's verdicts (of several, a page's configurations: each ``(label, comparison)``,
     the label naming the configuration a change is in, ``None`` for none): what got worse, then better, beyond the
@@ -148,7 +170,7 @@ def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: in
             within += sum(f.verdict == "within tolerance" for f in s.figures)
             inconclusive += sum(f.verdict == "inconclusive" for f in s.figures)
             untested += sum(f.verdict not in (*CHANGED, *UNCHANGED) for f in s.figures)
-    clauses: list[str] = []
+    clauses: list[str] = sample_clauses(parts)
     if named:
         clauses += named
         clauses += [f"{_plural(n, 'other figure', 'other figures')} got {verdict}" for verdict, n in counts.items() if n]
@@ -166,6 +188,7 @@ def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: in
         clauses.append(f"{untested} {'was' if untested == 1 else 'were'} not tested")
     if refused:
         clauses.append(f"{_plural(refused, 'comparison was', 'comparisons were')} refused")
+    clauses += evidence_clauses(parts)
     if not clauses:
         return "Nothing was compared."
     return "; ".join(clauses) + "."

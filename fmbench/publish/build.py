@@ -383,7 +383,7 @@ def build_site(
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
             regressions = build_regressions(con, index, state, caches, settings=settings, tolerance=tolerance)
-            site.memo["regressions"] = regressions.report
+            site.keep_regressions(regressions.report)
             report.regression_devices = regressions.recomputed
             kept.append(regressions)
             return plan(site, index, settings, _parent_kinds())

@@ -194,13 +194,13 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
         label = config_label(g.to_json())
         changes = [] if step.comparison is None else [
             Cell(retitled_change(c, site.scenario_title).headline(), tone="worse" if c.is_regression else "better")
-            for c in _step_changes(step)
+            for c in _step_changes(site, step)
         ]
         blocks.append(
             BuildChangeBlock(
                 f"{step.device_name} ({g.hardware_model}): {label}",
                 Cell(f"{step.baseline_build} → {step.candidate_build}",
-                     href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build))),
+                     href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build, step.anchor))),
                 changes,
                 step.refused or (None if changes else "No change whose interval excludes zero."),
             )
@@ -218,7 +218,8 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
     )
 
 
-def _step_changes(step: Any) -> list[Any]:
+def _step_changes(site: SiteContext, step: Any) -> list[Any]:
 
     assert step.comparison is not None
-    return [BuildChange(step, s, f) for s, f in step.comparison.changes()]
+    return [*(BuildChange(step, s, f) for s, f in step.comparison.changes()),
+            *(c for c in regression_report(site).sample_changes if c.step is step)]

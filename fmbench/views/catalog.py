@@ -319,7 +319,8 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         for a, b in itertools.combinations(real, 2):
             if (key, b, a) in published:
                 a, b = b, a
-            link = Cell(f"{a} → {b} ({config_label(members[0])})", href=site.url(site.paths.comparison(key, a, b)))
+            link = Cell(f"{a} → {b} ({config_label(members[0])})",
+                        href=site.url(site.paths.comparison(key, a, b, urls.configuration_anchor(config_key(members[0])))))
             if (key, a, b) in published and link not in compare_links:
                 compare_links.append(link)
     return DevicePage(

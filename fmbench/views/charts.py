@@ -99,12 +99,19 @@ def chart(
 
 
 def _missing_note(labels: Sequence[str], series: Sequence[Series], what: str) -> str | None:
-    missing = sorted(
-        {f"{labels[i]}" for s in series for i, v in enumerate(s.medians) if v is None}
-    )
-    if not missing:
+    """What the chart leaves out, and only that: each series' labels with no median (a series drawn at a label is
+    never said to be not recorded there)."""
+    def listed(found: Sequence[str]) -> str:
+        return ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+
+    gaps = [(s.name, [labels[i] for i, v in enumerate(s.medians) if v is None]) for s in series]
+    gaps = [(name, found) for name, found in gaps if found]
+    if not gaps:
         return None
-    shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    if len(series) == 1 or not all(name for name, _ in gaps):
+        shown = listed(sorted({label for _, found in gaps for label in found}))
+    else:
+        shown = "; ".join(f"{name} on {listed(found)}" for name, found in gaps)
     return f"{what} not recorded for {shown}: left as a gap, not plotted as 0."
 
 

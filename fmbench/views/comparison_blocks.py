@@ -14,10 +14,8 @@ import duckdb
 
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis.configuration import GROUPING
 from fmbench.comparison.results import Comparison
 from fmbench.comparison.rules import ComparisonRefused
-from fmbench.comparison.selection import SideSpec
 from fmbench.comparison.text import verdict_sentence
 from fmbench.views import charts
 from fmbench.views.blocks import Cell, Chart, Column, Row, Table
@@ -53,14 +51,6 @@ def each_section(
     finally:
         for cursor in cursors:
             cursor.close()
-
-def side_spec(device: str, build: str, config: dict[str, Any]) -> SideSpec:
-    """The side of a comparison: one device's runs of one OS build in one configuration."""
-    filters = [("device", device), ("os_build", build)]
-    filters += [(f.filter_key, config[f.key]) for f in GROUPING if f.filter_key and config.get(f.key) is not None]
-    text = " ".join(f"{k}={v}" for k, v in filters)
-    return SideSpec(text=text, kind="filter", filters=tuple(filters))
-
 
 def _fmt(unit: str) -> Any:
     return {
@@ -208,6 +198,9 @@ class ComparisonSection:
     """The configuration in a few words: what the page's sentence names a change by when it has several."""
     intervals: list[str] = field(default_factory=list)
     """What the intervals drew on, one line each: paired by sample or not, run-to-run variation measured."""
+    anchor: str = ""
+    """The section's id, which every listed change of its configuration links to
+    (:func:`fmbench.urls.configuration_anchor`)."""
 
 
 def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefused, configuration: str) -> ComparisonSection:
@@ -215,7 +208,8 @@ def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefuse
     empty = Table(f"diff-{key}", "", [], [])
     return ComparisonSection(heading, "Refused", heading, rule, [], [], empty, [], Table(f"expected-{key}", "", [], []),
                              [], None, [], [], refused=str(refused),
-                             verdict=f"Not compared: {refused.reason.rstrip('.')}.", configuration=configuration)
+                             verdict=f"Not compared: {refused.reason.rstrip('.')}.", configuration=configuration,
+                             anchor=key)
 
 
 def compared_section(
@@ -259,6 +253,7 @@ def compared_section(
         verdict=cmp.verdict_sentence,
         comparison=cmp,
         configuration=configuration,
+        anchor=key,
     )
 
 

@@ -12,13 +12,14 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
-from fmbench.comparison.regressions import atom_feed, find_build_changes
-from fmbench.comparison.selection import ATTEMPT_RULES, select_side
+from fmbench.comparison.evidence import Configuration, configuration_values
+from fmbench.comparison.regressions import atom_feed
+from fmbench.comparison.selection import ATTEMPT_RULES, AttemptRule
 from fmbench.comparison.text import confidence_text
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, FilterForm, Row, Table
-from fmbench.views.common import retitled
+from fmbench.views.common import retitled, retitled_change
 from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
     ComparisonSection,
@@ -28,7 +29,6 @@ from fmbench.views.comparison_blocks import (
     page_verdict,
     refused_section,
     relative_text,
-    side_spec,
 )
 from fmbench.views.comparison_queries import build_order
 from fmbench.views.device_comparisons import device_comparisons_table
@@ -45,8 +45,7 @@ def _evidence(site: SiteContext, device: str | None = None) -> list[dict[str, An
 def regression_report(site: SiteContext) -> Any:
     """Every build step of every device and configuration, computed once per build or request."""
 
-    return site.once("regressions", lambda: find_build_changes(site.con, tolerance=site.tolerance,
-                                                                      caches=site.caches))
+    return site.regressions()
 
 
 def build_pairs(site: SiteContext) -> list[tuple[str, str, str]]:
@@ -110,20 +109,29 @@ class ComparisonPage(Page):
     other_rules: list[Cell]
 
 
-def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: dict[str, Any],
-             rule: str, strict: bool, key: str, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
-    """``con``: the connection to read with (a thread's own cursor), the site's by default."""
-    heading = config_label(config)
+def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: Configuration,
+             rule: AttemptRule, strict: bool, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
+    """One configuration's section, each side the runs its evidence stands on (:mod:`fmbench.comparison.evidence`),
+    as the regression detector compares them; ``con``: the connection to read with (a thread's own cursor), the
+    site's by default."""
+    heading = config_label(configuration_values(config))
+    key = urls.configuration_anchor(config)
     con = site.con if con is None else con
+    index = site.evidence()
+    b, c = index.cell(device, baseline, config, rule), index.cell(device, candidate, config, rule)
+    assert b is not None and c is not None
     try:
-        catalog = site.run_catalog()
-        b = select_side(con, side_spec(device, baseline, config), rule, catalog)  # type: ignore[arg-type]
-        c = select_side(con, side_spec(device, candidate, config), rule, catalog)  # type: ignore[arg-type]
-        cmp = retitled(compare_selected(con, b, c, strict_os=strict, multiplicity="bonferroni", tolerance=site.tolerance,
-                                        caches=site.caches), site.scenario_title)
+        cmp = retitled(compare_selected(con, b.side, c.side, strict_os=strict, multiplicity="bonferroni",
+                                        tolerance=site.tolerance, caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return refused_section(heading, rule, key, exc, heading)
     return compared_section(site, cmp, heading, heading, key)
+
+
+def _rule(rule: str) -> AttemptRule:
+    if rule not in ATTEMPT_RULES:
+        raise FilterError(f"unknown attempt rule {rule!r}; use one of {', '.join(ATTEMPT_RULES)}")
+    return rule  # type: ignore[return-value]
 
 
 def comparison_page(
@@ -132,23 +140,22 @@ def comparison_page(
 ) -> ComparisonPage:
     key = site.paths.devices.named(device, "device")
     baseline, candidate = site.paths.builds.named(baseline, "OS build"), site.paths.builds.named(candidate, "OS build")
-    if rule not in ATTEMPT_RULES:
-        raise FilterError(f"unknown attempt rule {rule!r}; use one of {', '.join(ATTEMPT_RULES)}")
-    runs = _evidence(site, key)
-    builds = {r["os_build"] for r in runs}
+    chosen = _rule(rule)
+    index = site.evidence()
+    builds = index.builds(key)
     for build in (baseline, candidate):
         if build not in builds:
             raise NotFoundError(f"no run that is evidence on {key} with OS build {build!r}")
-    generation = {r["os_build"]: r["os_generation"] for r in runs}
+    shared = sorted(index.shared(key, baseline, candidate), key=lambda c: (config_label(configuration_values(c)), str(c)))
+    sides = [(index.cell(key, baseline, c, chosen), index.cell(key, candidate, c, chosen)) for c in shared]
     if strict is None:
-        strict = generation[baseline] != generation[candidate]
-    shared = _shared_configs(runs, baseline, candidate)
-    by_config = {config_key(r): r for r in runs}
-    jobs = [(by_config[cfg], f"s{i}") for i, cfg in enumerate(shared)]
+        generation = {e.os_build: e.os_generation for pair in sides for e in pair if e is not None}
+        strict = generation.get(baseline) != generation.get(candidate)
     sections = each_section(
-        site, lambda con, job: _section(site, key, baseline, candidate, job[0], rule, strict, job[1], con), jobs
+        site, lambda con, cfg: _section(site, key, baseline, candidate, cfg, chosen, strict, con), shared
     )
-    name = runs[0]["device_name"] if runs else key
+    names = [e.device_name for pair in sides for e in pair if e is not None]
+    name = names[0] if names else key
     here = site.url(site.paths.comparison(key, baseline, candidate))
     return ComparisonPage(
         title=f"{name} ({key}): OS build {baseline} → {candidate}",
@@ -167,8 +174,6 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
     """The API's comparison: one device, two builds, optionally one route and suite."""
     key = args["device"]
     rule = args.get("rule", "latest")
-    if rule not in ATTEMPT_RULES:
-        raise FilterError(f"unknown attempt rule {rule!r}; use one of {', '.join(ATTEMPT_RULES)}")
     runs = _evidence(site, key)
     shared = _shared_configs(runs, args["baseline"], args["candidate"])
     by_config = {config_key(r): r for r in runs}
@@ -197,10 +202,13 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
             }
 
     items = []
+    index = site.evidence()
+    chosen = _rule(rule)
     for cfg in wanted:
-        b = select_side(site.con, side_spec(key, args["baseline"], cfg), rule)  # type: ignore[arg-type]
-        c = select_side(site.con, side_spec(key, args["candidate"], cfg), rule)  # type: ignore[arg-type]
-        items.append((cfg, compare_selected(site.con, b, c, strict_os=strict, multiplicity="bonferroni",
+        b = index.cell(key, args["baseline"], config_key(cfg), chosen)
+        c = index.cell(key, args["candidate"], config_key(cfg), chosen)
+        assert b is not None and c is not None
+        items.append((cfg, compare_selected(site.con, b.side, c.side, strict_os=strict, multiplicity="bonferroni",
                                             tolerance=site.tolerance, caches=site.caches)))
     return _Result(items)
 
@@ -312,6 +320,9 @@ class RegressionsPage(Page):
     filters: FilterForm
     regressions: Table
     improvements: Table
+    samples: Table
+    """The samples whose outcome changed between two builds (each sample's exact test, Holm-corrected over a
+    step's samples), grouped by workload and how."""
     steps: Table
     build_order: str
     rule: str
@@ -330,7 +341,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
             Row(
                 [
                     Cell(f"{c.baseline_build} → {c.candidate_build}",
-                         href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build))),
+                         href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor))),
                     f"{c.step.device_name} ({c.hardware_model})",
                     c.step.group.describe(),
                     site.scenario_title(c.scenario.scenario_id, c.scenario.title),
@@ -371,6 +382,28 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                           _change_rows(site, report.regressions, filters), "No regression detected."),
         improvements=Table("improvements", "Improvements: changes for the better whose interval excludes zero", _CHANGE_COLUMNS,
                            _change_rows(site, report.improvements, filters), "No improvement detected."),
+        samples=Table(
+            "samples",
+            "Samples whose outcome changed beyond chance (per-sample exact test, Holm-corrected over a step's samples)",
+            [Column("builds", "Builds"), Column("device", "Device"), Column("config", "Configuration"),
+             Column("samples", "Samples"), Column("verdict", "Verdict")],
+            [
+                Row(
+                    [
+                        Cell(f"{c.baseline_build} → {c.candidate_build}", href=site.url(site.paths.comparison(
+                            c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor))),
+                        f"{c.step.device_name} ({c.hardware_model})",
+                        c.step.group.describe(),
+                        retitled_change(c, site.scenario_title).samples.text(),  # type: ignore[union-attr]
+                        Cell(("worse" if c.is_regression else "better") + (" (exploratory)" if c.exploratory else ""),
+                             tone="worse" if c.is_regression else "better"),
+                    ],
+                    {"device": c.hardware_model, "os_build": c.candidate_build},
+                )
+                for c in report.sample_changes if not device or c.hardware_model == device
+            ],
+            "No sample's outcome changed beyond chance.",
+        ),
         steps=Table(
             "steps",
             "Every build step compared (a step without a listed change had none past the practical threshold)",
@@ -380,7 +413,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                 Row(
                     [
                         Cell(f"{s.baseline_build} → {s.candidate_build}",
-                             href=site.url(site.paths.comparison(s.group.hardware_model, s.baseline_build, s.candidate_build))),
+                             href=site.url(site.paths.comparison(s.group.hardware_model, s.baseline_build, s.candidate_build, s.anchor))),
                         f"{s.device_name} ({s.group.hardware_model})",
                         s.group.describe(),
                         str(len(s.comparison.changes()) if s.comparison else 0),
@@ -408,5 +441,5 @@ def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
     generated = newest.replace(tzinfo=UTC) if newest else datetime(2026, 1, 1, tzinfo=UTC)
     title = f"{site.renderer.site.title}: OS-build regressions"
     return atom_feed(
-        report.regressions, site_url=site_url, generated_at=generated, title=title, paths=site.paths
+        [*report.regressions, *(c for c in report.sample_changes if c.is_regression)], site_url=site_url, generated_at=generated, title=title, paths=site.paths
     ).encode("utf-8")

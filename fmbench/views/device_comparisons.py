@@ -8,9 +8,11 @@ from typing import Any, ClassVar
 
 import duckdb
 
+from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import ComparisonRefused, compare_selected
-from fmbench.comparison.selection import select_side
+from fmbench.comparison.evidence import Configuration, configuration_values
+from fmbench.comparison.selection import AttemptRule
 from fmbench.errors import NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, Row, Table
@@ -21,14 +23,12 @@ from fmbench.views.comparison_blocks import (
     each_section,
     page_verdict,
     refused_section,
-    side_spec,
 )
-from fmbench.views.comparison_queries import build_order
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
-RULE = "latest"
+RULE: AttemptRule = "latest"
 
 
 def _by_generation(site: SiteContext) -> dict[int, dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]]]:
@@ -74,25 +74,24 @@ class DeviceComparisonPage(Page):
     sections: list[ComparisonSection]
 
 
-def _newest_build(runs: list[dict[str, Any]]) -> str:
-    return build_order(runs)[-1]
-
-
 def _section(
-    site: SiteContext, config: dict[str, Any], a: str, build_a: str, b: str, build_b: str, key: str,
-    con: duckdb.DuckDBPyConnection,
+    site: SiteContext, config: Configuration, a: str, b: str, generation: int, con: duckdb.DuckDBPyConnection,
 ) -> ComparisonSection:
-    """``con``: the connection to read with (a thread's own cursor, see :func:`each_section`)."""
-    heading = f"{config_label(config)}: {a} on {build_a}, {b} on {build_b}"
+    """One configuration, each device on its evidence for a device comparison (its newest build with a publishable
+    run of it, :meth:`fmbench.comparison.evidence.EvidenceIndex.newest`); ``con``: the connection to read with (a
+    thread's own cursor, see :func:`each_section`)."""
+    label = config_label(configuration_values(config))
+    key = urls.configuration_anchor(config)
+    index = site.evidence()
+    side_a, side_b = index.newest(a, config, generation, RULE), index.newest(b, config, generation, RULE)
+    assert side_a is not None and side_b is not None
+    heading = f"{label}: {a} on {side_a.os_build}, {b} on {side_b.os_build}"
     try:
-        catalog = site.run_catalog()
-        side_a = select_side(con, side_spec(a, build_a, config), RULE, catalog)
-        side_b = select_side(con, side_spec(b, build_b, config), RULE, catalog)
-        cmp = retitled(compare_selected(con, side_a, side_b, multiplicity="bonferroni", tolerance=site.tolerance,
-                                        caches=site.caches), site.scenario_title)
+        cmp = retitled(compare_selected(con, side_a.side, side_b.side, multiplicity="bonferroni",
+                                        tolerance=site.tolerance, caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
-        return refused_section(heading, RULE, key, exc, config_label(config))
-    return compared_section(site, cmp, heading, config_label(config), key, sides=("Device A", "Device B"))
+        return refused_section(heading, RULE, key, exc, label)
+    return compared_section(site, cmp, heading, label, key, sides=("Device A", "Device B"))
 
 
 def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, device_b: str, generation: str) -> DeviceComparisonPage:
@@ -106,13 +105,8 @@ def device_comparison_page(site: SiteContext, filters: Filters, device_a: str, d
     if a == b or not shared:
         raise NotFoundError(f"{a} and {b} were not measured with one configuration on OS {gen}")
     shared.sort(key=lambda item: config_label(item[1][a][0]))
-    jobs = [(devices, f"s{i}") for i, (_, devices) in enumerate(shared)]
     sections = each_section(
-        site,
-        lambda con, job: _section(
-            site, job[0][a][0], a, _newest_build(job[0][a]), b, _newest_build(job[0][b]), job[1], con
-        ),
-        jobs,
+        site, lambda con, cfg: _section(site, cfg, a, b, gen, con), [cfg for cfg, _ in shared]
     )
     name_a, name_b = shared[0][1][a][0]["device_name"], shared[0][1][b][0]["device_name"]
     return DeviceComparisonPage(
@@ -139,7 +133,7 @@ def device_comparisons_table(site: SiteContext) -> Table:
         ], {"device": a}))
     return Table(
         "device-comparisons",
-        "Two devices on one OS generation, for every configuration both were measured with (each on its newest build)",
+        "Two devices on one OS generation, for every configuration both were measured with (each on its newest build with a publishable run of it)",
         [Column("devices", "Devices"), Column("generation", "OS"), Column("configs", "Configurations")],
         rows,
         "No two devices were measured with one configuration on one OS generation yet.",

@@ -10,7 +10,7 @@ from markupsafe import Markup
 from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis.configuration import SESSION_MODE, config_label
+from fmbench.analysis.configuration import SESSION_MODE, config_key, config_label
 from fmbench.analysis.revisions import Revision
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import home_queries as q
@@ -22,6 +22,7 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
+    listed_changes,
     os_label,
     retitled_change,
     revision_cell,
@@ -130,10 +131,25 @@ NO_FIGURES = ("This database holds no runs and no figures: its tables of runs an
 ONLY_INVALID = "Every run ingested so far is invalid as evidence, so no figure is shown here (see Runs)."
 
 
+def _standing(site: SiteContext, newest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each newest run replaced by the run its build's evidence stands on (:mod:`fmbench.comparison.evidence`: the
+    publishable one where the newest is exploratory, say), so home shows what that build's comparisons show."""
+    index = site.evidence()
+    chosen = {}
+    for r in newest:
+        if r["hardware_model"] is None or r["os_build"] is None:
+            continue
+        found = index.cell(r["hardware_model"], r["os_build"], config_key(r))
+        if found is not None and found.run_ids[-1] != r["run_id"]:
+            chosen[r["run_id"]] = found.run_ids[-1]
+    rows = q.runs_by_id(site.con, list(chosen.values()))
+    return [rows.get(chosen.get(r["run_id"], ""), r) for r in newest]
+
+
 def _newest(site: SiteContext) -> list[DeviceFigures]:
-    """Per device, its newest run of each configuration that is not invalid, with that run's headline figures per
-    workload; a PCC run's speed from the trials PCC answered (those that fell back are counted, left out)."""
-    found = q.newest_run_per_device_configuration(site.con)
+    """Per device, the run its newest build of each configuration stands on (:func:`_standing`), with that run's
+    headline figures per workload; a PCC run's speed from the trials PCC answered (those that fell back are counted, left out)."""
+    found = _standing(site, q.newest_run_per_device_configuration(site.con))
     figures = figures_by_run(site.con, [r["run_id"] for r in found])
     speeds = pcc_speed(site.con, [r["run_id"] for r in found if r["route"] == "privateCloudCompute"])
     keys = figure_keys(HEADLINE_TABLE)
@@ -182,10 +198,10 @@ def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
     """The newest changes the regression report found between consecutive builds, newest candidate first."""
 
     changes: list[Any] = sorted(
-        regression_report(site).changes, key=lambda c: c.step.candidate_first_seen, reverse=True
+        listed_changes(regression_report(site)), key=lambda c: c.step.candidate_first_seen, reverse=True
     )[:limit]
     return [
-        Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build)),
+        Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor)),
              tone="worse" if c.is_regression else "better")
         for c in changes
     ]

@@ -87,3 +87,11 @@ def newest_run_per_device_configuration(con: duckdb.DuckDBPyConnection) -> list[
         f"ORDER BY r.device_name, coalesce(r.hardware_model, r.device_name), {columns(LISTING_ORDER, 'r.')}, "
         "r.generation, r.run_id",
     )
+
+
+def runs_by_id(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The rows of the runs given, by run id."""
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    return {r["run_id"]: r for r in rows(con, f"SELECT {RUN_COLUMNS} FROM runs r WHERE r.run_id IN ({marks})", run_ids)}

@@ -163,18 +163,27 @@ def scenario_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 def leaderboard_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """A scenario's leaderboard: the scenario's runs, and those of the other workloads of its category (whether the
-    category has a page of its own, which the board links, depends on them)."""
+    category has a page of its own, which the board links, depends on them), and every run of their devices (the
+    evidence a device stands on is chosen among them)."""
     scenario = params["scenario"]
     held = {c for r in index.runs.values() for s, c in r.categories if s == scenario}
     scenarios = {s for r in index.runs.values() for s, c in r.categories if c in held} | {scenario}
-    return [r.run_id for r in index.runs.values() if r.scenarios & scenarios]
+    return _with_their_devices(index, [r for r in index.runs.values() if r.scenarios & scenarios])
+
+
+def _with_their_devices(index: RunIndex, measured: list[Any]) -> Inputs:
+    """The runs given and every run of their devices: a board stands each device on its builds' evidence, chosen
+    among all the device's runs of the configuration (:mod:`fmbench.comparison.evidence`)."""
+    devices = {r.hardware_model for r in measured if r.hardware_model is not None}
+    ids = {r.run_id for r in measured}
+    return [r.run_id for r in index.runs.values() if r.run_id in ids or r.hardware_model in devices]
 
 
 def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of a scenario some run records in the category (a category's leaderboards: a run may record
     another category for the same scenario, and its boards are still on the page)."""
     scenarios = {s for r in index.runs.values() for s, c in r.categories if c == params["category"]}
-    return [r.run_id for r in index.runs.values() if r.scenarios & scenarios]
+    return _with_their_devices(index, [r for r in index.runs.values() if r.scenarios & scenarios])
 
 
 def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:

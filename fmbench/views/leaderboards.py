@@ -20,6 +20,7 @@ from fmbench import urls
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis import ranking, stats
 from fmbench.analysis.configuration import REVISION_ID, config_key, config_label
+from fmbench.comparison.evidence import configuration_of
 from fmbench.comparison.load import Trials, side_trials
 from fmbench.comparison.selection import RunInfo, Side, SideSpec
 from fmbench.errors import NotFoundError
@@ -140,17 +141,39 @@ def _runs_cell(site: SiteContext, e: _Entry) -> Cell:
                 href=site.url(site.paths.device(e.key)))
 
 
-def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_Entry]:
-    """Per device, its publishable runs on its newest OS build with one (by the newest such run's start)."""
-    by_device: dict[str, list[RunInfo]] = {}
+def _standing(site: SiteContext, runs: list[RunInfo]) -> dict[str, list[RunInfo]]:
+    """Per device, the runs it stands on: the pooled evidence (:mod:`fmbench.comparison.evidence`) of its newest OS
+    build whose evidence is publishable runs of the board's suite revision; a run without a hardware model or OS
+    build, which stands for no cell, by its own publishable runs on its newest build."""
+    index = site.evidence()
+    revision = runs[0].revision_id
+    configuration = configuration_of(runs[0])
+    out: dict[str, list[RunInfo]] = {}
+    loose: dict[str, list[RunInfo]] = {}
     for r in sorted(runs, key=lambda r: (r.started_at, r.run_id)):
-        if r.verdict == "publishable":
-            by_device.setdefault(r.hardware_model or r.device_name, []).append(r)
+        if r.verdict != "publishable":
+            continue
+        if r.hardware_model is None or r.os_build is None:
+            loose.setdefault(r.hardware_model or r.device_name, []).append(r)
+        elif r.hardware_model not in out:
+            found = [
+                e for b in index.builds(r.hardware_model)
+                if (e := index.cell(r.hardware_model, b, configuration, "pooled")) is not None
+                and not e.exploratory and e.revision_id == revision
+            ]
+            if found:
+                out[r.hardware_model] = list(found[-1].runs)
+    for key, mine in loose.items():
+        out.setdefault(key, [r for r in mine if r.os_build == mine[-1].os_build])
+    return out
+
+
+def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_Entry]:
+    """Per device, the publishable runs it stands on (its newest OS build with one), pooled."""
     out = []
     kept = site.caches.resamples
-    for key, mine in sorted(by_device.items()):
-        build = mine[-1].os_build
-        pooled = [r for r in mine if r.os_build == build]
+    for key, pooled in sorted(_standing(site, runs).items()):
+        build = pooled[-1].os_build
         filters = (("device", key),) + ((("os_build", build),) if build is not None else ())
         side = Side(SideSpec(" ".join(f"{k}={v}" for k, v in filters), "filter", filters=filters), "pooled",
                     tuple(pooled), tuple(pooled))

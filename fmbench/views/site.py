@@ -13,11 +13,18 @@ from fmbench import urls
 from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
+from fmbench.comparison.evidence import EvidenceIndex
+from fmbench.comparison.regressions import RegressionReport, find_build_changes
 from fmbench.comparison.selection import RunCatalog
 from fmbench.storage.queries import scenario_titles
 from fmbench.urls import SitePaths, segments_of
 from fmbench.views.render import Renderer
 from fmbench.views.run_queries import RunData
+
+_EVIDENCE = "evidence"
+_REGRESSIONS = "regressions"
+"""Where :meth:`SiteContext.evidence` and :meth:`SiteContext.regressions` keep what they made (the memo ``serve``
+shares between the requests of one database state)."""
 
 
 @dataclass
@@ -82,6 +89,25 @@ class SiteContext:
         or ``serve`` while the database stays as it is) selects sides for."""
         catalog: RunCatalog = self.once("run_catalog", lambda: RunCatalog.read(self.con))
         return catalog
+
+    def evidence(self) -> EvidenceIndex:
+        """Which runs stand for every device, configuration and OS build (:mod:`fmbench.comparison.evidence`): the
+        one selection every page asks, made once per build or request from :meth:`run_catalog`."""
+        index: EvidenceIndex = self.once(_EVIDENCE, lambda: EvidenceIndex.of(self.run_catalog()))
+        return index
+
+    def regressions(self) -> RegressionReport:
+        """Every build step of every device and configuration (each side its :meth:`evidence`), made once per build
+        or request, or the one the build made and :meth:`keep_regressions` gave."""
+        report: RegressionReport = self.once(
+            _REGRESSIONS, lambda: find_build_changes(self.con, tolerance=self.tolerance, caches=self.caches)
+        )
+        return report
+
+    def keep_regressions(self, report: RegressionReport) -> None:
+        """The build's regression report (made device by device, some reused from the previous build)."""
+        with self._once_lock:
+            self.memo[_REGRESSIONS] = report
 
     def scenario_title(self, scenario_id: str, own: str | None = None) -> str:
         """The one name of a workload on every page (the newest run's title of it,

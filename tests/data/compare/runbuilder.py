@@ -67,7 +67,7 @@ class RunSpec:
     random_seed: int = 42
     randomized: bool = True
     context: int = 4096
-    commit: str = "c5e90f3"
+    commit: str = "a70b856"  # a commit of the public registry's current revision (2026.07), rules D
     thermal: str = "nominal"
     started: datetime = datetime(2026, 11, 3, 9, 0, tzinfo=UTC)
     scenarios: tuple[Scenario, ...] = (SYNTHETIC, TASK_CAPTURE)
