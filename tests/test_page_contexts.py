@@ -369,7 +369,7 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
 
 def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> None:
     page = _page(site, "compare_index")
-    assert page.nav_active == "compare"
+    assert page.nav_active == "compare_index"
     hrefs = [row.cells[0].href for row in page.pairs.rows]
     assert f"/compare/{DEVICE}/24A5256a..24A5264n/" in hrefs
 
@@ -390,7 +390,7 @@ def test_compare_index_gives_the_picker_every_configuration_and_lists_builds_mea
 
 def test_comparison_compares_the_configuration_both_builds_measured(site: SiteContext) -> None:
     page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
-    assert (page.nav_active, page.uses_charts) == ("compare", True)
+    assert (page.nav_active, page.uses_charts) == ("compare_index", True)
     assert (page.rule, page.strict) == ("latest", False)
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
     (section,) = page.sections
@@ -442,7 +442,7 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
         {"device_a": "iPad17,3", "device_b": DEVICE, "generation": "27"}
     ]
     page = _page(site, "device_comparison", device_a="iPad17,3", device_b=DEVICE, generation="27")
-    assert (page.nav_active, page.uses_charts, page.generation) == ("compare", True, 27)
+    assert (page.nav_active, page.uses_charts, page.generation) == ("compare_index", True, 27)
     (section,) = page.sections
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
@@ -503,6 +503,7 @@ def test_search_keeps_the_query_and_points_to_the_index_written_at_build_time(si
 def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and_category(site: SiteContext) -> None:
     page = _page(site, "leaderboards")
     assert (page.title, page.uses_charts, page.coverage) == ("Leaderboards", False, "/coverage/")
+    assert page.nav_active == "leaderboards"
     first = page.scenarios.rows[0]
     assert first.cells[0].href == "/leaderboards/synthetic-throughput/"
     # each category of these runs holds one workload: its link is that workload's leaderboard
@@ -513,6 +514,7 @@ def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and
 
 def test_leaderboard_ranks_the_device_on_its_newest_build_with_a_publishable_run(site: SiteContext) -> None:
     page = _page(site, "leaderboard", scenario="synthetic-throughput")
+    assert page.nav_active == "leaderboards"  # not "scenarios": the navigation has a Leaderboards entry
     assert (page.uses_charts, page.scenario_id, page.category) == (True, "synthetic-throughput", "Synthetic throughput")
     (board,) = page.on_device
     assert board.configuration == "On-device · Synthetic Performance · Cold session · suite revision 2026.11"
@@ -549,6 +551,7 @@ def test_leaderboard_category_holds_every_board_of_the_categorys_workloads(tmp_p
 
 def test_coverage_counts_each_builds_runs_by_verdict_and_links_them(site: SiteContext) -> None:
     page = _page(site, "coverage")
+    assert page.nav_active == "coverage"
     (grid,) = page.grids
     assert (grid.revision, grid.platform) == ("2026.11", "iOS")
     assert [b.text for b in grid.builds] == ["24A5256a", "24A5264n"]

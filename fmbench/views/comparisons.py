@@ -97,7 +97,7 @@ def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class ComparisonPage(Page):
     template: ClassVar[str] = "comparison.html"
-    nav_active: ClassVar[str] = "compare"
+    nav_active: ClassVar[str] = "compare_index"
     device: str
     baseline: str
     candidate: str
@@ -211,7 +211,7 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
 @dataclass(frozen=True)
 class CompareIndexPage(Page):
     template: ClassVar[str] = "compare_index.html"
-    nav_active: ClassVar[str] = "compare"
+    nav_active: ClassVar[str] = "compare_index"
     filters: FilterForm
     pairs: Table
     picker: dict[str, Any]
