@@ -8,6 +8,8 @@ reaches a page.
 
 from __future__ import annotations
 
+import re
+
 import markdown
 import nh3
 from markupsafe import Markup
@@ -36,3 +38,15 @@ def render_markdown(source: str) -> Markup:
         link_rel="noopener noreferrer",
     )
     return Markup(clean)  # sanitized above: the allow-listed tags and attributes only
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\((\S+?)\)")
+_STRONG = re.compile(r"(\*\*|__)(\S(?:[^\n]*?\S)?)\1")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def markdown_as_text(source: str) -> str:
+    """A publisher's note written in Markdown (``**bold**``, `` `code` ``, ``[text](url)``) as the plain words a
+    reader sees, for a table cell that shows text, never markup: "**fallback enabled**" is "fallback enabled", a
+    link "text (url)"."""
+    return _CODE.sub(r"\1", _STRONG.sub(r"\2", _LINK.sub(r"\1 (\2)", source)))

@@ -53,6 +53,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.filters import Filters
+from fmbench.views.markdown_render import markdown_as_text
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import by_executed_model
 from fmbench.views.replay import replay_section
@@ -379,7 +380,7 @@ def _annotations(a: dict[str, Any] | None) -> tuple[list[Condition], Table | Non
         Condition("Connection", a["connection"], "not given by the operator"),
         Condition("Approximate location", a["location"], "not given by the operator"),
         Condition("PCC entitlement", a["entitlement"], "not given by the operator"),
-        Condition("Operator note", a["note"], "no note"),
+        Condition("Operator note", None if a["note"] is None else markdown_as_text(a["note"]), "no note"),
     ]
 
     corrections = json.loads(a["corrections_json"])
