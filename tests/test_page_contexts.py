@@ -225,6 +225,11 @@ def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteCon
     assert _column(page.scenarios, "scenario")[0] == "Natural-language task capture"
     assert page.trial_sections[0].href == f"/runs/{run_id}/trials/task-capture/"
     assert page.charts and page.replay is None
+    # offline success is a condition of a run on a verified offline path (this one) only: on a normal connection
+    # every trial's is "no", which says nothing
+    assert "Offline success" in [c.label for c in page.conditions]
+    normal = _page(site, "run", run_id=_run_id(site, BASELINE))
+    assert "Offline success" not in [c.label for c in normal.conditions] and "Suite" in [c.label for c in normal.conditions]
     with pytest.raises(NotFoundError):
         run_page.run_page(site, Filters(), run_id="000000000000")
 

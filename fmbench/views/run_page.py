@@ -170,11 +170,13 @@ def _conditions(
         c("Repetitions", str(run["repetitions"])),
         c("Samples per scenario", samples_shown, "no trial ran, so no sample can be counted", legacy_field=True),
         *(c(f.label, f.show(run[f.key]), legacy_field=True) for f in CHOICES),
-        c(
-            "Offline success",
-            f"{offline[0]:,} of {d.plural(offline[1], 'trial')}" if offline[1] else None,
-            "no trial records it" if run["trial_count"] else "no measured trial",
-            legacy_field=True,
+        *(  # only a run on a verified offline path: elsewhere every trial's offline success is "no"
+            [c(
+                "Offline success",
+                f"{offline[0]:,} of {d.plural(offline[1], 'trial')}" if offline[1] else None,
+                "no trial records it" if run["trial_count"] else "no measured trial",
+                legacy_field=True,
+            )] if run["connectivity"] == "offline" else []
         ),
         c("Seed and order", seed_text, legacy_field=True),
         Condition("Token count source", token_source_cell(token_source)),
