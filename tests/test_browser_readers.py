@@ -159,3 +159,24 @@ def test_a_header_holding_a_link_keeps_it_unwrapped_so_a_coverage_grid_nests_no_
         ]
     finally:
         context.close()
+
+
+def test_search_finds_a_sample_id_a_workload_a_device_and_a_build(browser: Any, base: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    tab = context.new_page()
+    found: dict[str, list[str]] = {}
+    try:
+        for query in ("task-capture-007", "task capture", "iPad Pro", "24A5264n"):
+            tab.goto(base + "search/?q=" + query.replace(" ", "+"), wait_until="load")
+            tab.wait_for_selector("#search-results li")
+            found[query] = tab.eval_on_selector_all(
+                "#search-results li", "lis => lis.map(li => li.querySelector('a').textContent.trim())"
+            )
+        first = tab.get_attribute("#search-results li a", "href")
+        assert first is not None and first.endswith("/")
+    finally:
+        context.close()
+    assert found["task-capture-007"][0] == "Sample task-capture-007"
+    assert "Natural-language task capture" in found["task capture"]
+    assert any(t.startswith("iPad Pro M5") for t in found["iPad Pro"])
+    assert any("24A5264n" in t for t in found["24A5264n"])
