@@ -263,7 +263,10 @@ def test_trials_shows_a_scenarios_counts_and_failing_trials_and_links_its_trial_
     assert (page.scenario_id, page.total) == ("task-capture", 3)
     assert page.shown.startswith("3 trials in this scenario") and " passed, " in page.summary
     assert page.data_href == "/" + urls.data_trials_json(run_id, "task-capture")
-    assert all(t.checks is not None and 1 <= t.number <= 3 for t in page.failing)
+    for sample in page.failing_samples:  # each failing sample with its count, its checks and one response
+        assert 1 <= sample.failed <= sample.trials and len(sample.failing) + sample.more == sample.failed
+        assert all(1 <= t.number <= 3 and t.sample_id == sample.sample_id for t in sample.failing)
+        assert sample.response_trial == sample.failing[0].number
 
 
 def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenario(site: SiteContext) -> None:
@@ -272,7 +275,12 @@ def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenar
     assert page.total == 60 and page.per_page == urls.TRIALS_PER_PAGE
     details = trial_details.trial_details(site.con, run_id, "synthetic-throughput")
     failed = [n for n, t in enumerate(details, start=1) if t.verdict == "task failed"]
-    assert [t.number for t in page.failing] == failed[: trials.FAILING_SHOWN]
+    linked = sorted(t.number for s in page.failing_samples for t in s.failing)
+    assert linked == failed[: trials.FAILING_SHOWN] and page.samples_more == 0
+    assert sum(s.failed for s in page.failing_samples) == len(failed)
+    # the samples that failed every trial first, then by how many failed
+    shares = [(s.failed / s.trials, s.failed) for s in page.failing_samples]
+    assert shares == sorted(shares, reverse=True)
     assert page.summary == f"{60 - len(failed)} passed, {len(failed)} failed" + (
         "." if not page.failures else page.summary.split(f"{len(failed)} failed", 1)[1]
     )

@@ -4,7 +4,7 @@
 What is exempt, and why: text in ``code``, ``pre`` and ``samp`` (the site names a file's key there on purpose); a
 dotted path (``task-capture.promptPassRate``, ``GenerationError.guardrailViolation``: a JSON path or an error's
 name, quoted); and the runner's messages, the publisher's notes and a check's description (a failures table's
-"Message" and "Note" columns, a run's operator note, a trial's list of checks), which quote the file as it was written.
+"Message" and "Note" columns, a run's operator note, a trial's list of checks, a model's response), which quote the file as it was written.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ NEGATIVE_ZERO = re.compile(r"(?<![\w.])[-−]0(?:\.0+)?(?![\d.,])")
 QUOTED_TAGS = {"code", "pre", "samp", "script", "style", "template"}
 QUOTED_COLUMNS = {"message", "note"}
 QUOTED_TERMS = {"Operator note"}
+QUOTED_CLASSES = {"checks", "response"}
 
 
 def _file_vocabulary() -> set[str]:
@@ -76,7 +77,7 @@ class _VisibleText(HTMLParser):
             if column in QUOTED_COLUMNS:
                 self.quoting.append(tag)
                 return
-        if tag in QUOTED_TAGS or (tag == "ul" and "checks" in (a.get("class") or "").split()):
+        if tag in QUOTED_TAGS or QUOTED_CLASSES & set((a.get("class") or "").split()):
             self.quoting.append(tag)
         elif self.quoting and tag == self.quoting[-1]:
             self.quoting.append(tag)  # the same tag nested inside a quote
