@@ -4,6 +4,7 @@ kind of the registry."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -180,3 +181,27 @@ def test_search_finds_a_sample_id_a_workload_a_device_and_a_build(browser: Any, 
     assert "Natural-language task capture" in found["task capture"]
     assert any(t.startswith("iPad Pro M5") for t in found["iPad Pro"])
     assert any("24A5264n" in t for t in found["24A5264n"])
+
+
+def test_the_runs_index_names_a_run_by_date_device_and_build_with_its_verdict_in_view_on_a_phone(
+    browser: Any, base: str
+) -> None:
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        tab = context.new_page()
+        try:
+            tab.goto(base + "runs/", wait_until="load")
+            seen = tab.evaluate("""() => {
+              const t = document.querySelector('#runs');
+              const row = t.tBodies[0].rows[0];
+              const box = c => c.getBoundingClientRect();
+              return {heads: [...t.tHead.rows[0].cells].slice(0, 2).map(c => c.textContent.trim()),
+                      name: row.cells[0].textContent.trim(), verdict: row.cells[1].textContent.trim(),
+                      right: box(row.cells[1]).right, screen: window.innerWidth};
+            }""")
+        finally:
+            context.close()
+        assert seen["heads"] == ["Run", "Verdict"]
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} · .+ · .+", seen["name"]), seen["name"]
+        assert seen["verdict"] in ("Publishable", "Exploratory", "Invalid")
+        assert seen["right"] <= seen["screen"], (width, seen)  # the verdict in view without scrolling the table

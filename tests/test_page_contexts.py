@@ -214,6 +214,12 @@ def test_runs_lists_the_runs_newest_first_and_applies_filters(site: SiteContext)
     none = _page(site, "runs", Filters({"route": "unknownRoute"}))
     assert none.runs.rows == [] and none.runs.empty_text == "No run matches these filters."
     assert _column(only_pcc.runs, "suite") == ["Practical Quick"]
+    # a run is named by its date, device and build, judged beside it; its id comes last
+    keys = [c.key for c in page.runs.columns]
+    assert keys[:2] == ["run", "verdict"] and keys[-1] == "id"
+    first = page.runs.rows[0].cells[0]
+    assert first.text == "2026-11-11 · iPhone 17 Pro · 24A5264n" and first.href == f"/runs/{_run_id(site, QUICK)}/"
+    assert _column(page.runs, "id")[0] == _run_id(site, QUICK)
 
 
 def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteContext) -> None:
