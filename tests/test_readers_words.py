@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.configuration import Group
 from fmbench.runfile import vocabulary as vocab
+from fmbench.views.markdown_render import markdown_as_text
 
 from sitebuild import fixture_site
 from testdata import FIXTURES
@@ -147,3 +149,21 @@ def test_an_unknown_vocabulary_value_is_shown_in_words() -> None:
     assert vocab.label("category", "taskParsing") == "Task parsing"
     assert vocab.label("category", "summarization") == "Summarization"
     assert vocab.in_words("odd_value-1") == "odd_value-1"
+
+
+def test_a_notes_markdown_bold_is_shown_as_its_words_and_anything_else_as_written() -> None:
+    assert markdown_as_text("Same client, but with **on-device fallback enabled**.") == (
+        "Same client, but with on-device fallback enabled."
+    )
+    for written in ("2**3 and 4**5", "window.__x = 1 and __y__", "`code` and [a](https://b)"):
+        assert markdown_as_text(written) == written
+
+
+def test_a_regressions_configuration_is_said_in_a_readers_words() -> None:
+    group = Group("iPhone18,1", 27, "guardrails", "onDevice", "cold", "none", "disabled", "normal", "2026.11")
+    assert group.label() == "OS 27 · On-device · Safety Guardrails · Cold session · suite revision 2026.11"
+    pcc = Group("Mac17,2", None, "performance", "privateCloudCompute", "cold", "light", "onDevice", "offline", None)
+    assert pcc.label() == (
+        "OS generation not recorded · Private Cloud Compute · Synthetic Performance · Cold session · reasoning Light"
+        " · falls back on-device · offline · suite revision unknown"
+    )

@@ -40,13 +40,10 @@ def render_markdown(source: str) -> Markup:
     return Markup(clean)  # sanitized above: the allow-listed tags and attributes only
 
 
-_LINK = re.compile(r"\[([^\]\n]+)\]\((\S+?)\)")
-_STRONG = re.compile(r"(\*\*|__)(\S(?:[^\n]*?\S)?)\1")
-_CODE = re.compile(r"`([^`\n]+)`")
+_STRONG = re.compile(r"(?<![\w*])\*\*(\S(?:[^*\n]*?\S)?)\*\*(?![\w*])")
 
 
 def markdown_as_text(source: str) -> str:
-    """A publisher's note written in Markdown (``**bold**``, `` `code` ``, ``[text](url)``) as the plain words a
-    reader sees, for a table cell that shows text, never markup: "**fallback enabled**" is "fallback enabled", a
-    link "text (url)"."""
-    return _CODE.sub(r"\1", _STRONG.sub(r"\2", _LINK.sub(r"\1 (\2)", source)))
+    """A publisher's note as the words a reader sees, for a cell that shows text, never markup: its Markdown bold
+    ("**fallback enabled**") is the plain words ("fallback enabled"); anything else is shown as written."""
+    return _STRONG.sub(r"\1", source)
