@@ -11,6 +11,7 @@ from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import config_key, config_label
+from fmbench.analysis.os_builds import version_key
 from fmbench.runfile import vocabulary as vocab
 from fmbench.storage.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
@@ -119,13 +120,11 @@ class DevicePage(Page):
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
-    """OS builds in the order they were first measured (by run start)."""
-    order: list[str] = []
-    for r in sorted(found, key=lambda r: r["started_at"]):
-        b = r["os_build"] or "not recorded"
-        if b not in order:
-            order.append(b)
-    return order
+    """The runs' OS builds in version order (:func:`~fmbench.analysis.os_builds.version_key`; not by run date, which
+    mixes OS generations), a build not recorded last."""
+    builds = {r["os_build"] for r in found}
+    order = sorted((b for b in builds if b), key=version_key)
+    return order + (["not recorded"] if None in builds or "" in builds else [])
 
 
 def _with_sources_and_pcc_speed(
