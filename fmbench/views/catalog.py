@@ -214,6 +214,7 @@ def _section(
                 title,
                 [by[(b, sid)][median.stored] if (b, sid) in by else None for b in builds],
                 [by[(b, sid)][p90.stored] if (b, sid) in by else None for b in builds],
+                [b in latest and latest[b]["verdict"] == "exploratory" for b in builds],
             )
             for sid, title in shown
         ]
