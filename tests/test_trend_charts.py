@@ -35,6 +35,18 @@ def test_an_exploratory_runs_point_is_an_open_dot_and_the_caption_says_so() -> N
                               value_title="s", label_title="OS build", fmt=str, horizontal=False)
     assert chart.figure_json["data"][0]["marker"]["symbol"] == ["circle", "circle-open", "circle"]
     assert chart.marks is not None and chart.marks.endswith("open dot: an exploratory run, never ranked.")
-    plain = charts.median_p90("p", "TTFT", ["25B78"], [charts.Series("", [0.4], [0.6])], value_title="s",
-                              label_title="OS build", fmt=str, horizontal=False)
+    plain = charts.median_p90("p", "TTFT", ["25B78", "26A5353q"], [charts.Series("", [0.4, 0.5], [0.6, 0.7])],
+                              value_title="s", label_title="OS build", fmt=str, horizontal=False)
     assert "symbol" not in plain.figure_json["data"][0]["marker"] and "open dot" not in (plain.marks or "")
+
+
+def test_a_single_value_is_said_as_a_number_and_not_drawn() -> None:
+    one = charts.median_p90("one", "TTFT per device", ["iPhone 17 Pro", "iPad Pro M5"],
+                            [charts.Series("", [0.412, None], [0.61, None])], value_title="s",
+                            label_title="Device", fmt=lambda v: None if v is None else f"{v:.3f} s")
+    assert not one.drawn and one.figure_json == {}
+    assert one.empty == "One value, said rather than drawn: iPhone 17 Pro: median 0.412 s, p90 0.610 s."
+    two = charts.median_p90("two", "TTFT per device", ["iPhone 17 Pro", "iPad Pro M5"],
+                            [charts.Series("", [0.412, 0.5], [0.61, 0.7])], value_title="s", label_title="Device",
+                            fmt=str)
+    assert two.drawn

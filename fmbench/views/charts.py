@@ -170,6 +170,16 @@ def median_p90(
             cells += [fmt(s.medians[i]), fmt(s.p90s[i])]
         rows.append(Row(cells))
     has_data = any(m is not None for s in series for m in s.medians)
+    points = [(s, labels[i], m, s.p90s[i]) for s in series for i, m in enumerate(s.medians) if m is not None]
+    if len(points) == 1:  # one value: said as a number, not drawn as a lone dot on an axis of its own
+        s, label, median, p90 = points[0]
+        name = f"{s.name}, " if s.name else ""
+        return chart(
+            chart_id, title, [], {}, Table(f"{chart_id}-table", title, columns, rows), marks="", has_data=False,
+            empty=f"One value, said rather than drawn: {name}{label}: median {fmt(median)}, p90 "
+                  f"{fmt(p90) or 'not recorded'}.",
+            alt=f"{title}: one value",
+        )
     return chart(
         chart_id,
         title,
