@@ -18,7 +18,7 @@ from fmbench.publish.build import build_site
 from fmbench.views import NAVIGATION, PAGES
 from fmbench.views.render import assets_dir
 
-from browser_support import AXE, axe_violations, static_server
+from browser_support import AXE, axe_violations, draw_every_chart, static_server
 from sitebuild import one_page_per_kind, purpose_db
 from testdata import FIXTURES
 
@@ -112,7 +112,7 @@ def test_the_navigation_fits_a_phone_and_a_laptop_and_marks_the_pages_own_kind(
                     problems.append(f"{kind} at {width}: the header is {nav['header']:.0f} px tall")
         finally:
             context.close()
-    assert problems == []
+    assert problems == [], "\n".join(problems)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -205,3 +205,53 @@ def test_the_runs_index_names_a_run_by_date_device_and_build_with_its_verdict_in
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2} · .+ · .+", seen["name"]), seen["name"]
         assert seen["verdict"] in ("Publishable", "Exploratory", "Invalid")
         assert seen["right"] <= seen["screen"], (width, seen)  # the verdict in view without scrolling the table
+
+
+TICKS = """() => {
+  const out = [];
+  document.querySelectorAll('[data-chart]').forEach(plot => {
+    const svg = plot.querySelector('.main-svg');
+    if (!svg || !plot.checkVisibility()) return;
+    const frame = plot.getBoundingClientRect();
+    const labels = [...plot.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .legendtext')]
+      .filter(t => t.textContent.trim() && t.getClientRects().length);
+    const boxes = labels.map(t => {
+      const r = t.getBoundingClientRect();
+      return {text: t.textContent.trim(), axis: t.closest('.xtick, .ytick, .g-xtitle, .g-ytitle, .legend')
+              ?.getAttribute('class').split(' ')[0], l: r.left, r: r.right, t: r.top, b: r.bottom};
+    });
+    boxes.forEach(b => {
+      if (b.l < frame.left - 1 || b.r > frame.right + 1 || b.t < frame.top - 1 || b.b > frame.bottom + 1)
+        out.push(`${plot.dataset.chart}: "${b.text}" is cut by the chart's edge`);
+    });
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], c = boxes[j];
+      if (a.axis !== c.axis || !['xtick', 'ytick'].includes(a.axis)) continue;
+      const w = Math.min(a.r, c.r) - Math.max(a.l, c.l), h = Math.min(a.b, c.b) - Math.max(a.t, c.t);
+      if (w > 1 && h > 1) out.push(`${plot.dataset.chart}: ticks "${a.text}" and "${c.text}" overlap`);
+    }
+  });
+  return out;
+}"""
+
+
+def test_no_chart_label_is_cut_and_no_two_ticks_overlap_at_either_width(
+    browser: Any, base: str, pages: dict[str, str]
+) -> None:
+    problems: list[str] = []
+    drawn = 0
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        tab = context.new_page()
+        try:
+            for kind, path in pages.items():
+                tab.goto(base + path, wait_until="load")
+                if not tab.locator("[data-chart]").count():
+                    continue
+                assert draw_every_chart(tab) == [], path
+                drawn += tab.locator("[data-chart] .main-svg").count()
+                problems += [f"{kind} at {width}: {p}" for p in tab.evaluate(TICKS)]
+        finally:
+            context.close()
+    assert drawn > 10
+    assert problems == [], "\n".join(problems)
