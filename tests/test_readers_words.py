@@ -19,6 +19,7 @@ import pytest
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import Group
 from fmbench.runfile import vocabulary as vocab
+from fmbench.views.common import os_label, os_name
 from fmbench.views.markdown_render import markdown_as_text
 
 from sitebuild import fixture_site
@@ -167,3 +168,18 @@ def test_a_regressions_configuration_is_said_in_a_readers_words() -> None:
         "OS generation not recorded · Private Cloud Compute · Synthetic Performance · Cold session · reasoning Light"
         " · falls back on-device · offline · suite revision unknown"
     )
+
+
+def test_an_ipads_os_is_ipados_where_its_runner_says_ios() -> None:
+    ipad = {"system_name": "iOS", "system_version": "27.0", "os_build": "24A5264n", "hardware_model": "iPad17,3"}
+    iphone = {**ipad, "hardware_model": "iPhone18,1"}
+    assert (os_label(ipad), os_label(iphone)) == ("iPadOS 27.0 (24A5264n)", "iOS 27.0 (24A5264n)")
+    assert os_name({"system_name": "macOS", "hardware_model": "Mac17,2"}) == "macOS"
+
+
+def test_an_ipads_pages_say_ipados_and_never_ios(site: Path) -> None:
+    for path in ("devices/iPad17,3/index.html", "devices/index.html"):
+        text = visible_text((site / path).read_text(encoding="utf-8"))
+        assert "iPadOS 27" in text or "iPadOS" in text
+    device = visible_text((site / "devices/iPad17,3/index.html").read_text(encoding="utf-8"))
+    assert re.search(r"(?<!Pad)iOS \d", device) is None

@@ -24,6 +24,7 @@ from fmbench.views.common import (
     figure_columns,
     figure_keys,
     os_label,
+    os_name,
     run_link,
     verdict_cell,
 )
@@ -70,7 +71,8 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
                 [
                     Cell(r["name"], href=site.url(site.paths.device(r["key"]))),
                     r["key"],
-                    r["systems"],
+                    ", ".join(os_name({"system_name": s, "hardware_model": r["key"]}) for s in r["systems"].split(", "))
+                    if r["systems"] else None,
                     r["builds"],
                     d.count(r["runs"]),
                     d.count(r["publishable"]),

@@ -44,6 +44,7 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
+    os_name,
     quota_text,
     revision_banner,
     revision_cell,
@@ -220,8 +221,8 @@ def glance(run: dict[str, Any], url: Url, paths: urls.SitePaths) -> list[Conditi
         Condition("Device", Cell(f"{run['device_name']} ({device})", href=url(paths.device(device)))),
         Condition(
             "OS version and build",
-            Cell(f"{run['system_name']} {run['system_version']}, build {build}", href=url(paths.build(build)))
-            if build else f"{run['system_name']} {run['system_version']}, build not recorded",
+            Cell(f"{os_name(run)} {run['system_version']}, build {build}", href=url(paths.build(build)))
+            if build else f"{os_name(run)} {run['system_version']}, build not recorded",
         ),
         Condition(ROUTE.label, ROUTE.show(run[ROUTE.key])),
         Condition("Session", session, _LEGACY_REASON if legacy else "not recorded in the run file"),
