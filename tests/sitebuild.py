@@ -10,6 +10,7 @@ from urllib.parse import unquote, urlsplit
 from fmbench.analysis.revisions import Registry, fixtures_registry
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
+from fmbench.views import PAGES, resolve
 
 from testdata import EXAMPLES, FIXTURES, RUNS
 
@@ -33,6 +34,21 @@ def fixture_site(root: Path) -> tuple[Path, Path]:
     out = root / "_site"
     build_site(db, out, registry=registry)
     return db, out
+
+
+def one_page_per_kind(site: Path) -> dict[str, str]:
+    """For each page kind of the registry the site has an instance of, its largest page (the most rows and
+    the longest texts): ``{kind: path}``."""
+    largest: dict[str, tuple[int, str]] = {}
+    for file in site.rglob("index.html"):
+        path = str(file.relative_to(site)).removesuffix("index.html")
+        found = resolve(path)
+        if found is None or found[0] not in PAGES:
+            continue  # a data file in HTML (a scenario's trials loaded in place)
+        size = file.stat().st_size
+        if found[0].name not in largest or size > largest[found[0].name][0]:
+            largest[found[0].name] = (size, path)
+    return {kind: path for kind, (_, path) in sorted(largest.items())}
 
 
 class _Links(HTMLParser):

@@ -16,10 +16,9 @@ import pytest
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import build_site
-from fmbench.views import PAGES, resolve
 
 from browser_support import static_server
-from sitebuild import purpose_db
+from sitebuild import one_page_per_kind, purpose_db
 from testdata import FIXTURES, REPO
 
 pytestmark = pytest.mark.browser
@@ -39,21 +38,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "_site"
     build_site(db, out, registry=registry)
     return out
-
-
-def _one_page_per_kind(site: Path) -> dict[str, str]:
-    """For each page kind of the registry the site has an instance of, its largest page (the most rows and
-    the longest texts): ``{kind: path}``."""
-    largest: dict[str, tuple[int, str]] = {}
-    for file in site.rglob("index.html"):
-        path = str(file.relative_to(site)).removesuffix("index.html")
-        found = resolve(path)
-        if found is None or found[0] not in PAGES:
-            continue  # a data file in HTML (a scenario's trials loaded in place)
-        size = file.stat().st_size
-        if found[0].name not in largest or size > largest[found[0].name][0]:
-            largest[found[0].name] = (size, path)
-    return {kind: path for kind, (_, path) in sorted(largest.items())}
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +76,7 @@ LAYOUT = """() => {
 def test_no_page_kind_scrolls_sideways_and_every_table_fits_or_scrolls_in_its_own_box(
     site: Path, base: str, tabs: dict[int, Any]
 ) -> None:
-    pages = _one_page_per_kind(site)
+    pages = one_page_per_kind(site)
     assert "run" in pages and "scenario" in pages and "pcc" in pages
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
@@ -221,7 +205,7 @@ ALIGNMENT = """() => [...document.querySelectorAll("table.data")].filter(t => t.
 
 
 def test_numbers_are_aligned_right_in_their_columns_and_text_is_not(site: Path, base: str, tabs: dict[int, Any]) -> None:
-    pages = _one_page_per_kind(site)
+    pages = one_page_per_kind(site)
     problems: list[str] = []
     checked = 0
     for width, tab in tabs.items():

@@ -30,10 +30,10 @@ def test_a_chart_without_any_value_is_a_sentence_not_empty_axes() -> None:
 
 
 def test_a_drawn_chart_says_what_its_marks_mean_and_starts_at_zero() -> None:
-    chart = _ttft([0.8, None], [1.1, None])
+    chart = _ttft([0.8, 0.9, None], [1.1, 1.2, None])  # two values: one alone is said, not drawn
     assert chart.drawn and chart.marks == TTFT.marks
     assert chart.figure_json["layout"]["xaxis"]["rangemode"] == "tozero"
-    assert "not recorded for scenario 1" in (chart.note or "")
+    assert "not recorded for scenario 2" in (chart.note or "")
     html = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.chart(c) }}').render(c=chart)
     assert '<p class="chart-marks">Dot: median; whisker: to the p90.' in html
     assert draws_a_chart({"sections": [(chart,)]})

@@ -214,6 +214,12 @@ def test_runs_lists_the_runs_newest_first_and_applies_filters(site: SiteContext)
     none = _page(site, "runs", Filters({"route": "unknownRoute"}))
     assert none.runs.rows == [] and none.runs.empty_text == "No run matches these filters."
     assert _column(only_pcc.runs, "suite") == ["Practical Quick"]
+    # a run is named by its date, device and build, judged beside it; its id comes last
+    keys = [c.key for c in page.runs.columns]
+    assert keys[:2] == ["run", "verdict"] and keys[-1] == "id"
+    first = page.runs.rows[0].cells[0]
+    assert first.text == "2026-11-11 · iPhone 17 Pro · 24A5264n" and first.href == f"/runs/{_run_id(site, QUICK)}/"
+    assert _column(page.runs, "id")[0] == _run_id(site, QUICK)
 
 
 def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteContext) -> None:
@@ -225,6 +231,11 @@ def test_run_carries_its_verdict_figures_trial_sections_and_charts(site: SiteCon
     assert _column(page.scenarios, "scenario")[0] == "Natural-language task capture"
     assert page.trial_sections[0].href == f"/runs/{run_id}/trials/task-capture/"
     assert page.charts and page.replay is None
+    # offline success is a condition of a run on a verified offline path (this one) only: on a normal connection
+    # every trial's is "no", which says nothing
+    assert "Offline success" in [c.label for c in page.conditions]
+    normal = _page(site, "run", run_id=_run_id(site, BASELINE))
+    assert "Offline success" not in [c.label for c in normal.conditions] and "Suite" in [c.label for c in normal.conditions]
     with pytest.raises(NotFoundError):
         run_page.run_page(site, Filters(), run_id="000000000000")
 
@@ -258,7 +269,10 @@ def test_trials_shows_a_scenarios_counts_and_failing_trials_and_links_its_trial_
     assert (page.scenario_id, page.total) == ("task-capture", 3)
     assert page.shown.startswith("3 trials in this scenario") and " passed, " in page.summary
     assert page.data_href == "/" + urls.data_trials_json(run_id, "task-capture")
-    assert all(t.checks is not None and 1 <= t.number <= 3 for t in page.failing)
+    for sample in page.failing_samples:  # each failing sample with its count, its checks and one response
+        assert 1 <= sample.failed <= sample.trials and len(sample.failing) + sample.more == sample.failed
+        assert all(1 <= t.number <= 3 and t.sample_id == sample.sample_id for t in sample.failing)
+        assert sample.response_trial == sample.failing[0].number
 
 
 def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenario(site: SiteContext) -> None:
@@ -267,7 +281,12 @@ def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenar
     assert page.total == 60 and page.per_page == urls.TRIALS_PER_PAGE
     details = trial_details.trial_details(site.con, run_id, "synthetic-throughput")
     failed = [n for n, t in enumerate(details, start=1) if t.verdict == "task failed"]
-    assert [t.number for t in page.failing] == failed[: trials.FAILING_SHOWN]
+    linked = sorted(t.number for s in page.failing_samples for t in s.failing)
+    assert linked == failed[: trials.FAILING_SHOWN] and page.samples_more == 0
+    assert sum(s.failed for s in page.failing_samples) == len(failed)
+    # the samples that failed every trial first, then by how many failed
+    shares = [(s.failed / s.trials, s.failed) for s in page.failing_samples]
+    assert shares == sorted(shares, reverse=True)
     assert page.summary == f"{60 - len(failed)} passed, {len(failed)} failed" + (
         "." if not page.failures else page.summary.split(f"{len(failed)} failed", 1)[1]
     )
@@ -370,7 +389,7 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
 
 def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> None:
     page = _page(site, "compare_index")
-    assert page.nav_active == "compare"
+    assert page.nav_active == "compare_index"
     hrefs = [row.cells[0].href for row in page.pairs.rows]
     assert f"/compare/{DEVICE}/24A5256a..24A5264n/" in hrefs
 
@@ -391,7 +410,7 @@ def test_compare_index_gives_the_picker_every_configuration_and_lists_builds_mea
 
 def test_comparison_compares_the_configuration_both_builds_measured(site: SiteContext) -> None:
     page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
-    assert (page.nav_active, page.uses_charts) == ("compare", True)
+    assert (page.nav_active, page.uses_charts) == ("compare_index", True)
     assert (page.rule, page.strict) == ("latest", False)
     assert [s.heading for s in page.sections] == ["On-device · Synthetic Performance · Cold session"]
     (section,) = page.sections
@@ -447,7 +466,7 @@ def test_device_comparison_holds_the_generation_and_configuration_and_takes_each
         {"device_a": "iPad17,3", "device_b": DEVICE, "generation": "27"}
     ]
     page = _page(site, "device_comparison", device_a="iPad17,3", device_b=DEVICE, generation="27")
-    assert (page.nav_active, page.uses_charts, page.generation) == ("compare", True, 27)
+    assert (page.nav_active, page.uses_charts, page.generation) == ("compare_index", True, 27)
     (section,) = page.sections
     assert section.heading == f"On-device · Synthetic Performance · Cold session: iPad17,3 on 24A5264n, {DEVICE} on 24A5264n"
     assert section.label == "Device comparison" and section.refused is None
@@ -511,6 +530,7 @@ def test_search_keeps_the_query_and_points_to_the_index_written_at_build_time(si
 def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and_category(site: SiteContext) -> None:
     page = _page(site, "leaderboards")
     assert (page.title, page.uses_charts, page.coverage) == ("Leaderboards", False, "/coverage/")
+    assert page.nav_active == "leaderboards"
     first = page.scenarios.rows[0]
     assert first.cells[0].href == "/leaderboards/synthetic-throughput/"
     # each category of these runs holds one workload: its link is that workload's leaderboard
@@ -521,6 +541,7 @@ def test_leaderboards_lists_each_workloads_boards_and_links_them_by_scenario_and
 
 def test_leaderboard_ranks_the_device_on_its_newest_build_with_a_publishable_run(site: SiteContext) -> None:
     page = _page(site, "leaderboard", scenario="synthetic-throughput")
+    assert page.nav_active == "leaderboards"  # not "scenarios": the navigation has a Leaderboards entry
     assert (page.uses_charts, page.scenario_id, page.category) == (True, "synthetic-throughput", "Synthetic throughput")
     (board,) = page.on_device
     assert board.configuration == "On-device · Synthetic Performance · Cold session · suite revision 2026.11"
@@ -557,6 +578,7 @@ def test_leaderboard_category_holds_every_board_of_the_categorys_workloads(tmp_p
 
 def test_coverage_counts_each_builds_runs_by_verdict_and_links_them(site: SiteContext) -> None:
     page = _page(site, "coverage")
+    assert page.nav_active == "coverage"
     (grid,) = page.grids
     assert (grid.revision, grid.platform) == ("2026.11", "iOS")
     assert [b.text for b in grid.builds] == ["24A5256a", "24A5264n"]

@@ -5,6 +5,7 @@ same here."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,7 +74,7 @@ def test_a_version_finds_its_builds_and_an_ipad_is_found_by_ipados_too(site: Sit
 
 
 def test_devices_runs_and_scenarios_link_to_their_pages(site: SiteContext, entries: list[dict[str, Any]]) -> None:
-    assert {e["kind"] for e in entries} == {"run", "device", "build", "scenario", "leaderboard", "coverage"}
+    assert {e["kind"] for e in entries} == {"run", "device", "build", "scenario", "sample", "leaderboard", "coverage"}
     assert len(_find(entries, "", "run")) == 4
     (device,) = _find(entries, "iPhone 17 Pro", "device")
     assert device["url"] == "/devices/iPhone18,1/"
@@ -98,3 +99,24 @@ def test_only_an_ipad_running_ios_is_also_called_ipados() -> None:
     assert os_names({"system_name": "iOS", "hardware_model": "iPhone18,1"}) == ["iOS"]
     assert os_names({"system_name": "iPadOS", "hardware_model": "iPad17,3"}) == ["iPadOS"]
     assert os_names({"system_name": "macOS", "hardware_model": None}) == ["macOS"]
+
+
+def test_a_sample_id_finds_its_sample_with_its_trials_and_the_newest_run_that_measured_it(
+    site: SiteContext, entries: list[dict[str, Any]]
+) -> None:
+    (sample,) = _find(entries, "synthetic-throughput-002", "sample")
+    assert sample["title"] == "Sample synthetic-throughput-002" and sample["label"] == "Sample"
+    # the four runs measured it, 20 trials each; the iPad's run of 2026-11-05 is the newest
+    assert sample["detail"].endswith("· 80 trial(s) in 4 run(s)")
+    run_id = sample["url"].split("/")[2]
+    assert sample["url"] == f"/runs/{run_id}/trials/synthetic-throughput/"
+    assert site.con.execute("SELECT file_name FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] == IPAD
+    assert [e["title"] for e in _find(entries, "throughput-00", "sample")] == [
+        f"Sample synthetic-throughput-00{i}" for i in (1, 2, 3)
+    ]
+
+
+def test_no_result_shows_the_run_files_camel_case_words(entries: list[dict[str, Any]]) -> None:
+    shown = " ".join(f"{e['title']} {e['detail']}" for e in entries)
+    assert re.findall(r"(?<![\w.])(?:onDevice|privateCloudCompute|syntheticThroughput|taskParsing)\b", shown) == []
+    assert "Synthetic throughput" in shown  # a scenario's category, in words

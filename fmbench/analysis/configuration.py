@@ -238,6 +238,13 @@ class Group:
         rest = ", ".join(f"{f.filter_key} {v or f.unrecorded}" for f, v in self._items() if f in (*CHOICES, REVISION_ID))
         return f"{generation}, {self.suite} suite, {self.route}, {rest}"
 
+    def label(self) -> str:
+        """The group's configuration in a reader's words (as :func:`config_label` says a run's), with its OS
+        generation and suite revision: "OS 27 · On-device · Safety Guardrails · Cold session · suite revision 2026.11"."""
+        generation = f"OS {self.os_generation}" if self.os_generation is not None else "OS generation not recorded"
+        revision = f"suite revision {self.revision_id}" if self.revision_id else "suite revision unknown"
+        return f"{generation} · {config_label({f.key: v for f, v in self._items()})} · {revision}"
+
     def to_json(self) -> dict[str, Any]:
         return {f.key: v for f, v in self._items()}
 

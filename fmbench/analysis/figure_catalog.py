@@ -46,15 +46,24 @@ def format_value(unit: str, value: float | None) -> str | None:
     return d.rate(value)
 
 
+def signed(value: float, spec: str) -> str:
+    """``value`` formatted with a sign (``spec`` such as ``+.3f``), but a change that rounds to zero unsigned: "0.000",
+    never "-0.000" or "+0.000"."""
+    text = format(value, spec)
+    if text[:1] in "+-" and not any(c in "123456789" for c in text):
+        return text[1:]
+    return text
+
+
 def format_change(unit: str, value: float) -> str:
     """A signed change of a figure (a delta, an interval's end): percentage points, seconds, MiB or a rate."""
     if unit in ("rate", "score"):
-        return f"{value * 100:+.1f} pp"
+        return f"{signed(value * 100, '+.1f')} pp"
     if unit == "seconds":
-        return f"{value:+.3f} s"
+        return f"{signed(value, '+.3f')} s"
     if unit == "bytes":
-        return f"{value / 2**20:+,.0f} MiB"
-    return f"{value:+.2f}"
+        return f"{signed(value / 2**20, '+,.0f')} MiB"
+    return signed(value, "+.2f")
 
 
 @dataclass(frozen=True)

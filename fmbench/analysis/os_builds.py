@@ -8,7 +8,10 @@ An Apple build string such as ``26A5353q`` reads, left to right:
   (``5`` for a developer seed: ``24A5264n`` is the 264th build of its train), so the train's release
   (``24A335``) comes after its betas although 335 < 5264. The order therefore compares the number less its
   variant digit first, then the variant digit (a plain build before a variant of the same count);
-- an optional lower-case **suffix** letter (``q``), a respin of that build: none first, then ``a``, ``b``, ….
+- an optional lower-case **suffix** letter (``q``), which Apple gives its seeds, or a respin of a build.
+
+A train's seeds (a suffix letter, or a variant digit of 5 or more) come before its release (``26A5378f`` before ``26A362``, though 378 > 362), then each group by
+the number less its variant digit, the variant digit and the suffix.
 
 So ``25B78`` < ``26A5353q`` < ``26A5378f`` < ``26B5012a`` < ``26B5013b``, and ``24A5264n`` < ``24A335``. Build
 strings of another shape cannot be placed: they come after every build that can, by their text. The order
@@ -25,7 +28,8 @@ _BUILD = re.compile(r"^(?P<major>[0-9]{1,3})(?P<train>[A-Z])(?P<number>[0-9]{1,5
 
 VERSION_ORDER_RULE = (
     "OS builds are ordered by version: major number, train letter, build number (a beta's leading variant digit "
-    "set aside, so 24A5264n comes before the release 24A335), then suffix letter; never by the date measured."
+    "set aside, so 24A5264n comes before the release 24A335), a train's seeds before its release; never by the "
+    "date measured."
 )
 
 
@@ -55,13 +59,14 @@ def parse_build(build: str) -> BuildVersion | None:
     return BuildVersion(int(match["major"]), match["train"], count, variant, match["suffix"])
 
 
-def build_sort_key(build: str | None) -> tuple[int, tuple[int, str, int, int, str], str]:
+def build_sort_key(build: str | None) -> tuple[int, tuple[int, str, int, int, int, str], str]:
     """A key that sorts builds in version order; builds that cannot be parsed (and ``None``) after all others,
     by their text."""
     version = parse_build(build) if build is not None else None
     if version is None:
-        return (1, (0, "", 0, 0, ""), build or "")
-    return (0, (version.major, version.train, version.count, version.variant, version.suffix), build or "")
+        return (1, (0, "", 0, 0, 0, ""), build or "")
+    release = 0 if version.suffix or version.variant >= 5 else 1  # a train's seeds before its release
+    return (0, (version.major, version.train, release, version.count, version.variant, version.suffix), build or "")
 
 
 def in_version_order(builds: Iterable[str | None]) -> list[str | None]:

@@ -76,7 +76,7 @@ from fmbench.storage.db import connect
 
 BUILD_ORDER_RULE = (
     "Within one device, OS generation and configuration, builds are ordered by first appearance: the "
-    "earliest startedAt of any run measured on that build (ties by build name); each build is compared "
+    "earliest start time of any run measured on that build (ties by build name); each build is compared "
     "with the one before it."
 )
 ATOM_NS = "http://www.w3.org/2005/Atom"

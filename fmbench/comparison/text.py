@@ -43,7 +43,7 @@ def delta_text(f: FigureComparison) -> str:
 
 
 def relative_text(f: FigureComparison) -> str:
-    return "—" if f.relative_delta is None else f"{f.relative_delta * 100:+.1f}%"
+    return "—" if f.relative_delta is None else f"{fc.signed(f.relative_delta * 100, '+.1f')}%"
 
 
 def interval_text(f: FigureComparison) -> str:

@@ -43,7 +43,16 @@ from fmbench.comparison.caches import Caches
 from fmbench.errors import FmbenchError
 from fmbench.storage.dataset import open_database
 from fmbench.storage.originals import gzipped_original, original_bytes
-from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext, render_page, site_context
+from fmbench.views import (
+    DATA,
+    NAVIGATION,
+    PAGES,
+    DataKind,
+    PageKind,
+    SiteContext,
+    render_page,
+    site_context,
+)
 from fmbench.views.data import source_files
 from fmbench.views.filters import Filters
 from fmbench.views.render import Renderer, SiteIdentity
@@ -73,7 +82,8 @@ def make_site(con: duckdb.DuckDBPyConnection, settings: SiteSettings, caches: Ca
     """The site a build (``caches``: its own) or a build worker renders with; a worker's caches are its own, with
     the build's resample store (shared through its files)."""
     renderer = Renderer(
-        mode="static", base_url=settings.base_url, generated_at=settings.generated_at, identity=settings.identity
+        mode="static", base_url=settings.base_url, generated_at=settings.generated_at, identity=settings.identity,
+        navigation=NAVIGATION,
     )
     site = site_context(con, renderer, settings.registry, settings.methodology)
     site.source_links = dict(settings.source_links)

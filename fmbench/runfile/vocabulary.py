@@ -6,6 +6,8 @@ format grows (a new category, a new failure kind) faster than readers do.
 
 from __future__ import annotations
 
+import re
+
 SUITES: dict[str, str] = {
     "quick": "Practical Quick",
     "full": "Practical Full",
@@ -105,10 +107,23 @@ VOCABULARIES: dict[str, dict[str, str]] = {
 
 
 def label(vocabulary: str, value: str | None) -> str | None:
-    """The reader-facing label of a value; an unknown value is shown as itself."""
+    """The reader-facing label of a value; an unknown value in words (``spatialReasoning``: "Spatial reasoning")."""
     if value is None:
         return None
-    return VOCABULARIES[vocabulary].get(value, value)
+    known = VOCABULARIES[vocabulary].get(value)
+    return known if known is not None else in_words(value)
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def in_words(value: str) -> str:
+    """A camelCase value of the file as words, its first capitalized (``spatialReasoning``: "Spatial reasoning"); a
+    value that is not camelCase as itself."""
+    if not re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", value):
+        return value
+    words = _CAMEL_HUMP.sub(" ", value).lower()
+    return words[0].upper() + words[1:]
 
 
 def is_known(vocabulary: str, value: str | None) -> bool:

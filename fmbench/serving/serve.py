@@ -43,7 +43,15 @@ from fmbench.serving.warmup import WarmUp, pages_to_warm
 from fmbench.serving.watch import start_runs_watcher, start_watcher
 from fmbench.storage.dataset import dataset_connection
 from fmbench.storage.db import connect, default_db_path
-from fmbench.views import DataKind, PageKind, content_policy, render_page, resolve, site_context
+from fmbench.views import (
+    NAVIGATION,
+    DataKind,
+    PageKind,
+    content_policy,
+    render_page,
+    resolve,
+    site_context,
+)
 from fmbench.views.api import compare_json, run_json, runs_json, trials_json
 from fmbench.views.diagnostics import diagnostics_page, error_page
 from fmbench.views.filters import FIELDS, Filters, closed_values
@@ -516,7 +524,9 @@ def create_app(
     app = Flask(__name__, static_folder=None)
     if parquet is not None and watch is not None:
         raise FmbenchError("a Parquet dataset is read only: --watch needs the DuckDB file")
-    renderer = Renderer(mode="serve", base_url="/", identity=project.identity() if project is not None else None)
+    renderer = Renderer(
+        mode="serve", base_url="/", identity=project.identity() if project is not None else None, navigation=NAVIGATION
+    )
     app.config.update(
         FMBENCH_DB=str(parquet) if parquet is not None else str(default_db_path(db)),
         FMBENCH_DATASET=dataset_connection(parquet) if parquet is not None else None,

@@ -38,7 +38,7 @@ from fmbench.views import (
 from fmbench.views import inputs as I
 from fmbench.views.filters import FIELDS, Filters
 from fmbench.views.page import Page
-from fmbench.views.render import Renderer
+from fmbench.views.render import NavEntry, Renderer
 from fmbench.views.site import SiteContext
 
 _SEGMENT = r"[A-Za-z0-9,._-]+"
@@ -81,6 +81,9 @@ class PageKind:
     """Query parameters the live page takes besides filters (passed to the view as keywords)."""
     inputs: Callable[[I.RunIndex, dict[str, Any]], I.Inputs] = I.every_run
     """The runs one page reads (``None``: every run), for incremental builds (see :mod:`fmbench.views.inputs`)."""
+    nav: str = ""
+    """Its label in the site's navigation (a kind of one page only; empty: not in it). A page marks the entry of
+    its class's ``nav_active``, a kind's name."""
 
     def __post_init__(self) -> None:
         if self.path is None:
@@ -147,16 +150,16 @@ def _originals(site: SiteContext) -> list[dict[str, Any]]:
 ALL_FILTERS = tuple(FIELDS)
 
 PAGES: tuple[PageKind, ...] = (
-    PageKind("home", urls.home, home.home_page, _single, route=""),
+    PageKind("home", urls.home, home.home_page, _single, route="", nav="Home"),
     PageKind(
         "methodology", urls.methodology, home.methodology_page, _single,
-        route="methodology/", inputs=I.no_run,
+        route="methodology/", inputs=I.no_run, nav="Methodology",
     ),
     PageKind(
-        "revisions", urls.revisions, home.revisions_page, _single, route="revisions/"
+        "revisions", urls.revisions, home.revisions_page, _single, route="revisions/", nav="Revisions"
     ),
-    PageKind("data", urls.data, home.data_page, _single, ALL_FILTERS, route="data/"),
-    PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/"),
+    PageKind("data", urls.data, home.data_page, _single, ALL_FILTERS, route="data/", nav="Data"),
+    PageKind("runs", urls.runs, runs.runs_page, _single, ALL_FILTERS, route="runs/", nav="Runs"),
     PageKind("run", urls.run, run_page.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
         "trials", None, trials.trials_page, _run_scenarios, route="runs/{run_id}/trials/{scenario}/",
@@ -164,7 +167,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "devices", urls.devices, catalog.devices_page, _single,
-        ("os_build", "device", "route", "suite"), route="devices/",
+        ("os_build", "device", "route", "suite"), route="devices/", nav="Devices",
     ),
     PageKind(
         "device",
@@ -177,7 +180,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "scenarios", urls.scenarios, catalog.scenarios_page, _single,
-        route="scenarios/",
+        route="scenarios/", nav="Scenarios",
     ),
     PageKind(
         "scenario",
@@ -190,6 +193,7 @@ PAGES: tuple[PageKind, ...] = (
     ),
     PageKind(
         "leaderboards", urls.leaderboards, leaderboards.leaderboards_page, _single, route="leaderboards/",
+        nav="Leaderboards",
     ),
     PageKind(
         "leaderboard_category",
@@ -207,10 +211,10 @@ PAGES: tuple[PageKind, ...] = (
         route="leaderboards/{scenario}/",
         inputs=I.leaderboard_runs,
     ),
-    PageKind("coverage", urls.coverage, coverage.coverage_page, _single, route="coverage/"),
+    PageKind("coverage", urls.coverage, coverage.coverage_page, _single, route="coverage/", nav="Coverage"),
     PageKind(
         "pcc", urls.pcc, pcc.pcc_page, _single,
-        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs,
+        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs, nav="PCC",
     ),
     PageKind(
         "compare_index",
@@ -219,6 +223,7 @@ PAGES: tuple[PageKind, ...] = (
         _single,
         ("os_build", "device", "route", "suite"),
         route="compare/",
+        nav="Compare",
     ),
     PageKind(
         "device_comparison",
@@ -237,7 +242,7 @@ PAGES: tuple[PageKind, ...] = (
         options=("rule", "strict"),
         inputs=I.comparison_runs,
     ),
-    PageKind("builds", urls.builds, builds.builds_page, _single, route="builds/"),
+    PageKind("builds", urls.builds, builds.builds_page, _single, route="builds/", nav="OS builds"),
     PageKind(
         "build", None, builds.build_page, builds.build_instances, route="builds/{build}/",
         inputs=I.build_runs,
@@ -249,9 +254,27 @@ PAGES: tuple[PageKind, ...] = (
         _single,
         ("device",),
         route="regressions/",
+        nav="Regressions",
     ),
-    PageKind("search", urls.search, search.search_page, _single, route="search/", options=("q",), inputs=I.no_run),
+    PageKind(
+        "search", urls.search, search.search_page, _single, route="search/", options=("q",), inputs=I.no_run,
+        nav="Search",
+    ),
 )
+
+NAVIGATION_ORDER: tuple[str, ...] = (
+    "home", "runs", "devices", "scenarios", "leaderboards", "builds", "coverage", "pcc", "compare_index",
+    "regressions", "revisions", "methodology", "data", "search",
+)
+"""The kinds with a ``nav`` label, in the order a reader meets them in the navigation."""
+
+NAVIGATION: tuple[NavEntry, ...] = tuple(
+    NavEntry(kind.name, kind.nav, kind.path())
+    for name in NAVIGATION_ORDER
+    for kind in PAGES
+    if kind.name == name and kind.nav
+)
+"""The site's navigation: every kind of the registry with a ``nav`` label (``base.html`` lays it out)."""
 
 DATA: tuple[DataKind, ...] = (
     DataKind(

@@ -11,6 +11,7 @@ from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import config_key, config_label
+from fmbench.analysis.os_builds import build_sort_key
 from fmbench.runfile import vocabulary as vocab
 from fmbench.storage.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
@@ -23,6 +24,7 @@ from fmbench.views.common import (
     figure_columns,
     figure_keys,
     os_label,
+    os_name,
     run_link,
     verdict_cell,
 )
@@ -69,7 +71,8 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
                 [
                     Cell(r["name"], href=site.url(site.paths.device(r["key"]))),
                     r["key"],
-                    r["systems"],
+                    ", ".join(os_name({"system_name": s, "hardware_model": r["key"]}) for s in r["systems"].split(", "))
+                    if r["systems"] else None,
                     r["builds"],
                     d.count(r["runs"]),
                     d.count(r["publishable"]),
@@ -119,13 +122,11 @@ class DevicePage(Page):
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
-    """OS builds in the order they were first measured (by run start)."""
-    order: list[str] = []
-    for r in sorted(found, key=lambda r: r["started_at"]):
-        b = r["os_build"] or "not recorded"
-        if b not in order:
-            order.append(b)
-    return order
+    """The runs' OS builds in version order (:func:`~fmbench.analysis.os_builds.build_sort_key`; not by run date, which
+    mixes OS generations), a build not recorded last."""
+    builds = {r["os_build"] for r in found}
+    order = sorted((b for b in builds if b), key=build_sort_key)
+    return order + (["not recorded"] if None in builds or "" in builds else [])
 
 
 def _with_sources_and_pcc_speed(
@@ -215,6 +216,7 @@ def _section(
                 title,
                 [by[(b, sid)][median.stored] if (b, sid) in by else None for b in builds],
                 [by[(b, sid)][p90.stored] if (b, sid) in by else None for b in builds],
+                [b in latest and latest[b]["verdict"] == "exploratory" for b in builds],
             )
             for sid, title in shown
         ]

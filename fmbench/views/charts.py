@@ -35,6 +35,12 @@ class Series:
     name: str
     medians: Sequence[float | None]
     p90s: Sequence[float | None]
+    exploratory: Sequence[bool] = ()
+    """Per label, whether its value comes from an exploratory run (drawn as an open dot, apart from a publishable
+    run's filled one); empty: none does."""
+
+
+EXPLORATORY_MARKS = " Filled dot: a publishable run; open dot: an exploratory run, never ranked."
 
 
 def axis(title: str, *, from_zero: bool = False, percent: bool = False, category: bool = False,
@@ -147,6 +153,8 @@ def median_p90(
             "marker": {"size": 9},
             "showlegend": len(series) > 1,
         }
+        if any(s.exploratory):
+            trace["marker"] = {"size": 9, "symbol": ["circle-open" if e else "circle" for e in s.exploratory]}
         if horizontal:
             trace.update({"x": list(s.medians), "y": list(labels), "error_x": error})
         else:
@@ -169,13 +177,25 @@ def median_p90(
             cells += [fmt(s.medians[i]), fmt(s.p90s[i])]
         rows.append(Row(cells))
     has_data = any(m is not None for s in series for m in s.medians)
+    points = [(s, labels[i], m, s.p90s[i]) for s in series for i, m in enumerate(s.medians) if m is not None]
+    if len(points) == 1:  # one value: said as a number, not drawn as a lone dot on an axis of its own
+        s, label, median, p90 = points[0]
+        name = f"{s.name}, " if s.name else ""
+        return chart(
+            chart_id, title, [], {}, Table(f"{chart_id}-table", title, columns, rows), marks="", has_data=False,
+            empty=f"One value, said rather than drawn: {name}{label}: median {fmt(median)}, p90 "
+                  f"{fmt(p90) or 'not recorded'}.",
+            alt=f"{title}: one value",
+        )
     return chart(
         chart_id,
         title,
         traces,
         figure_layout,
         Table(f"{chart_id}-table", title, columns, rows),
-        marks=spec.marks if spec else MEDIAN_P90_MARKS,
+        marks=(spec.marks if spec else MEDIAN_P90_MARKS) + (
+            EXPLORATORY_MARKS if any(any(s.exploratory) for s in series) else ""
+        ),
         has_data=has_data,
         empty=f"{what} was not recorded for {_these(label_title)}, so there is nothing to chart.",
         note=_missing_note(labels, series, what),

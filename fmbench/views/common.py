@@ -51,9 +51,18 @@ def device_key(run: dict[str, Any]) -> str:
     return run.get("hardware_model") or run["device_name"]
 
 
+def os_name(run: dict[str, Any]) -> str:
+    """The OS as people name it: the runner's name, but iPadOS on an iPad (its runner reports iOS), told from the
+    hardware model."""
+    if run["system_name"] == "iOS" and (run.get("hardware_model") or "").startswith("iPad"):
+        return "iPadOS"
+    return str(run["system_name"])
+
+
 def os_label(run: dict[str, Any]) -> str:
+    """``iPadOS 27.0 (24A5264n)``: the OS as people name it, its version and build."""
     build = run.get("os_build") or "build not recorded"
-    return f"{run['system_name']} {run['system_version']} ({build})"
+    return f"{os_name(run)} {run['system_version']} ({build})"
 
 
 def run_title(run: dict[str, Any]) -> str:

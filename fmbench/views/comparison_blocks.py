@@ -64,12 +64,12 @@ def _fmt(unit: str) -> Any:
 
 def delta_format(unit: str) -> Any:
     if unit in ("rate", "score"):
-        return lambda v: None if v is None else f"{v * 100:+.1f} pts"
+        return lambda v: None if v is None else f"{fc.signed(v * 100, '+.1f')} pts"
     if unit == "seconds":
-        return lambda v: None if v is None else f"{v:+.3f} s"
+        return lambda v: None if v is None else f"{fc.signed(v, '+.3f')} s"
     if unit == "bytes":
-        return lambda v: None if v is None else f"{v / 2**20:+,.0f} MiB"
-    return lambda v: None if v is None else f"{v:+.2f}"
+        return lambda v: None if v is None else f"{fc.signed(v / 2**20, '+,.0f')} MiB"
+    return lambda v: None if v is None else fc.signed(v, "+.2f")
 
 
 _UNTESTED = {"not tested": "not tested", "too few trials": "not tested", "not comparable": "not compared"}
@@ -79,7 +79,7 @@ VERDICT_TONE = {"better": "better", "worse": "worse", "within tolerance": "nocha
 
 
 def relative_text(v: float | None) -> str | None:
-    return None if v is None else f"{v * 100:+.1f}%"
+    return None if v is None else f"{fc.signed(v * 100, '+.1f')}%"
 
 
 def _absent(text: str) -> str | None:
@@ -151,7 +151,7 @@ def delta_charts(cmp: Comparison, key: str) -> list[Chart]:
                 [None if f.interval is None else f.interval.low * scale for f in figs],
                 [None if f.interval is None else f.interval.high * scale for f in figs],
                 value_title=chart.axis,
-                fmt=(lambda v: None if v is None else f"{v:+.3f}"),
+                fmt=(lambda v: None if v is None else fc.signed(v, "+.3f")),
                 verdicts=[f.verdict for f in figs],
                 spec=chart,
             )

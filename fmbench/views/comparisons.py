@@ -96,7 +96,7 @@ def comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class ComparisonPage(Page):
     template: ClassVar[str] = "comparison.html"
-    nav_active: ClassVar[str] = "compare"
+    nav_active: ClassVar[str] = "compare_index"
     device: str
     baseline: str
     candidate: str
@@ -219,7 +219,7 @@ def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
 @dataclass(frozen=True)
 class CompareIndexPage(Page):
     template: ClassVar[str] = "compare_index.html"
-    nav_active: ClassVar[str] = "compare"
+    nav_active: ClassVar[str] = "compare_index"
     filters: FilterForm
     pairs: Table
     picker: dict[str, Any]
@@ -343,7 +343,7 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
                     Cell(f"{c.baseline_build} → {c.candidate_build}",
                          href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor))),
                     f"{c.step.device_name} ({c.hardware_model})",
-                    c.step.group.describe(),
+                    c.step.group.label(),
                     site.scenario_title(c.scenario.scenario_id, c.scenario.title),
                     f.label,
                     dfmt(f.delta),
@@ -415,7 +415,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                         Cell(f"{s.baseline_build} → {s.candidate_build}",
                              href=site.url(site.paths.comparison(s.group.hardware_model, s.baseline_build, s.candidate_build, s.anchor))),
                         f"{s.device_name} ({s.group.hardware_model})",
-                        s.group.describe(),
+                        s.group.label(),
                         str(len(s.comparison.changes()) if s.comparison else 0),
                         s.refused or ("rests on an exploratory run" if s.exploratory else ""),
                     ],

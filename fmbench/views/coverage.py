@@ -63,7 +63,7 @@ class CoverageGrid:
 @dataclass(frozen=True)
 class CoveragePage(Page):
     template: ClassVar[str] = "coverage.html"
-    nav_active: ClassVar[str] = "builds"
+    nav_active: ClassVar[str] = "coverage"
     grids: list[CoverageGrid]
     leaderboards: str
 

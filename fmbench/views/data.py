@@ -184,7 +184,11 @@ def trials_json(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     held here once. The same trials give the same bytes (no time in the gzip header).
     """
     scenario_id, details, failures = _scenario_trials(site, run_id, scenario)
-    return gzipped(compact_json(trials_document(run_id, scenario_id, details, failures)), DATA_GZIP_LEVEL)
+    run = site.run_data.runs([run_id])[run_id]
+    offline = run is not None and run.get("connectivity") == "offline"
+    return gzipped(
+        compact_json(trials_document(run_id, scenario_id, details, failures, offline=offline)), DATA_GZIP_LEVEL
+    )
 
 
 TRIAL_FIELDS = (
@@ -199,7 +203,8 @@ TRIAL_FIELDS = (
 
 
 def trials_document(
-    run_id: str, scenario_id: str, details: Sequence[TrialDetail], failures: Sequence[dict[str, Any]]
+    run_id: str, scenario_id: str, details: Sequence[TrialDetail], failures: Sequence[dict[str, Any]],
+    *, offline: bool = False,
 ) -> dict[str, Any]:
     """A scenario's trials by column: ``columns`` maps each of :data:`TRIAL_FIELDS` to a list of its values (one a
     trial, in the order they ran), and ``metrics`` and ``environment`` to a list of columns, one for each label of
@@ -211,7 +216,8 @@ def trials_document(
     comes back every repetition, too far apart for gzip's 32 KiB window to see. Trial ids that are all UUIDs as
     the runner writes them (upper-case hex, dashed) are written as ``{"uuids": base64 of their 16 bytes each}``:
     gzip keeps a random id in 16.5 bytes so, in 21.5 as text. :func:`trial_rows` (and ``site/assets/trials.js``)
-    turn it back into trials.
+    turn it back into trials. ``offline``: the run ran on a verified offline path, the only runs where a trial's
+    offline success means anything (the trials page shows it only then).
     """
     rows = [t.to_json() for t in details]
     columns: dict[str, Any] = {name: [r[name] for r in rows] for name in TRIAL_FIELDS}
@@ -224,6 +230,7 @@ def trials_document(
         "run": run_id,
         "scenario": scenario_id,
         "count": len(rows),
+        "offline": offline,
         "metric_labels": list(METRIC_LABELS),
         "environment_labels": list(ENVIRONMENT_LABELS),
         "columns": columns,

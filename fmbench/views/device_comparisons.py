@@ -64,7 +64,7 @@ def device_comparison_instances(site: SiteContext) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class DeviceComparisonPage(Page):
     template: ClassVar[str] = "device_comparison.html"
-    nav_active: ClassVar[str] = "compare"
+    nav_active: ClassVar[str] = "compare_index"
     device_a: str
     device_b: str
     generation: int

@@ -335,7 +335,7 @@ def _boards(site: SiteContext, scenario_ids: list[str], prefix: str = "") -> tup
 @dataclass(frozen=True)
 class LeaderboardPage(Page):
     template: ClassVar[str] = "leaderboard.html"
-    nav_active: ClassVar[str] = "scenarios"
+    nav_active: ClassVar[str] = "leaderboards"
     scenario_id: str | None
     """The board's scenario (``None`` on a category's page)."""
     category: str | None
@@ -419,7 +419,7 @@ def category_instances(site: SiteContext) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class LeaderboardsPage(Page):
     template: ClassVar[str] = "leaderboards.html"
-    nav_active: ClassVar[str] = "scenarios"
+    nav_active: ClassVar[str] = "leaderboards"
     scenarios: Table
     categories: Table
     coverage: str

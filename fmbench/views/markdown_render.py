@@ -8,6 +8,8 @@ reaches a page.
 
 from __future__ import annotations
 
+import re
+
 import markdown
 import nh3
 from markupsafe import Markup
@@ -36,3 +38,12 @@ def render_markdown(source: str) -> Markup:
         link_rel="noopener noreferrer",
     )
     return Markup(clean)  # sanitized above: the allow-listed tags and attributes only
+
+
+_STRONG = re.compile(r"(?<![\w*])\*\*(\S(?:[^*\n]*?\S)?)\*\*(?![\w*])")
+
+
+def markdown_as_text(source: str) -> str:
+    """A publisher's note as the words a reader sees, for a cell that shows text, never markup: its Markdown bold
+    ("**fallback enabled**") is the plain words ("fallback enabled"); anything else is shown as written."""
+    return _STRONG.sub(r"\1", source)

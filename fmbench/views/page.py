@@ -40,8 +40,8 @@ class Page:
     template: ClassVar[str]
     """The Jinja2 template under ``templates/`` that lays the page out."""
     nav_active: ClassVar[str] = ""
-    """The key of the navigation entry shown as current: "home", "runs", "devices", "scenarios", "pcc",
-    "builds", "compare", "regressions", "data", "revisions", "methodology", "search", or "" for none."""
+    """The navigation entry shown as current: the name of a page kind in ``fmbench.views.NAVIGATION``, or "" for
+    none (``tests/test_navigation.py`` holds every page class to it)."""
 
     @property
     def uses_charts(self) -> bool:

@@ -15,6 +15,7 @@ from fmbench.views import pcc_queries as q
 from fmbench.views.blocks import Cell, Chart, Column, FilterForm, Row, Table
 from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
 from fmbench.views.filters import Filters, filter_form, run_attrs
+from fmbench.views.markdown_render import markdown_as_text
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
 
@@ -210,7 +211,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                         Cell(r["connection"], reason="not given by the operator"),
                         Cell(r["location"], reason="not given by the operator"),
                         Cell(r["entitlement"], reason="not given by the operator"),
-                        Cell(r["note"], reason="no note"),
+                        Cell(None if r["note"] is None else markdown_as_text(r["note"]), reason="no note"),
                     ],
                     run_attrs(r),
                 )

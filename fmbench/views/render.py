@@ -88,6 +88,16 @@ class SiteInfo:
     favicon: str = "favicon.svg"
 
 
+@dataclass(frozen=True)
+class NavEntry:
+    """One entry of the site's navigation (built from the page registry, ``fmbench.views.NAVIGATION``)."""
+
+    key: str
+    """The page kind's name: a page whose class's ``nav_active`` is this marks the entry as current."""
+    label: str
+    path: str
+
+
 def normalize_base_url(base_url: str) -> str:
     """``/`` or ``/sub/path/`` (an absolute URL keeps its scheme and host)."""
     base = base_url.strip() or "/"
@@ -106,7 +116,10 @@ class Renderer:
         base_url: str = "/",
         generated_at: datetime | None = None,
         identity: SiteIdentity | None = None,
+        navigation: tuple[NavEntry, ...] = (),
     ) -> None:
+        """``navigation``: the site's navigation entries (``fmbench.views.NAVIGATION``; empty: none, as in a
+        test that renders one template alone)."""
         self.mode = mode
         self.base_url = normalize_base_url(base_url)
         when = generated_at or datetime.now(UTC)
@@ -133,7 +146,9 @@ class Renderer:
         )
         # a chart's figure (|tojson) without the spaces after "," and ":": a tenth of the site's chart data
         self.env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
-        self.env.globals.update(url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META)
+        self.env.globals.update(
+            url=self.url, asset=self.asset, site=self.site, content_policy=content_policy.META, navigation=navigation
+        )
         self.env.tests["attr_key"] = attr_key
 
     def url(self, path: str) -> str:

@@ -44,6 +44,7 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
+    os_name,
     quota_text,
     revision_banner,
     revision_cell,
@@ -53,6 +54,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.filters import Filters
+from fmbench.views.markdown_render import markdown_as_text
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import by_executed_model
 from fmbench.views.replay import replay_section
@@ -169,11 +171,13 @@ def _conditions(
         c("Repetitions", str(run["repetitions"])),
         c("Samples per scenario", samples_shown, "no trial ran, so no sample can be counted", legacy_field=True),
         *(c(f.label, f.show(run[f.key]), legacy_field=True) for f in CHOICES),
-        c(
-            "Offline success",
-            f"{offline[0]:,} of {d.plural(offline[1], 'trial')}" if offline[1] else None,
-            "no trial records it" if run["trial_count"] else "no measured trial",
-            legacy_field=True,
+        *(  # only a run on a verified offline path: elsewhere every trial's offline success is "no"
+            [c(
+                "Offline success",
+                f"{offline[0]:,} of {d.plural(offline[1], 'trial')}" if offline[1] else None,
+                "no trial records it" if run["trial_count"] else "no measured trial",
+                legacy_field=True,
+            )] if run["connectivity"] == "offline" else []
         ),
         c("Seed and order", seed_text, legacy_field=True),
         Condition("Token count source", token_source_cell(token_source)),
@@ -217,8 +221,8 @@ def glance(run: dict[str, Any], url: Url, paths: urls.SitePaths) -> list[Conditi
         Condition("Device", Cell(f"{run['device_name']} ({device})", href=url(paths.device(device)))),
         Condition(
             "OS version and build",
-            Cell(f"{run['system_name']} {run['system_version']}, build {build}", href=url(paths.build(build)))
-            if build else f"{run['system_name']} {run['system_version']}, build not recorded",
+            Cell(f"{os_name(run)} {run['system_version']}, build {build}", href=url(paths.build(build)))
+            if build else f"{os_name(run)} {run['system_version']}, build not recorded",
         ),
         Condition(ROUTE.label, ROUTE.show(run[ROUTE.key])),
         Condition("Session", session, _LEGACY_REASON if legacy else "not recorded in the run file"),
@@ -379,7 +383,7 @@ def _annotations(a: dict[str, Any] | None) -> tuple[list[Condition], Table | Non
         Condition("Connection", a["connection"], "not given by the operator"),
         Condition("Approximate location", a["location"], "not given by the operator"),
         Condition("PCC entitlement", a["entitlement"], "not given by the operator"),
-        Condition("Operator note", a["note"], "no note"),
+        Condition("Operator note", None if a["note"] is None else markdown_as_text(a["note"]), "no note"),
     ]
 
     corrections = json.loads(a["corrections_json"])

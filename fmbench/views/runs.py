@@ -54,40 +54,50 @@ def runs_table(
     run_rows: list[dict[str, Any]], url: Url, table_id: str = "runs", caption: str = "Runs", *, paths: urls.SitePaths,
     empty: str = NO_RUNS,
 ) -> Table:
-    """The runs as a table; ``empty``: what it says when there is none (:data:`NO_MATCH` when filters chose none)."""
+    """The runs as a table; ``empty``: what it says when there is none (:data:`NO_MATCH` when filters chose none).
+
+    A run is named by its date, device and OS build (its first column, kept in view when the table scrolls) and
+    judged next to it (its verdict, the second column, in view on a phone); its id comes last."""
     columns = [
         Column("run", "Run"),
-        Column("device", "Device"),
-        Column("os", "OS (build)"),
+        Column("verdict", "Verdict"),
         Column("route", "Route"),
         Column("suite", "Suite"),
         Column("session", "Session"),
-        Column("started", "Started (UTC)"),
         Column("revision", "Revision"),
-        Column("verdict", "Verdict"),
         Column("trials", "Trials", True),
         Column("failures", "Failures", True, "Measured failures; warmup failures are diagnostics and not counted"),
+        Column("device", "Device"),
+        Column("os", "OS (build)"),
+        Column("started", "Started (UTC)"),
+        Column("id", "Run id"),
     ]
     table_rows = [
         Row(
             [
-                run_link(r, url),
-                Cell(r["device_name"], href=url(paths.device(device_key(r))), title=r.get("hardware_model")),
-                os_label(r),
+                run_link(r, url, run_name(r)),
+                verdict_cell(r["verdict"], url),
                 route_cell(r["route"]),
                 vocab.label("suite", r["suite"]),
                 SESSION_MODE.show(r[SESSION_MODE.key]),
-                f"{r['started_at']:%Y-%m-%d %H:%M}",
                 revision_cell(r, url),
-                verdict_cell(r["verdict"], url),
                 d.count(r["trial_count"]),
                 d.count(r["failure_count"]),
+                Cell(r["device_name"], href=url(paths.device(device_key(r))), title=r.get("hardware_model")),
+                os_label(r),
+                f"{r['started_at']:%Y-%m-%d %H:%M}",
+                r["run_id"],
             ],
             run_attrs(r),
         )
         for r in run_rows
     ]
     return Table(table_id, caption, columns, table_rows, empty)
+
+
+def run_name(run: dict[str, Any]) -> str:
+    """A run as a reader names it: "2026-11-03 · iPhone 17 Pro · 24A5264n" (its date, device and OS build)."""
+    return f"{run['started_at']:%Y-%m-%d} · {run['device_name']} · {run['os_build'] or 'build not recorded'}"
 
 
 def filtered_runs(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:

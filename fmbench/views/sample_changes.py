@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from fmbench import urls
 from fmbench.analysis import detectable
+from fmbench.analysis import figure_catalog as fc
 from fmbench.comparison import text as comparison_text
 from fmbench.comparison.results import Comparison
 from fmbench.comparison.sample_changes import SampleChange, SampleSide
@@ -105,7 +106,7 @@ def _change(x: SampleChange, names: tuple[str, str], url: Callable[[str], str]) 
         workload=x.title,
         scenario_id=x.scenario_id,
         sample_id=x.sample_id,
-        change=f"{x.change * 100:+.0f} points",
+        change=f"{fc.signed(x.change * 100, '+.0f')} points",
         adjusted_p=f"{x.adjusted_p_value:.2g}",
         sides=[_side(names[0], x.baseline, url), _side(names[1], x.candidate, url)],
     )

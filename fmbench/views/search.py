@@ -1,6 +1,6 @@
 """Search: the page at ``search/`` and the index it reads, ``data/search.json``, written at build time.
 
-The index lists every run, device, OS build and scenario, the leaderboards
+The index lists every run, device, OS build, scenario and sample, the leaderboards
 (every one, each scenario's and each category's) and the coverage page, with the words a
 reader may type for it (run id, file name, device name and hardware model, OS
 name and version, build id, route, suite, verdict, scenario id and title) and
@@ -30,8 +30,8 @@ INDEX_FORMAT = 1
 """The version of ``data/search.json``'s layout."""
 
 KIND_LABELS = {
-    "run": "Run", "device": "Device", "build": "OS build", "scenario": "Scenario", "leaderboard": "Leaderboard",
-    "coverage": "Coverage",
+    "run": "Run", "device": "Device", "build": "OS build", "scenario": "Scenario", "sample": "Sample",
+    "leaderboard": "Leaderboard", "coverage": "Coverage",
 }
 
 
@@ -133,11 +133,26 @@ def _scenario_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> lis
         _entry(
             "scenario",
             site.scenario_title(s["scenario_id"], s["title"]),
-            f"{s['scenario_id']} · {s['category'] or 'no category'} · {s['run_count']} run(s)",
+            f"{s['scenario_id']} · {vocab.label('category', s['category']) or 'no category'} · {s['run_count']} run(s)",
             site.url(site.paths.scenario(s["scenario_id"])),
             [s["scenario_id"], s["category"] or "", *s["titles"]],
         )
         for s in scenarios
+    ]
+
+
+def _sample_entries(site: SiteContext, samples: list[dict[str, Any]], titles: dict[str, str]) -> list[dict[str, Any]]:
+    """Each sample of each scenario ("task-capture-007"), linking its scenario's trials in the newest run that
+    measured it."""
+    return [
+        _entry(
+            "sample",
+            f"Sample {s['sample_id']}",
+            f"{titles.get(s['scenario_id'], s['scenario_id'])} · {s['trials']:,} trial(s) in {s['runs']:,} run(s)",
+            site.url(site.paths.trials(s["newest_run"], s["scenario_id"])),
+            [s["sample_id"], s["scenario_id"]],
+        )
+        for s in samples
     ]
 
 
@@ -158,7 +173,7 @@ def _leaderboard_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> 
     # a category of one workload has no page of its own: its workload's leaderboard is found above
     categories = leaderboard_queries.paged_categories(site.con)
     out += [
-        _entry("leaderboard", f"Leaderboards: {vocab.label('category', c)}", f"category {c} · every board",
+        _entry("leaderboard", f"Leaderboards: {vocab.label('category', c)}", "every board of the category",
                site.url(site.paths.leaderboard_category(c)), [c, *words])
         for c in categories
     ]
@@ -166,14 +181,17 @@ def _leaderboard_entries(site: SiteContext, scenarios: list[dict[str, Any]]) -> 
 
 
 def search_index(site: SiteContext, filters: Filters) -> bytes:
-    """``data/search.json``: every run, device, OS build and scenario, the leaderboards and coverage, each with its
-    words and its page."""
+    """``data/search.json``: every run, device, OS build, scenario and sample, the leaderboards and coverage, each
+    with its words and its page."""
     runs = q.search_runs(site.con)
     scenarios = q.search_scenarios(site.con)
     entries = [
         *_build_entries(site, runs),
         *_device_entries(site, runs),
         *_scenario_entries(site, scenarios),
+        *_sample_entries(
+            site, q.search_samples(site.con), {s["scenario_id"]: site.scenario_title(s["scenario_id"], s["title"]) for s in scenarios}
+        ),
         *_leaderboard_entries(site, scenarios),
         *_run_entries(site, runs),
     ]

@@ -27,3 +27,15 @@ def search_scenarios(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         "min(category) AS category, count(DISTINCT run_id) AS run_count "
         "FROM scenario_figures GROUP BY scenario_id ORDER BY scenario_id",
     )
+
+
+def search_samples(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every sample some run measured, per scenario: its trials and runs, and the newest run that measured it
+    (``newest_run``: by start time, then run id)."""
+    return rows(
+        con,
+        "SELECT t.scenario_id, t.sample_id, count(*) AS trials, count(DISTINCT t.run_id) AS runs, "
+        "arg_max(t.run_id, strftime(r.started_at, '%Y-%m-%dT%H:%M:%S.%f') || t.run_id) AS newest_run "
+        "FROM trials t JOIN runs r ON r.run_id = t.run_id "
+        "GROUP BY t.scenario_id, t.sample_id ORDER BY t.scenario_id, t.sample_id",
+    )

@@ -27,8 +27,12 @@ from fmbench.views.site import SiteContext
 from fmbench.views.trial_details import CheckDetail, TrialDetail, run_trials
 
 FAILING_SHOWN = 50
-"""At most this many failing trials are listed in a trials page's HTML; the rest are in its trial list (the
-data), which the reader can filter to failed trials."""
+"""At most this many failing trials are linked in a trials page's HTML (their samples' groups say how many more);
+the rest are in its trial list (the data), which the reader can filter to failed trials."""
+SAMPLES_SHOWN = 50
+"""At most this many failing samples are listed in a trials page's HTML."""
+RESPONSE_SHOWN = 1_000
+"""A failing sample's response is shown up to this many characters (the trial list holds it whole)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,27 @@ class FailingTrial:
     """The checks it failed."""
     passed: int
     """How many of its checks passed."""
+
+
+@dataclass(frozen=True)
+class FailingSample:
+    """A sample with failing trials, as the page groups them: how many of its trials failed, the checks they
+    failed, one response, and its failing trials."""
+
+    sample_id: str
+    failed: int
+    trials: int
+    """Its trials in this scenario of the run."""
+    checks: list[tuple[str, int]]
+    """``(check, failing trials)`` of the checks its trials failed, most first."""
+    response: str | None
+    """The response of its first failing trial (cut to :data:`RESPONSE_SHOWN` characters; ``None``: none)."""
+    response_trial: int
+    """That trial's number."""
+    failing: list[FailingTrial]
+    """Its failing trials linked (the page links :data:`FAILING_SHOWN` in all)."""
+    more: int
+    """Its failing trials not linked."""
 
 
 @dataclass(frozen=True)
@@ -66,9 +91,10 @@ class TrialsPage(Page):
     failures: Table | None
     """The measured failures grouped by kind and message (a run repeats a failure's message many times; each one
     is in the run page's failures table and in the trial data)."""
-    failing: list[FailingTrial]
-    failing_more: int
-    """Failing trials not listed (past :data:`FAILING_SHOWN`): the trial list shows them."""
+    failing_samples: list[FailingSample]
+    """The samples with failing trials, those that failed every trial first, then by how many failed."""
+    samples_more: int
+    """Samples with failing trials not listed (past :data:`SAMPLES_SHOWN`): the trial list shows them."""
     data_href: str
     """The scenario's trials as gzipped JSON: what ``trials.js`` lays out, and the fallback without scripts."""
     per_page: int = urls.TRIALS_PER_PAGE
@@ -84,6 +110,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     details = bundle.details.get(scenario_id, [])
     failures = bundle.failures.get(scenario_id, [])
     failing = _failing(details)
+    samples = _failing_samples(details, failing)
     kinds = Counter(vocab.label("failureKind", f["kind"]) or "kind not recorded" for f in failures)
     return TrialsPage(
         title=f"{title}: trials of {run_title(bundle.run)}",
@@ -96,8 +123,8 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         summary=summary_text(total, len(failing), len(failures)),
         failures_by_kind=sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])),
         failures=_failure_groups(failures) if failures else None,
-        failing=failing[:FAILING_SHOWN],
-        failing_more=max(0, len(failing) - FAILING_SHOWN),
+        failing_samples=samples[:SAMPLES_SHOWN],
+        samples_more=max(0, len(samples) - SAMPLES_SHOWN),
         data_href=url(paths.data_trials_json(run_id, scenario_id)),
     )
 
@@ -131,6 +158,33 @@ def _failing(details: list[TrialDetail]) -> list[FailingTrial]:
         for n, t in enumerate(details, start=1)
         if t.verdict == "task failed"
     ]
+
+
+def _failing_samples(details: list[TrialDetail], failing: list[FailingTrial]) -> list[FailingSample]:
+    """The failing trials grouped by sample: the samples that failed every trial first, then the most failing
+    trials, then by id; the first :data:`FAILING_SHOWN` trials of that order are linked."""
+    trials = Counter(t.sample_id for t in details)
+    by_sample: dict[str, list[FailingTrial]] = {}
+    for t in failing:
+        by_sample.setdefault(t.sample_id, []).append(t)
+    response = {t.ordinal: t.response for t in details}
+    order = sorted(by_sample, key=lambda s: (-len(by_sample[s]) / trials[s], -len(by_sample[s]), s))
+    out: list[FailingSample] = []
+    budget = FAILING_SHOWN
+    for sample in order:
+        its = by_sample[sample]
+        checks = Counter(c.label for t in its for c in t.checks)
+        first = its[0]
+        text = response.get(first.ordinal)
+        if text is not None and len(text) > RESPONSE_SHOWN:
+            text = text[:RESPONSE_SHOWN].rstrip() + "…"
+        linked = its[:budget]
+        budget -= len(linked)
+        out.append(FailingSample(
+            sample, len(its), trials[sample], sorted(checks.items(), key=lambda kv: (-kv[1], kv[0])), text,
+            first.number, linked, len(its) - len(linked),
+        ))
+    return out
 
 
 def shown_text(total: int, first: int, last: int) -> str:

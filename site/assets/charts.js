@@ -214,6 +214,113 @@
     return trace;
   }
 
+  /* ---------- labels that fit the plot's width ---------- */
+
+  var CHAR_PX = 7.5; /* the average width of a 13 px character */
+
+  /* a label's pieces: its words, a hyphenated word broken after each hyphen ("Natural-", "language") */
+  function pieces(label) {
+    var out = [];
+    String(label).split(" ").forEach(function (word) {
+      var parts = word.split("-");
+      parts.forEach(function (part, i) {
+        out.push({ text: i < parts.length - 1 ? part + "-" : part, glued: i > 0 });
+      });
+    });
+    return out;
+  }
+
+  /* a label as lines of at most `chars` characters, broken between words and after hyphens (a longer piece
+   * stays whole) */
+  function wrapLines(label, chars) {
+    var lines = [];
+    pieces(label).forEach(function (p) {
+      var last = lines.length - 1;
+      var joined = last >= 0 ? lines[last] + (p.glued || /-$/.test(lines[last]) ? "" : " ") + p.text : "";
+      if (last >= 0 && joined.length <= chars) {
+        lines[last] = joined;
+      } else {
+        lines.push(p.text);
+      }
+    });
+    return lines;
+  }
+
+  function longestPiece(labels) {
+    return labels.reduce(function (most, t) {
+      return pieces(t).reduce(function (m, p) { return Math.max(m, p.text.length); }, most);
+    }, 0);
+  }
+
+  function categories(data, letter) {
+    var seen = [];
+    data.forEach(function (trace) {
+      (Array.isArray(trace[letter]) ? trace[letter] : []).forEach(function (v) {
+        if (typeof v === "string" && seen.indexOf(v) === -1) {
+          seen.push(v);
+        }
+      });
+    });
+    return seen;
+  }
+
+  /* Fits a figure to the width it is drawn at: a numeric axis gets as many ticks as its length holds, a
+   * category's long label wraps onto lines (never rotated, never cut), and a legend entry too long for the
+   * width is shortened with an ellipsis (the chart's table holds every name whole). */
+  function fitToWidth(fig, width, height) {
+    var layout = fig.layout;
+    var plotWidth = Math.max(120, width - 80);
+    ["xaxis", "yaxis"].forEach(function (name) {
+      var ax = layout[name] || (layout[name] = {});
+      var letter = name.charAt(0);
+      var span = letter === "x" ? plotWidth : Math.max(120, height - 90);
+      if (ax.type === "category" || Array.isArray(ax.ticktext)) {
+        var values = Array.isArray(ax.ticktext) ? ax.tickvals : categories(fig.data, letter);
+        var texts = Array.isArray(ax.ticktext) ? ax.ticktext.map(function (t) { return plain(String(t)); }) : values;
+        if (!values || !values.length) {
+          return;
+        }
+        ax.tickmode = "array";
+        ax.tickvals = values;
+        ax.tickangle = 0;
+        if (letter === "x") {
+          var slot = plotWidth / values.length;
+          var chars = Math.floor(slot / CHAR_PX) - 1;
+          if (longestPiece(texts) > chars) {
+            /* too narrow a column for a word: each label upright, along its column, whole */
+            var longestLabel = texts.reduce(function (m, t) { return Math.max(m, t.length); }, 0);
+            ax.ticktext = texts;
+            ax.tickangle = -90;
+            layout.height = height + Math.ceil(longestLabel * CHAR_PX);
+            return;
+          }
+          ax.ticktext = texts.map(function (t) { return wrapLines(t, chars).join("<br>"); });
+        } else {
+          var wrapped = texts.map(function (t) { return wrapLines(t, Math.max(10, Math.floor(width * 0.4 / CHAR_PX))); });
+          var lines = wrapped.reduce(function (m, l) { return Math.max(m, l.length); }, 1);
+          ax.ticktext = wrapped.map(function (l) { return l.join("<br>"); });
+          var row = (height - 90) / values.length;
+          if (lines * 17 > row) {
+            layout.height = 90 + values.length * (lines * 17 + 6);  /* each row as tall as its label */
+          }
+        }
+      } else {
+        var room = Math.max(3, Math.floor(span / (letter === "x" ? 90 : 45)));
+        ax.nticks = Math.min(ax.nticks || room, room);
+        if (letter === "x") {
+          ax.tickangle = 0;
+        }
+      }
+    });
+    var longest = Math.max(12, Math.floor(plotWidth / CHAR_PX) - 4);
+    fig.data.forEach(function (trace) {
+      if (typeof trace.name === "string" && trace.name.length > longest) {
+        trace.name = trace.name.slice(0, longest - 1) + "\u2026";
+      }
+    });
+    return fig;
+  }
+
   /* ---------- figures ---------- */
 
   function readFigure(plot) {
@@ -249,6 +356,8 @@
       showFallback(plot, "This chart could not be drawn, so the table below shows its data.");
       return;
     }
+    var height = (fig.layout && fig.layout.height) || plot.clientHeight || 360;
+    fitToWidth(fig, plot.clientWidth || 360, height);
     try {
       var result = first
         ? P.newPlot(plot, fig.data, fig.layout, CONFIG)

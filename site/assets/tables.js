@@ -3,7 +3,8 @@
  *
  * Every table of the site (table.data: the data_table macro's tables and the
  * trials pages' metrics table) is complete without this script. With it, each
- * header of the table's last header row gets a real <button>: activating it
+ * header of the table's last header row gets a real <button> (but a header
+ * that holds a link, such as a coverage grid's OS builds): activating it
  * (click, Enter or Space) sorts the rows by that column, ascending first, then
  * descending, and so on. The sorted header carries aria-sort ("ascending" or
  * "descending"); no other header does. The arrow beside the label is drawn by
@@ -127,7 +128,8 @@
     toArray(head.cells).forEach(function (th) {
       var at = column;
       column += th.colSpan || 1;
-      if (th.tagName !== "TH" || th.colSpan > 1 || th.querySelector("button")) {
+      /* a header holding a link or a control keeps it: a button may hold no interactive content */
+      if (th.tagName !== "TH" || th.colSpan > 1 || th.querySelector("button, a[href], input, select, textarea, [tabindex]")) {
         return;
       }
       var button = doc.createElement("button");

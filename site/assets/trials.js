@@ -143,6 +143,7 @@
       });
       t.metrics = labelled(data.metric_labels, cols.metrics, i);
       t.environment = labelled(data.environment_labels, cols.environment, i);
+      t.offline_run = data.offline === true;
       return t;
     });
     return data;
@@ -251,7 +252,9 @@
       pair(dl, "Safety", t.safety);
     }
     pair(dl, "Thermal state", t.thermal);
-    pair(dl, "Offline success", t.offline_success);
+    if (t.offline_run) {  /* only a run on a verified offline path: elsewhere every trial's is "no" */
+      pair(dl, "Offline success", t.offline_success);
+    }
     if (t.visual_fixture) {
       pair(dl, "Visual fixture", t.visual_fixture, true);
     }
