@@ -613,11 +613,16 @@ def few_clusters_factor(clusters: int) -> float:
     return math.sqrt(clusters / (clusters - 1))
 
 
-def trial_noise_variance(side: Clusters, q: float | None = None) -> float:
+def _bessel(n: int, unbiased: bool) -> float:
+    return n / (n - 1) if unbiased and n > 1 else (0.0 if unbiased else 1.0)
+
+
+def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool = False) -> float:
     """The variance a side's figure would have from its trials' noise alone, the samples held as they are: of its
     mean (``q`` ``None``), ``Σ n·s² / N²`` over its (run, sample) cells of ``n`` trials and variance ``s²``; or of its
     nearest-rank ``q`` quantile ``Q``, the same of whether each value is at most ``Q``, over the density at ``Q``
-    squared (the density from the values ``√N`` ranks either side of ``Q``). 0 where the values show none."""
+    squared (the density from the values ``√N`` ranks either side of ``Q``). 0 where the values show none.
+    ``unbiased``: each cell's variance with ``n − 1`` in its denominator (a cell of one trial shows none)."""
     cells = [list(sample) for run in side for sample in run if len(sample)]
     total = sum(len(c) for c in cells)
     if total == 0:
@@ -626,7 +631,7 @@ def trial_noise_variance(side: Clusters, q: float | None = None) -> float:
         spread = 0.0
         for c in cells:
             m = sum(c) / len(c)
-            spread += sum((v - m) ** 2 for v in c)
+            spread += sum((v - m) ** 2 for v in c) * _bessel(len(c), unbiased)
         return spread / total / total
     ordered = sorted(v for c in cells for v in c)
     k = quantile_rank(total, q) - 1
@@ -634,7 +639,7 @@ def trial_noise_variance(side: Clusters, q: float | None = None) -> float:
     spread = 0.0
     for c in cells:
         p = sum(v <= at for v in c) / len(c)
-        spread += len(c) * p * (1 - p)
+        spread += len(c) * p * (1 - p) * _bessel(len(c), unbiased)
     reach = max(1, math.ceil(math.sqrt(total)))
     lo, hi = max(k - reach, 0), min(k + reach, total - 1)
     if ordered[hi] <= ordered[lo]:
@@ -704,6 +709,30 @@ def _sample_draws(
     return alone(baseline, samples[0]), alone(candidate, samples[1]), False
 
 
+PAIRED_NOISE_METHOD = (
+    "normal interval on the change on the samples both sides ran, from the variance their trials' noise gives it "
+    "(one run a side, every sample repeated; the samples held as they are)"
+)
+
+
+def _paired_noise_interval(baseline: Clusters, candidate: Clusters, q: float | None, confidence: float
+                           ) -> Interval | None:
+    """Sides paired by sample, one run each, every sample repeated: the change on those samples varies only with
+    the trials' noise, so the interval is normal about the exact difference with that variance (each sample's own,
+    unbiased, :func:`trial_noise_variance`). ``None`` otherwise, or where the trials show no noise."""
+    runs = [[[s for s in run if len(s)] for run in side] for side in (baseline, candidate)]
+    runs = [[run for run in side if run] for side in runs]
+    if any(len(side) != 1 or any(len(s) < 2 for s in side[0]) for side in runs):
+        return None
+    variance = trial_noise_variance(baseline, q, True) + trial_noise_variance(candidate, q, True)
+    if not variance > 0:
+        return None
+    b, c = (sorted(v for s in side[0] for v in s) for side in runs)
+    d = math.fsum(c) / len(c) - math.fsum(b) / len(b) if q is None else nearest_rank(c, q) - nearest_rank(b, q)
+    half = z_value(confidence) * math.sqrt(variance)
+    return Interval(low=d - half, high=d + half, confidence=confidence, method=PAIRED_NOISE_METHOD, paired=True)
+
+
 def cluster_bootstrap_mean_difference(
     baseline: Clusters,
     candidate: Clusters,
@@ -724,6 +753,9 @@ def cluster_bootstrap_mean_difference(
         return None
     z_value(confidence)  # validates the level
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
+    found = _paired_noise_interval(baseline, candidate, None, confidence) if paired else None
+    if found is not None:
+        return found
     clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_means(candidate, kept, pc) - resampled_means(baseline, kept, pb)
     floor = trial_noise_variance(baseline) + trial_noise_variance(candidate) if clusters < FLOOR_SAMPLES else 0.0
@@ -754,6 +786,9 @@ def cluster_bootstrap_quantile_difference(
     qs = together if q in together else (q,)
     row = qs.index(q)
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
+    found = _paired_noise_interval(baseline, candidate, q, confidence) if paired else None
+    if found is not None:
+        return found
     clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]
     floor = 0.0
