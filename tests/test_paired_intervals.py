@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import subprocess
 import sys
@@ -196,23 +197,27 @@ def test_compare_json_says_the_workload_whose_samples_differ_is_not_paired_and_t
 
 
 def test_sides_paired_one_run_each_get_a_normal_interval_from_their_trials_noise_about_the_exact_difference() -> None:
-    ids = [["a", "b"]]
-    baseline = [[[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]]
-    candidate = [[[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0]]]
+    ids = [[f"s{i}" for i in range(stats.FLOOR_SAMPLES)]]
+    baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
+    candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
     found = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids))
-    # Each sample's variance with n - 1 below: 1.0 per sample on either side, so 2 / 7² a side; the rates 4/7 and 5/7.
-    z = stats.z_value(stats.DEFAULT_CONFIDENCE)
+    # Each sample's variance with n - 1 below is 1.0 on either side: 10 / 40² and 10 / 30²; the rates 3/4 and 2/3.
+    z, se = stats.z_value(stats.DEFAULT_CONFIDENCE), math.sqrt(10 / 40**2 + 10 / 30**2)
     assert found is not None and found.paired and found.method == stats.PAIRED_NOISE_METHOD
-    assert (found.low, found.high) == pytest.approx((1 / 7 - z * 2 / 7, 1 / 7 + z * 2 / 7))
+    assert (found.low, found.high) == pytest.approx((-1 / 12 - z * se, -1 / 12 + z * se))
     at_99 = stats.cluster_bootstrap_mean_difference(baseline, candidate, confidence=0.99, samples=(ids, ids))
     assert at_99 is not None and at_99.high - at_99.low > found.high - found.low
 
 
-def test_a_paired_sample_of_one_trial_shows_no_trial_noise_so_the_paired_bootstrap_gives_the_interval() -> None:
-    ids = [["a", "b", "c"]]
-    baseline = [[[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0], [1.0]]]
-    candidate = [[[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0]]]
-    found = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids))
+def test_a_sample_of_one_trial_or_too_few_samples_leave_a_paired_interval_to_the_paired_bootstrap() -> None:
+    ids = [[f"s{i}" for i in range(stats.FLOOR_SAMPLES)]]
+    baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
+    candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
+    one_trial = [[*candidate[0][:-1], [1.0]]]  # the last sample shows no trial noise to measure
+    found = stats.cluster_bootstrap_mean_difference(baseline, one_trial, samples=(ids, ids))
+    assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
+    few = [ids[0][:-1]]
+    found = stats.cluster_bootstrap_mean_difference([baseline[0][:-1]], [candidate[0][:-1]], samples=(few, few))
     assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
 
 
