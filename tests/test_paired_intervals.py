@@ -53,9 +53,10 @@ def test_on_heterogeneous_samples_both_sides_ran_the_paired_interval_is_narrower
     (a_pass, a_ttft), (b_pass, b_ttft) = _two_runs(3)
     unpaired_rate = stats.cluster_bootstrap_mean_difference(a_pass, b_pass, method=stats.CLUSTER_RATE_METHOD)
     paired_rate = stats.cluster_bootstrap_mean_difference(a_pass, b_pass, method=stats.CLUSTER_RATE_METHOD,
-                                                          samples=(IDS, IDS))
+                                                          samples=(IDS, IDS), on_shared_samples=True)
     unpaired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5)
-    paired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5, samples=(IDS, IDS))
+    paired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5, samples=(IDS, IDS),
+                                                              on_shared_samples=True)
     for paired, unpaired in ((paired_rate, unpaired_rate), (paired_ttft, unpaired_ttft)):
         assert paired is not None and unpaired is not None
         assert paired.paired and not unpaired.paired
@@ -200,13 +201,17 @@ def test_sides_paired_one_run_each_get_a_normal_interval_from_their_trials_noise
     ids = [[f"s{i}" for i in range(stats.FLOOR_SAMPLES)]]
     baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
     candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
-    found = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids))
+    found = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids), on_shared_samples=True)
     # Each sample's variance with n - 1 below is 1.0 on either side: 10 / 40² and 10 / 30²; the rates 3/4 and 2/3.
     z, se = stats.z_value(stats.DEFAULT_CONFIDENCE), math.sqrt(10 / 40**2 + 10 / 30**2)
     assert found is not None and found.paired and found.method == stats.PAIRED_NOISE_METHOD
     assert (found.low, found.high) == pytest.approx((-1 / 12 - z * se, -1 / 12 + z * se))
-    at_99 = stats.cluster_bootstrap_mean_difference(baseline, candidate, confidence=0.99, samples=(ids, ids))
+    at_99 = stats.cluster_bootstrap_mean_difference(baseline, candidate, confidence=0.99, samples=(ids, ids),
+                                                    on_shared_samples=True)
     assert at_99 is not None and at_99.high - at_99.low > found.high - found.low
+    # a ranking's interval (on the workload the samples stand for, not on these samples) stays the paired bootstrap
+    ranked = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids))
+    assert ranked is not None and ranked.paired and ranked.method == stats.CLUSTER_MEAN_METHOD
 
 
 def test_a_sample_of_one_trial_or_too_few_samples_leave_a_paired_interval_to_the_paired_bootstrap() -> None:
@@ -214,16 +219,18 @@ def test_a_sample_of_one_trial_or_too_few_samples_leave_a_paired_interval_to_the
     baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
     candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
     one_trial = [[*candidate[0][:-1], [1.0]]]  # the last sample shows no trial noise to measure
-    found = stats.cluster_bootstrap_mean_difference(baseline, one_trial, samples=(ids, ids))
+    found = stats.cluster_bootstrap_mean_difference(baseline, one_trial, samples=(ids, ids), on_shared_samples=True)
     assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
     few = [ids[0][:-1]]
-    found = stats.cluster_bootstrap_mean_difference([baseline[0][:-1]], [candidate[0][:-1]], samples=(few, few))
+    found = stats.cluster_bootstrap_mean_difference([baseline[0][:-1]], [candidate[0][:-1]], samples=(few, few),
+                                                   on_shared_samples=True)
     assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
 
 
 def test_a_paired_quantile_interval_is_centred_on_the_exact_difference_of_nearest_rank_quantiles() -> None:
     (_, a_ttft), (_, b_ttft) = _two_runs(11)
-    found = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.9, samples=(IDS, IDS))
+    found = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.9, samples=(IDS, IDS),
+                                                       on_shared_samples=True)
     exact = stats.nearest_rank(sorted(v for s in b_ttft[0] for v in s), 0.9) - stats.nearest_rank(
         sorted(v for s in a_ttft[0] for v in s), 0.9)
     assert found is not None and found.method == stats.PAIRED_NOISE_METHOD

@@ -740,19 +740,21 @@ def cluster_bootstrap_mean_difference(
     method: str = CLUSTER_MEAN_METHOD,
     kept: Resamples | None = None,
     samples: tuple[SampleIds, SampleIds] | None = None,
+    on_shared_samples: bool = False,
 ) -> Interval | None:
     """Percentile interval on mean(candidate) − mean(baseline) from the cluster bootstrap.
 
     For a rate, the values are each trial's 0/1 outcome. ``None`` when either side has fewer than
     :data:`MIN_BOOTSTRAP_VALUES` values; resample ``i`` of one side is paired with resample ``i`` of
     the other. ``samples``: the sides' sample ids (baseline's, candidate's); where they share them
-    (:func:`pairings`) each resample draws the samples once for both sides.
+    (:func:`pairings`) each resample draws the samples once for both sides. ``on_shared_samples``: the interval is on
+    the change on the samples both sides ran (a comparison's), so paired sides may take :func:`_paired_noise_interval`.
     """
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
-    found = _paired_noise_interval(baseline, candidate, None, confidence) if paired else None
+    found = _paired_noise_interval(baseline, candidate, None, confidence) if paired and on_shared_samples else None
     if found is not None:
         return found
     clusters = _clusters(baseline, candidate, pb, pc, paired)
@@ -770,6 +772,7 @@ def cluster_bootstrap_quantile_difference(
     together: tuple[float, ...] = (),
     kept: Resamples | None = None,
     samples: tuple[SampleIds, SampleIds] | None = None,
+    on_shared_samples: bool = False,
 ) -> Interval | None:
     """Percentile interval on quantile_q(candidate) − quantile_q(baseline) from the cluster bootstrap.
 
@@ -777,7 +780,7 @@ def cluster_bootstrap_quantile_difference(
     resamples are independent; resample ``i`` of one is paired with resample ``i`` of the other.
     ``together``: the quantiles (``q`` among them) the caller takes of the same values, worked out from
     one set of resamples and memoized together (a figure catalog's median and p90); else ``q`` alone.
-    ``samples``: the sides' sample ids, as :func:`cluster_bootstrap_mean_difference` takes them.
+    ``samples``, ``on_shared_samples``: as :func:`cluster_bootstrap_mean_difference` takes them.
     """
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
@@ -785,7 +788,7 @@ def cluster_bootstrap_quantile_difference(
     qs = together if q in together else (q,)
     row = qs.index(q)
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
-    found = _paired_noise_interval(baseline, candidate, q, confidence) if paired else None
+    found = _paired_noise_interval(baseline, candidate, q, confidence) if paired and on_shared_samples else None
     if found is not None:
         return found
     clusters = _clusters(baseline, candidate, pb, pc, paired)
