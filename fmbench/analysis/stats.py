@@ -23,16 +23,16 @@
 
 - **Paired by sample.** Where both sides ran the same samples (every run of either side holds exactly one set
   of sample ids, :func:`pairings`), the figure's change is the change on those samples: they differ far more than
-  trials of one sample do, but both sides share them. With one run a side and every sample repeated, only the
-  trials' noise moves that change, so the interval is normal about the exact difference with the variance the
-  trials' noise gives it (:func:`_paired_noise_interval`): resampling the shared samples let the pool's make-up
+  trials of one sample do, but both sides share them. In a comparison (``on_shared_samples``), with one run a side
+  and every sample repeated, only the trials' noise moves it: the interval is normal about the exact difference, the
+  variance the trials' noise gives it (:func:`_paired_noise_interval`); resampling the shared samples let the make-up
   move both sides' quantiles, and widened paired quantiles' intervals 1.1 times (coverage 98 to 99 % at 95 %,
-  ``benchmarks/coverage.py``). Where a side has several runs (runs carry variation of their own), a sample one
-  trial, or the sides fewer than :data:`FLOOR_SAMPLES` samples (too few to stand for a workload), the sample ids are drawn once per resample for both sides (and every run drawn), runs still per side,
-  seeded from a digest of the sorted sample ids alone, so a side's paired resamples are a function of its values,
-  its sample ids and that set: kept and reused like the unpaired ones, under a digest of their own. Sides that do
-  not share their sample ids stay unpaired (:attr:`Interval.paired`); the pairing is in
-  :mod:`fmbench.analysis.pairing`.
+  ``benchmarks/coverage.py``). Elsewhere (a leaderboard, several runs a side, a sample of one trial, or fewer
+  than :data:`FLOOR_SAMPLES` samples) the sample ids are drawn once per resample for both sides and every run
+  drawn (runs still per side), seeded from a digest of the sorted sample ids alone, so a side's paired resamples
+  are a function of its values, its sample ids and that set: kept and reused like the unpaired ones, under a
+  digest of their own. Sides that do not share their sample ids stay unpaired (:attr:`Interval.paired`); the
+  pairing is in :mod:`fmbench.analysis.pairing`.
 
 - **Quantiles over independent trials**, for reference: the exact
   *percentile bootstrap* of the difference candidate − baseline. A
