@@ -118,14 +118,15 @@ def one_pair(design: Design, rng: np.random.Generator, paired: bool, rate_shift:
     for key in only:
         if key == "task_success":
             interval = stats.cluster_bootstrap_mean_difference(base[key], cand[key], confidence=CONFIDENCE,
-                                                               samples=(ids_b, ids_c))
+                                                               samples=(ids_b, ids_c), on_shared_samples=True)
             est = float(np.mean(cand[key]) - np.mean(base[key]))
             truth, scale, at = rate_shift, 1.0, None
         else:
             source, name = key.split("_")
             q = 0.5 if name == "median" else 0.9
             interval = stats.cluster_bootstrap_quantile_difference(
-                base[source], cand[source], q, confidence=CONFIDENCE, together=(0.5, 0.9), samples=(ids_b, ids_c))
+                base[source], cand[source], q, confidence=CONFIDENCE, together=(0.5, 0.9), samples=(ids_b, ids_c),
+                on_shared_samples=True)
             vb = stats.nearest_rank(sorted(np.ravel(base[source]).tolist()), q)
             vc = stats.nearest_rank(sorted(np.ravel(cand[source]).tolist()), q)
             est, scale, at = vc - vb, truth_q[key], (vb, vc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import subprocess
 import sys
@@ -52,13 +53,14 @@ def test_on_heterogeneous_samples_both_sides_ran_the_paired_interval_is_narrower
     (a_pass, a_ttft), (b_pass, b_ttft) = _two_runs(3)
     unpaired_rate = stats.cluster_bootstrap_mean_difference(a_pass, b_pass, method=stats.CLUSTER_RATE_METHOD)
     paired_rate = stats.cluster_bootstrap_mean_difference(a_pass, b_pass, method=stats.CLUSTER_RATE_METHOD,
-                                                          samples=(IDS, IDS))
+                                                          samples=(IDS, IDS), on_shared_samples=True)
     unpaired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5)
-    paired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5, samples=(IDS, IDS))
+    paired_ttft = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.5, samples=(IDS, IDS),
+                                                              on_shared_samples=True)
     for paired, unpaired in ((paired_rate, unpaired_rate), (paired_ttft, unpaired_ttft)):
         assert paired is not None and unpaired is not None
         assert paired.paired and not unpaired.paired
-        assert paired.method == unpaired.method
+        assert paired.method == stats.PAIRED_NOISE_METHOD and unpaired.method != paired.method
         assert _width(paired) < 0.8 * _width(unpaired)
         assert paired.low < 0 < paired.high  # the same distributions: no change, paired or not
     assert paired_rate.to_json()["paired"] is True and unpaired_rate.to_json()["paired"] is False
@@ -97,12 +99,16 @@ def test_runs_that_list_the_shared_samples_in_another_order_are_paired_sample_by
 
 
 def test_the_sample_draw_is_seeded_from_the_shared_samples_so_a_side_s_resamples_serve_every_comparison() -> None:
-    (a_pass, _), (b_pass, _) = _two_runs(6)
-    (c_pass, _), _ = _two_runs(7)
+    # two runs a side: a side of several runs is resampled (its runs carry variation the trials' noise does not)
+    (a1, _), (a2, _) = _two_runs(6)
+    (b1, _), (b2, _) = _two_runs(7)
+    (c1, _), (c2, _) = _two_runs(8)
+    a_pass, b_pass, c_pass = a1 + a2, b1 + b2, c1 + c2
+    ids = IDS + IDS
     kept = Resamples()
-    stats.cluster_bootstrap_mean_difference(a_pass, b_pass, samples=(IDS, IDS), kept=kept)
+    stats.cluster_bootstrap_mean_difference(a_pass, b_pass, samples=(ids, ids), kept=kept)
     assert kept.drawn == 2
-    stats.cluster_bootstrap_mean_difference(a_pass, c_pass, samples=(IDS, IDS), kept=kept)
+    stats.cluster_bootstrap_mean_difference(a_pass, c_pass, samples=(ids, ids), kept=kept)
     assert kept.drawn == 3  # the baseline's paired resamples, drawn once, serve a comparison with another side
     stats.cluster_bootstrap_mean_difference(a_pass, c_pass, kept=kept)
     assert kept.drawn == 5  # unpaired resamples are others, kept apart
@@ -186,3 +192,46 @@ def test_compare_json_says_the_workload_whose_samples_differ_is_not_paired_and_t
         intervals = [f["interval"] for f in scenario["figures"] if f["interval"] is not None]
         assert intervals and all(i["paired"] is paired for i in intervals)
     assert any("not in Natural-language task capture" in m for m in payload["methods"])
+
+
+# --- one run a side: the trials' noise on the shared samples ----------------------------------------------------
+
+
+def test_sides_paired_one_run_each_get_a_normal_interval_from_their_trials_noise_about_the_exact_difference() -> None:
+    ids = [[f"s{i}" for i in range(stats.FLOOR_SAMPLES)]]
+    baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
+    candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
+    found = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids), on_shared_samples=True)
+    # Each sample's variance with n - 1 below is 1.0 on either side: 10 / 40² and 10 / 30²; the rates 3/4 and 2/3.
+    z, se = stats.z_value(stats.DEFAULT_CONFIDENCE), math.sqrt(10 / 40**2 + 10 / 30**2)
+    assert found is not None and found.paired and found.method == stats.PAIRED_NOISE_METHOD
+    assert (found.low, found.high) == pytest.approx((-1 / 12 - z * se, -1 / 12 + z * se))
+    at_99 = stats.cluster_bootstrap_mean_difference(baseline, candidate, confidence=0.99, samples=(ids, ids),
+                                                    on_shared_samples=True)
+    assert at_99 is not None and at_99.high - at_99.low > found.high - found.low
+    # a ranking's interval (on the workload the samples stand for, not on these samples) stays the paired bootstrap
+    ranked = stats.cluster_bootstrap_mean_difference(baseline, candidate, samples=(ids, ids))
+    assert ranked is not None and ranked.paired and ranked.method == stats.CLUSTER_MEAN_METHOD
+
+
+def test_a_sample_of_one_trial_or_too_few_samples_leave_a_paired_interval_to_the_paired_bootstrap() -> None:
+    ids = [[f"s{i}" for i in range(stats.FLOOR_SAMPLES)]]
+    baseline = [[[1.0, 0.0, 1.0, 1.0] for _ in ids[0]]]
+    candidate = [[[1.0, 1.0, 0.0] for _ in ids[0]]]
+    one_trial = [[*candidate[0][:-1], [1.0]]]  # the last sample shows no trial noise to measure
+    found = stats.cluster_bootstrap_mean_difference(baseline, one_trial, samples=(ids, ids), on_shared_samples=True)
+    assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
+    few = [ids[0][:-1]]
+    found = stats.cluster_bootstrap_mean_difference([baseline[0][:-1]], [candidate[0][:-1]], samples=(few, few),
+                                                   on_shared_samples=True)
+    assert found is not None and found.paired and found.method == stats.CLUSTER_MEAN_METHOD
+
+
+def test_a_paired_quantile_interval_is_centred_on_the_exact_difference_of_nearest_rank_quantiles() -> None:
+    (_, a_ttft), (_, b_ttft) = _two_runs(11)
+    found = stats.cluster_bootstrap_quantile_difference(a_ttft, b_ttft, 0.9, samples=(IDS, IDS),
+                                                       on_shared_samples=True)
+    exact = stats.nearest_rank(sorted(v for s in b_ttft[0] for v in s), 0.9) - stats.nearest_rank(
+        sorted(v for s in a_ttft[0] for v in s), 0.9)
+    assert found is not None and found.method == stats.PAIRED_NOISE_METHOD
+    assert (found.low + found.high) / 2 == pytest.approx(exact) and found.low < exact < found.high

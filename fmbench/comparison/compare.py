@@ -218,19 +218,19 @@ def _figure(
     relative = delta / abs(vb) if vb else None
     interval: stats.Interval | None = None
     kept = None if caches is None else caches.resamples
-    # Sides that ran the same samples draw them once per resample for both (paired by sample).
+    # Sides that ran the same samples are paired by sample; the interval is on the change on those samples.
     samples = (b.sample_ids(f), c.sample_ids(f))
     if f.statistic in ("rate", "mean"):
         interval = stats.cluster_bootstrap_mean_difference(
             b.clustered(f), c.clustered(f), confidence=confidence,
             method=stats.CLUSTER_RATE_METHOD if f.statistic == "rate" else stats.CLUSTER_MEAN_METHOD, kept=kept,
-            samples=samples,
+            samples=samples, on_shared_samples=True,
         )
     elif f.q is not None:
         # The source's other compared quantiles are resampled with it (one draw gives the median and the p90).
         interval = stats.cluster_bootstrap_quantile_difference(
             b.clustered(f), c.clustered(f), f.q, confidence=confidence, together=fc.CATALOG.quantiles(f.source),
-            kept=kept, samples=samples,
+            kept=kept, samples=samples, on_shared_samples=True,
         )
     if f.statistic == "maximum":
         return FigureComparison(**common, delta=delta, relative_delta=relative, interval=None,

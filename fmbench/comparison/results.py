@@ -106,7 +106,8 @@ class ScenarioComparison:
         if self.paired is None:
             return None
         if self.paired:
-            return "paired by sample: both sides ran the same samples, drawn once per resample for both"
+            return ("paired by sample: both sides ran the same samples (one run a side, ten or more samples: the change on "
+                    "them, from their trials' noise; else drawn once per resample for both)")
         tested = [f for f in self.figures if f.interval is not None]
         unpaired = [f.label for f in tested if not f.interval or not f.interval.paired]
         if len(unpaired) == len(tested):
@@ -191,7 +192,8 @@ class Comparison:
             return None
         unpaired = [s.title for s in found if not s.paired]
         if not unpaired:
-            return ("Intervals are paired by sample: both sides ran the same samples, so each resample draws the "
+            return ("Intervals are paired by sample: both sides ran the same samples. With one run a side and ten or "
+                    f"more samples, each repeated: {stats.PAIRED_NOISE_METHOD}. Otherwise each resample draws the "
                     "sample ids once for both sides (runs are still drawn per side).")
         if len(unpaired) == len(found):
             return ("Intervals are not paired by sample: the sides did not run the same samples, so each side's "
