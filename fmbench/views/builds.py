@@ -202,7 +202,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
                 Cell(f"{step.baseline_build} → {step.candidate_build}",
                      href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build, step.anchor))),
                 changes,
-                step.refused or (None if changes else "No change whose interval excludes zero."),
+                step.refused or (None if changes else "No figure got worse or better beyond the practical threshold, and no sample's outcome changed."),
             )
         )
     first = sorted({f"{r['device_name']} ({device_key(r)})" for r in found

@@ -103,8 +103,9 @@ class ComparisonPage(Page):
     strict: bool
     rule: str
     verdict: str
-    """The page's answer, laid out before anything else: its verdicts in one sentence (what got worse or better
-    beyond the practical threshold, how many figures did not change)."""
+    """The page's answer, laid out before anything else: its verdicts in one sentence (the samples whose outcome
+    changed, then what got worse or better beyond the practical threshold, the biggest first, and how many figures
+    stayed within tolerance or were inconclusive: :func:`fmbench.comparison.text.verdict_sentence`)."""
     sections: list[ComparisonSection]
     other_rules: list[Cell]
 
