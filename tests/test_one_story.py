@@ -24,6 +24,8 @@ import duckdb
 import pytest
 
 from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.detectable import DEFINITION
+from fmbench.analysis.tolerance import VERDICT_MEANINGS
 from fmbench.cli import main
 from fmbench.comparison.build_history import read_histories
 from fmbench.comparison.compare import compare_files, compare_runs, compare_selected
@@ -343,3 +345,22 @@ def test_the_methodology_page_states_the_one_rule_every_page_takes_runs_by() -> 
     text = " ".join((Path(__file__).resolve().parents[1] / "site" / "methodology.md").read_text(encoding="utf-8").split())
     assert f"**One run stands for a build.** Every page takes a device's runs of one configuration on one OS build by " \
            f"the same rule, the {RULE}: of its publishable runs (of one suite revision), the one that started last." in text
+
+
+def test_the_api_comparison_carries_the_verdict_vocabulary_and_the_smallest_detectable_changes_definition(
+    db: Path,
+) -> None:
+    client = create_app(db, host="127.0.0.1", port=8000).test_client()
+    answer = client.get("/api/compare", headers={"Host": "127.0.0.1:8000"}, query_string={
+        "device": flips.DEVICE, "baseline": flips.BASELINE_BUILD, "candidate": flips.CANDIDATE_BUILD})
+    assert answer.status_code == 200
+    (compared,) = answer.get_json()["comparisons"]
+    assert compared["verdicts"] == VERDICT_MEANINGS
+    assert compared["smallest_detectable_change"] == {"definition": DEFINITION, "power": 0.8}
+    assert "80% of the time" in DEFINITION
+    figures = [f for s in compared["scenarios"] for f in s["figures"]]
+    tested = [f for f in figures if f["interval"]]
+    assert tested and {f["verdict"] for f in tested} <= set(VERDICT_MEANINGS)
+    assert all(f["smallest_detectable_change"] is not None for f in tested)
+    # Its headline is the page's, in the same words.
+    assert "did not change" not in compared["verdict"] and "unchanged" not in compared["verdict"]
