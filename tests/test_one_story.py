@@ -37,6 +37,7 @@ from fmbench.serving.serve import create_app
 from fmbench.views import PAGES, render_page, site_context
 from fmbench.views.blocks import Cell
 from fmbench.views.builds import build_page
+from fmbench.views.catalog import device_page
 from fmbench.views.comparison_blocks import ComparisonSection
 from fmbench.views.comparisons import comparison_page, regressions_feed, regressions_page
 from fmbench.views.device_comparisons import device_comparison_page
@@ -364,3 +365,13 @@ def test_the_api_comparison_carries_the_verdict_vocabulary_and_the_smallest_dete
     assert all(f["smallest_detectable_change"] is not None for f in tested)
     # Its headline is the page's, in the same words.
     assert "did not change" not in compared["verdict"] and "unchanged" not in compared["verdict"]
+
+
+def test_a_device_page_shows_each_build_by_the_run_it_stands_on_not_a_newer_exploratory_one(site: SiteContext) -> None:
+    ids = dict(site.con.execute("SELECT file_name, run_id FROM runs").fetchall())
+    page = device_page(site, Filters(), flips.DEVICE)
+    rows = [r for s in page.sections for r in s.table.rows if r.cells[1] == flips.CANDIDATE_BUILD]
+    assert rows
+    linked = {c.href.rstrip("/").rsplit("/", 1)[-1] for r in rows for c in r.cells if isinstance(c, Cell) and c.href
+              and "/runs/" in c.href}
+    assert linked == {ids["mac-candidate.json"]}  # not u-cand.json, newer and exploratory
