@@ -23,7 +23,7 @@ from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_runs, compare_sides
 from fmbench.comparison.selection import FILTER_KEYS, parse_filter, parse_side
-from fmbench.comparison.text import NAMED_CHANGES
+from fmbench.comparison.text import NAMED_CHANGES, past_threshold
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.ingest import ingest_paths
 from fmbench.storage.db import connect
@@ -221,7 +221,7 @@ def test_the_verdict_sentence_names_each_change_with_its_workload_and_size_and_c
     within = sum(f.verdict == "within tolerance" for s in c.scenarios for f in s.figures)
     inconclusive = sum(f.verdict == "inconclusive" for s in c.scenarios for f in s.figures)
     untested = sum(len(s.figures) for s in c.scenarios) - len(worse) - within - inconclusive
-    s0, f0 = worse[0]
+    s0, f0 = max(worse, key=lambda x: past_threshold(x[1], c.tolerance))  # the biggest change is named first
     size = f"{abs(f0.relative_delta) * 100:.0f}%"
     assert c.verdict_sentence.startswith(f"{f0.label} of {s0.title} got {size} worse (")
     # the first NAMED_CHANGES changes named with their sizes, the others counted
@@ -234,6 +234,41 @@ def test_the_verdict_sentence_names_each_change_with_its_workload_and_size_and_c
     assert c.to_text().splitlines()[1] == c.verdict_sentence
     assert c.to_markdown().splitlines()[2] == f"**{c.verdict_sentence}**"
     assert c.to_json()["verdict"] == c.verdict_sentence
+
+
+def test_the_headline_names_the_biggest_change_first_whatever_its_kind_or_direction(lab: Lab) -> None:
+    lab.add("a", BASE).add("b", BASE.but(build="24A5270a", started=LATER, ttft_offset=0.1)).ingest()
+    c = lab.compare("a", "b")
+    ttft = sorted((past_threshold(f, c.tolerance), s.title, f.label) for s, f in c.changes())
+    biggest_ttft = ttft[-1][0]
+    assert 1 < biggest_ttft < 10 and [f for _s, f in c.changes() if f.key != "ttft_median" and f.key != "ttft_p90"] == []
+
+    # Task success of the second workload 50 points worse (10 thresholds), tokens/s of the first 6% better (1.2):
+    # the quality change is named first, then the latency ones by size, then the throughput one is counted.
+    def changed(f: object, **values: object) -> object:
+        return dataclasses.replace(f, **values)  # type: ignore[call-overload]
+
+    first, second = c.scenarios[0], c.scenarios[1]
+    success = second.figure("task_success")
+    tps = first.figure("tps_median")
+    scenarios = (
+        dataclasses.replace(first, figures=tuple(
+            changed(f, verdict="better", delta=f.baseline * 0.06, relative_delta=0.06, candidate=f.baseline * 1.06)
+            if f is tps else f for f in first.figures)),
+        dataclasses.replace(second, figures=tuple(
+            changed(f, verdict="worse", delta=-0.5, relative_delta=-0.5, candidate=0.5, baseline=1.0)
+            if f is success else f for f in second.figures)),
+        *c.scenarios[2:],
+    )
+    mixed = dataclasses.replace(c, scenarios=scenarios)
+    sentence = mixed.verdict_sentence
+    assert sentence.startswith(f"{success.label} of {second.title} got 50.0 points worse (100.0% → 50.0%); "), sentence
+    named = [f"{label} of {title} got" for _size, title, label in sorted(ttft, reverse=True)[:NAMED_CHANGES - 1]]
+    positions = [sentence.index(n) for n in named]
+    assert positions == sorted(positions)  # the latency changes after it, biggest first
+    assert sentence.count(" → ") == NAMED_CHANGES  # three named with their values, the rest counted
+    assert "; 1 other figure got better" in sentence and f"{tps.label} of" not in sentence  # 1.2 thresholds: last
+    assert "did not change" not in sentence and "unchanged" not in sentence
 
 
 def test_a_comparison_without_a_change_counts_the_figures_within_tolerance_apart_from_the_inconclusive(

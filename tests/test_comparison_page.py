@@ -190,7 +190,7 @@ def test_the_first_text_after_the_title_is_the_verdict_sentence_and_the_charts_c
     title = next(i for i, (_t, where) in enumerate(main.texts) if where[-1].startswith("h1."))
     assert main.texts[title][0] == page.title
     assert main.texts[title + 1][0] == page.verdict
-    assert main.texts[title + 1][0].startswith("Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s)")
+    assert main.texts[title + 1][0].startswith("p90 TTFT of Synthetic throughput got 30% worse (0.401 s → 0.522 s)")
     order = [c for _t, c, _i in main.elements]
     verdicts = next(i for i, c in enumerate(order) if c.split()[:2] == ["data", "row-cards"])
     caveats = next(i for i, c in enumerate(order) if c.startswith("banner "))

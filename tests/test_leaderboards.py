@@ -3,7 +3,8 @@ build, an exploratory run, an invalid run and a PCC run.
 
 - iPhone 17 Pro Max (``iPhone18,2``): slow on the old build, fastest on the new one (0.15 s quicker than the
   others), and an invalid (hand-edited) run on the old build; a PCC run on the new build.
-- iPhone 17 Pro (``iPhone18,1``): two publishable runs on the new build (pooled), one on the old one, and an
+- iPhone 17 Pro (``iPhone18,1``): two publishable runs on the new build (the newer stands for it, as on every
+  page), one on the old one, and an
   exploratory run (two warmups) on the new one.
 - iPhone Air (``iPhone18,4``): the new build only, drawn like the iPhone 17 Pro's runs there with trial noise of
   its own and 2 ms slower: the runs cannot tell the two apart, so they are tied. (A copy of one Pro run's very
@@ -112,7 +113,7 @@ def _on_device_board(page: Any) -> Any:
 
 
 def test_the_faster_device_ranks_first_on_its_newest_build_and_the_indistinguishable_two_are_tied(
-    site: SiteContext,
+    site: SiteContext, corpus: Corpus,
 ) -> None:
     board = _on_device_board(_view(site, "leaderboard", scenario="task-capture"))
     rows = [_texts(r) for r in board.ranked.rows]
@@ -121,7 +122,11 @@ def test_the_faster_device_ranks_first_on_its_newest_build_and_the_indistinguish
     assert [r[2] for r in rows] == [NEW, NEW, NEW]  # each on its newest build, not the old one
     assert [r[0] for r in rows] == ["1", "2 (tied)", "2 (tied)"]
     pro = next(r for r in rows if r[1] == "iPhone 17 Pro (iPhone18,1)")
-    assert pro[3] == "2 runs pooled"  # the two publishable runs of one build, pooled
+    # Of the two publishable runs of one build, the newer stands for it, by the rule every page takes; the cell
+    # says the other exists.
+    assert pro[3] == corpus.run_ids["pro-new-2"]
+    (pro_row,) = [r for r in board.ranked.rows if _texts(r)[1] == "iPhone 17 Pro (iPhone18,1)"]
+    assert "the newest of this build's 2 publishable runs" in (pro_row.cells[3].title or "")
     (tie,) = board.ties
     assert f"{rows[1][1]} and {rows[2][1]} are tied on median TTFT" in tie and "holds zero" in tie
     assert "(paired by sample)" in tie  # both ran the same samples: drawn once for both, as a comparison does

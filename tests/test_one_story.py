@@ -3,12 +3,15 @@
 The corpus has the shapes that made pages disagree: samples that flip between two builds of a Mac, an exploratory
 run (of a suite revision no registry lists) beside the publishable run of the same configuration on both builds
 (which gave one build step two baselines), a newer build measured only by an exploratory run, and a second Mac
-for a device comparison.
+for a device comparison, with two publishable runs of one configuration on its one build (which gave the
+leaderboard a pooled number and every other page the newer run's).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import re
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -21,12 +24,20 @@ import duckdb
 import pytest
 
 from fmbench.analysis import figure_catalog as fc
-from fmbench.comparison.regressions import BuildChange
+from fmbench.analysis.detectable import DEFINITION
+from fmbench.analysis.tolerance import VERDICT_MEANINGS
+from fmbench.cli import main
+from fmbench.comparison.build_history import read_histories
+from fmbench.comparison.compare import compare_files, compare_runs, compare_selected
+from fmbench.comparison.evidence import RULE
+from fmbench.comparison.regressions import BuildChange, find_build_changes
 from fmbench.ingest import ingest_paths
+from fmbench.publish.regression_cache import build_regressions
 from fmbench.serving.serve import create_app
 from fmbench.views import PAGES, render_page, site_context
 from fmbench.views.blocks import Cell
 from fmbench.views.builds import build_page
+from fmbench.views.catalog import device_page
 from fmbench.views.comparison_blocks import ComparisonSection
 from fmbench.views.comparisons import comparison_page, regressions_feed, regressions_page
 from fmbench.views.device_comparisons import device_comparison_page
@@ -78,6 +89,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # A second Mac on the candidate build, for the device comparison.
     rb.write_run(flips.CANDIDATE.but(hardware=AIR, device="MacBook Air M4", noise_seed=24, started=_at(12)),
                  folder, "air")
+    # The Air measured again on the same build, publishable too, and slower: one build, two publishable runs.
+    rb.write_run(flips.CANDIDATE.but(hardware=AIR, device="MacBook Air M4", noise_seed=25, started=_at(13),
+                                     ttft_offset=0.05), folder, "air-again")
     path = root / "db.duckdb"
     report = ingest_paths([folder], path)
     assert report.ok
@@ -198,7 +212,7 @@ def test_a_device_comparison_stands_each_mac_on_its_publishable_run_not_a_newer_
     (section,) = page.sections
     assert section.comparison is not None
     assert [r.file_name for r in section.comparison.candidate.runs] == ["mac-candidate.json"]
-    assert [r.file_name for r in section.comparison.baseline.runs] == ["air.json"]
+    assert [r.file_name for r in section.comparison.baseline.runs] == ["air-again.json"]  # the newer of two
     assert f"{flips.DEVICE} on {flips.CANDIDATE_BUILD}" in section.heading
 
 
@@ -253,4 +267,111 @@ def test_home_shows_the_run_a_build_stands_on_not_a_newer_exploratory_one_beside
     ids = dict(site.con.execute("SELECT file_name, run_id FROM runs").fetchall())
     newest = list(runs_by_id(site.con, [ids["u-cand.json"], ids["air.json"]]).values())
     shown = {r["file_name"] for r in _standing(site, newest)}
-    assert shown == {"mac-candidate.json", "air.json"}
+    assert shown == {"mac-candidate.json", "air-again.json"}
+
+
+def _figure_text(site: SiteContext, file_name: str, scenario: str = "task-capture") -> tuple[str, str]:
+    """A run's id and its median TTFT of a workload as every page formats it."""
+    (run_id,) = site.con.execute("SELECT run_id FROM runs WHERE file_name = ?", [file_name]).fetchone() or ()
+    (value,) = site.con.execute(
+        "SELECT ttft_median FROM scenario_figures WHERE run_id = ? AND scenario_id = ?", [run_id, scenario]
+    ).fetchone() or ()
+    return run_id, fc.CATALOG["ttft_median"].format(value) or ""
+
+
+def test_a_build_with_two_publishable_runs_shows_the_newer_runs_numbers_on_every_page_and_home(
+    site: SiteContext,
+) -> None:
+    verdicts = _verdicts(site.con)
+    assert verdicts["air.json"] == verdicts["air-again.json"] == ("publishable", flips.CANDIDATE_BUILD)
+    older_id, older = _figure_text(site, "air.json")
+    newer_id, newer = _figure_text(site, "air-again.json")
+    assert older != newer
+    (config,) = site.evidence().configurations(AIR, flips.CANDIDATE_BUILD)
+    evidence = site.evidence().cell(AIR, flips.CANDIDATE_BUILD, config)
+    assert evidence is not None and evidence.run_ids == (newer_id,) and evidence.side.rule == RULE == "latest"
+    kinds = {k.name: k for k in PAGES}
+    pages: dict[str, dict[str, str]] = {
+        "home": {},
+        "leaderboard": {"scenario": "task-capture"},
+        "device_comparison": {"device_a": AIR, "device_b": flips.DEVICE, "generation": "27"},
+        "device": {"device": AIR},
+        "build": {"build": flips.CANDIDATE_BUILD},
+        "run": {"run_id": newer_id},
+    }
+    shown = {name: render_page(site, kinds[name], Filters(), **args) for name, args in pages.items()}
+    for name, html in shown.items():
+        assert newer in html, name
+    # One number for the build on home, the leaderboard and the device comparison: never the older run's beside
+    # it, nor a pool of the two (the leaderboard pooled them: a number no run page shows). The older run's median
+    # is the Mac's to three digits, so the leaderboard and the comparison are read where they show the Air.
+    assert older not in shown["home"]
+    build = build_page(site, Filters(), build=flips.CANDIDATE_BUILD)
+    headline = [_cell_text(c) for r in build.figures.rows if r.cells[0] == f"MacBook Air M4 ({AIR})"
+                and r.cells[2] == "Natural-language task capture" for c in r.cells]
+    assert newer in headline and older not in headline
+    # The Mac's row of that build is its publishable run's, not the newer exploratory one of an unknown revision.
+    _mac_id, mac = _figure_text(site, "mac-candidate.json")
+    _unknown_id, unknown = _figure_text(site, "u-cand.json")
+    mac_row = [_cell_text(c) for r in build.figures.rows if r.cells[0].endswith(f"({flips.DEVICE})")
+               and r.cells[2] == "Natural-language task capture" for c in r.cells]
+    assert mac in mac_row and unknown not in mac_row
+    board = shown["leaderboard"]
+    (row,) = re.findall(rf'<tr data-f-device="{re.escape(AIR)}".*?</tr>', board, re.DOTALL)
+    assert f">{newer} (" in row and f">{older} (" not in row
+    (section,) = device_comparison_page(site, Filters(), AIR, flips.DEVICE, "27").sections
+    assert section.table is not None
+    (median,) = [r for r in section.table.rows
+                 if r.cells[0] == "Natural-language task capture" and r.cells[1] == fc.CATALOG["ttft_median"].label]
+    assert _cell_text(median.cells[3]) == newer  # the Air is the baseline
+    # The leaderboard's row of the Air names the run it stands on, and says the other exists.
+    assert newer_id in board and older_id not in board
+    assert "the newest of this build&#39;s 2 publishable runs" in board
+
+
+def test_every_selection_of_runs_defaults_to_the_one_rule_of_the_evidence_module() -> None:
+    for function in (find_build_changes, build_regressions, read_histories, compare_selected, compare_runs,
+                     compare_files):
+        parameters = inspect.signature(function).parameters
+        if "rule" in parameters:
+            assert parameters["rule"].default == RULE, function.__name__
+    for kind in ("comparison",):
+        view = next(k for k in PAGES if k.name == kind).view
+        assert inspect.signature(view).parameters["rule"].default == RULE
+    (option,) = [p for p in main.commands["compare"].params if p.name == "rule"]  # type: ignore[attr-defined]
+    assert option.default == RULE
+
+
+def test_the_methodology_page_states_the_one_rule_every_page_takes_runs_by() -> None:
+    text = " ".join((Path(__file__).resolve().parents[1] / "site" / "methodology.md").read_text(encoding="utf-8").split())
+    assert f"**One run stands for a build.** Every page takes a device's runs of one configuration on one OS build by " \
+           f"the same rule, the {RULE}: of its publishable runs (of one suite revision), the one that started last." in text
+
+
+def test_the_api_comparison_carries_the_verdict_vocabulary_and_the_smallest_detectable_changes_definition(
+    db: Path,
+) -> None:
+    client = create_app(db, host="127.0.0.1", port=8000).test_client()
+    answer = client.get("/api/compare", headers={"Host": "127.0.0.1:8000"}, query_string={
+        "device": flips.DEVICE, "baseline": flips.BASELINE_BUILD, "candidate": flips.CANDIDATE_BUILD})
+    assert answer.status_code == 200
+    (compared,) = answer.get_json()["comparisons"]
+    assert compared["verdicts"] == VERDICT_MEANINGS
+    assert compared["smallest_detectable_change"] == {"definition": DEFINITION, "power": 0.8}
+    assert "80% of the time" in DEFINITION
+    figures = [f for s in compared["scenarios"] for f in s["figures"]]
+    tested = [f for f in figures if f["interval"]]
+    assert tested and {f["verdict"] for f in tested} <= set(VERDICT_MEANINGS)
+    assert all(f["smallest_detectable_change"] is not None for f in tested)
+    # Its headline is the page's, in the same words.
+    assert "did not change" not in compared["verdict"] and "unchanged" not in compared["verdict"]
+
+
+def test_a_device_page_shows_each_build_by_the_run_it_stands_on_not_a_newer_exploratory_one(site: SiteContext) -> None:
+    ids = dict(site.con.execute("SELECT file_name, run_id FROM runs").fetchall())
+    page = device_page(site, Filters(), flips.DEVICE)
+    rows = [r for s in page.sections for r in s.table.rows if r.cells[1] == flips.CANDIDATE_BUILD]
+    assert rows
+    linked = {c.href.rstrip("/").rsplit("/", 1)[-1] for r in rows for c in r.cells if isinstance(c, Cell) and c.href
+              and "/runs/" in c.href}
+    assert linked == {ids["mac-candidate.json"]}  # not u-cand.json, newer and exploratory

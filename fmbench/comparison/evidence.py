@@ -13,6 +13,12 @@ OS build. Its evidence is chosen once, here, and the regression detector (and th
   ``first``: the oldest; ``pooled``: the newest), and of that revision's runs the attempt rule takes one, or all of
   them for ``pooled``.
 
+Every page takes a cell's runs by one rule, :data:`RULE` (``latest``): a build with two publishable runs of a
+configuration stands on the newer one on its comparison pages, its build steps and history, home, the device
+comparisons and the leaderboards alike, so each shows that run's own numbers (the ones its run page shows) and
+never a pool of it with another run beside them. The other rules are a reader's explicit choice (``fmbench
+compare --rule``, a comparison page's ``?rule=`` under ``serve``).
+
 A device comparison stands each device on its newest OS build with a publishable run of the configuration
 (:meth:`EvidenceIndex.newest`), the build a leaderboard ranks it on; a device with none stands on its newest
 exploratory build, said as such.
@@ -33,6 +39,9 @@ from fmbench.comparison.selection import (
     SideSpec,
     apply_rule,
 )
+
+RULE: AttemptRule = "latest"
+"""The attempt rule every page takes a cell's runs by (see the module's text)."""
 
 Configuration = tuple[Any, ...]
 """A configuration's values: those of :data:`fmbench.analysis.configuration.GROUPING`, then the file generation."""
@@ -94,7 +103,7 @@ def _ordered(runs: Iterable[RunInfo]) -> list[RunInfo]:
     return sorted(runs, key=lambda r: (r.started_at, r.run_id))
 
 
-def select(runs: Sequence[RunInfo], rule: AttemptRule = "latest") -> Evidence | None:
+def select(runs: Sequence[RunInfo], rule: AttemptRule = RULE) -> Evidence | None:
     """The evidence of one cell from its runs (one device, configuration and build; invalid ones are left out):
     ``None`` when none is valid."""
     valid = _ordered(r for r in runs if r.verdict != "invalid")
@@ -158,14 +167,14 @@ class EvidenceIndex:
         theirs = set(self.configurations(device, candidate))
         return [c for c in self.configurations(device, baseline) if c in theirs]
 
-    def cell(self, device: str, build: str, configuration: Configuration, rule: AttemptRule = "latest") -> Evidence | None:
+    def cell(self, device: str, build: str, configuration: Configuration, rule: AttemptRule = RULE) -> Evidence | None:
         """The evidence of one cell (``None``: the device has no valid run of it on that build)."""
         key = (device, build, configuration, rule)
         if key not in self._chosen:
             self._chosen[key] = select(self._cells.get((device, build, configuration), ()), rule)
         return self._chosen[key]
 
-    def device_cells(self, device: str, rule: AttemptRule = "latest") -> list[Evidence]:
+    def device_cells(self, device: str, rule: AttemptRule = RULE) -> list[Evidence]:
         """Every cell of a device, in the order of its builds' first run."""
         out = []
         for build in self.builds(device):
@@ -176,7 +185,7 @@ class EvidenceIndex:
         return out
 
     def newest(self, device: str, configuration: Configuration, generation: int | None,
-               rule: AttemptRule = "latest") -> Evidence | None:
+               rule: AttemptRule = RULE) -> Evidence | None:
         """The device's evidence of a configuration on one OS generation for a device comparison: on its newest
         build with a publishable run of it, else on its newest build (exploratory, and said)."""
         found = [

@@ -181,7 +181,8 @@ class Comparison:
         return next(s for s in self.scenarios if s.scenario_id == scenario_id)
 
     def changes(self) -> list[tuple[ScenarioComparison, FigureComparison]]:
-        """Every figure whose interval excludes zero."""
+        """Every figure that got better or worse: its interval excludes zero and the change passes the practical
+        threshold."""
         return [(s, f) for s in self.scenarios for f in s.figures if f.verdict in ("better", "worse")]
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -13,6 +14,7 @@ from fmbench.comparison.sample_changes import headline_groups
 from fmbench.runfile import vocabulary as vocab
 
 if TYPE_CHECKING:
+    from fmbench.analysis.tolerance import Tolerance
     from fmbench.comparison.results import Comparison, FigureComparison
     from fmbench.comparison.sample_changes import SampleChange, SampleSide
     from fmbench.comparison.selection import RunInfo, Side
@@ -101,12 +103,26 @@ def value_text(f: FigureComparison, side: Literal["baseline", "candidate"]) -> s
 
 
 CHANGED = ("worse", "better")
-"""The verdicts of a change beyond the practical threshold, in the order a verdict sentence names them."""
-UNCHANGED = ("within tolerance", "inconclusive")
-"""The verdicts of a tested figure that did not pass the practical threshold: its interval lies inside it (within
-tolerance), or these runs cannot tell (inconclusive). Only the first says the figure did not change."""
+"""The verdicts of a change beyond the practical threshold (the order a verdict sentence counts the unnamed ones)."""
+NOT_PAST_THRESHOLD = ("within tolerance", "inconclusive")
+"""The verdicts of a tested figure whose change was not shown beyond the practical threshold: its interval lies
+inside it (within tolerance), or these runs cannot tell (inconclusive). Only the first says the figure did not
+change."""
 NAMED_CHANGES = 3
 """How many changes a verdict sentence names; the others it counts."""
+
+
+def past_threshold(f: FigureComparison, tolerance: Tolerance) -> float:
+    """How big a change is in its own practical threshold's units (2.0: twice the threshold), the one scale on which
+    changes of every kind are ordered: a rate's change in points against the rate threshold, a time's, throughput's
+    or memory's relative change against theirs (infinite from a baseline of 0, as :func:`~fmbench.analysis.tolerance.judge`
+    counts it)."""
+    threshold, relative = tolerance.for_unit(f.unit)
+    if relative:
+        size = abs(f.relative_delta) if f.relative_delta is not None else math.inf
+    else:
+        size = abs(f.delta) if f.delta is not None else 0.0
+    return size / threshold if threshold > 0 else size
 
 
 def _size(f: FigureComparison) -> str:
@@ -147,29 +163,31 @@ def evidence_clauses(parts: Sequence[tuple[str | None, Comparison]]) -> list[str
 
 def verdict_sentence(parts: Sequence[tuple[str | None, Comparison]], refused: int = 0) -> str:
     """One sentence of a comparison's verdicts (of several, a page's configurations: each ``(label, comparison)``,
-    the label naming the configuration a change is in, ``None`` for none): what got worse, then better, beyond the
-    practical threshold (the figure, the workload and the size, at most :data:`NAMED_CHANGES` named), how many
-    figures stayed within tolerance and how many were inconclusive (never called unchanged), and how many were not
-    tested; ``refused``: how many comparisons were refused."""
+    the label naming the configuration a change is in, ``None`` for none): first the samples whose outcome changed,
+    then the figures that got worse or better beyond the practical threshold, the biggest first across every kind
+    (quality, latency, throughput, memory: by :func:`past_threshold`; the figure, the workload and the size, at most
+    :data:`NAMED_CHANGES` named, the rest counted), how many figures stayed within tolerance and how many were
+    inconclusive (never called unchanged), and how many were not tested; ``refused``: how many comparisons were
+    refused."""
     named: list[str] = []
     counts = {verdict: 0 for verdict in CHANGED}
     within = inconclusive = untested = 0
-    for verdict in CHANGED:
-        for label, c in parts:
-            for scenario, f in [(x, f) for x in c.scenarios for f in x.figures if f.verdict == verdict]:
-                if len(named) >= NAMED_CHANGES:
-                    counts[verdict] += 1  # counted, not named
-                else:
-                    where = f"{scenario.title} ({label})" if label else scenario.title
-                    named.append(
-                        f"{f.label} of {where} got {_size(f)} {verdict} "
-                        f"({value_text(f, 'baseline')} → {value_text(f, 'candidate')})"
-                    )
+    changes = [(label, c, s, f) for label, c in parts for s in c.scenarios for f in s.figures if f.verdict in CHANGED]
+    changes.sort(key=lambda x: -past_threshold(x[3], x[1].tolerance))  # stable: equal sizes keep the page's order
+    for label, _c, scenario, f in changes:
+        if len(named) >= NAMED_CHANGES:
+            counts[f.verdict] += 1  # counted, not named
+        else:
+            where = f"{scenario.title} ({label})" if label else scenario.title
+            named.append(
+                f"{f.label} of {where} got {_size(f)} {f.verdict} "
+                f"({value_text(f, 'baseline')} → {value_text(f, 'candidate')})"
+            )
     for _label, c in parts:
         for s in c.scenarios:
             within += sum(f.verdict == "within tolerance" for f in s.figures)
             inconclusive += sum(f.verdict == "inconclusive" for f in s.figures)
-            untested += sum(f.verdict not in (*CHANGED, *UNCHANGED) for f in s.figures)
+            untested += sum(f.verdict not in (*CHANGED, *NOT_PAST_THRESHOLD) for f in s.figures)
     clauses: list[str] = sample_clauses(parts)
     if named:
         clauses += named

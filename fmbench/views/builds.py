@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from fmbench import urls
 from fmbench.analysis import display as d
-from fmbench.analysis.configuration import config_label
+from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.regressions import BuildChange
 from fmbench.views import build_queries as q
 from fmbench.views.blocks import Cell, Column, Row, Table
@@ -131,15 +131,27 @@ class BuildPage(Page):
     first_builds: list[str]
 
 
+def _standing(site: SiteContext, os_build: str, found: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Per device and configuration, the run the build stands on (:mod:`fmbench.comparison.evidence`, the one
+    selection: the newest publishable run, an exploratory one only where none is publishable), the run its
+    comparisons and home show; a run without a hardware model, which stands for no device, by the newest valid one."""
+    index = site.evidence()
+    by_id = {r["run_id"]: r for r in found}
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in found:
+        if r["verdict"] == "invalid":
+            continue
+        evidence = index.cell(r["hardware_model"], os_build, config_key(r)) if r["hardware_model"] else None
+        out[(device_key(r), config_label(r))] = by_id.get(evidence.run_ids[-1], r) if evidence else r
+    return out
+
+
 def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
 
     os_build = site.paths.builds.named(build, "OS build")
     found = q.build_runs(site.con, os_build)
     url = site.url
-    newest: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in found:
-        if r["verdict"] != "invalid":
-            newest[(device_key(r), config_label(r))] = r
+    newest = _standing(site, os_build, found)
     measured = Table(
         "measured",
         f"Devices and configurations measured on {os_build} (every run, invalid ones included)",
@@ -178,7 +190,8 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
             )
     headline = Table(
         "headline",
-        "Headline figures per workload: the newest run that is evidence, per device and configuration",
+        "Headline figures per workload: per device and configuration, the run this build stands on on every page "
+        "(the newest publishable one; an exploratory one only where none is publishable)",
         [Column("device", "Device"), Column("config", "Configuration"), Column("scenario", "Scenario"),
          *figure_columns(figure_keys("build"))],
         figure_rows,
@@ -202,7 +215,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
                 Cell(f"{step.baseline_build} → {step.candidate_build}",
                      href=url(site.paths.comparison(g.hardware_model, step.baseline_build, step.candidate_build, step.anchor))),
                 changes,
-                step.refused or (None if changes else "No change whose interval excludes zero."),
+                step.refused or (None if changes else "No figure got worse or better beyond the practical threshold, and no sample's outcome changed."),
             )
         )
     first = sorted({f"{r['device_name']} ({device_key(r)})" for r in found

@@ -36,8 +36,9 @@ from fmbench.views.runs import empty_text, runs_table
 from fmbench.views.site import SiteContext
 
 ATTEMPT_RULE = (
-    "Where a build has several runs of one configuration, the newest run that is not invalid is shown "
-    "(attempt rule: latest). Invalid runs never appear here."
+    "Where a build has several runs of one configuration, the run it stands on on every page is shown: the newest "
+    "publishable one, an exploratory one only where none is publishable (attempt rule: latest). Invalid runs never "
+    "appear here."
 )
 
 
@@ -301,10 +302,16 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
     sections = []
     compare_links: list[Cell] = []
     configs = []
-    for _, members in sorted(groups.items(), key=lambda kv: config_label(kv[1][0])):
+    index = site.evidence()
+    for configuration, members in sorted(groups.items(), key=lambda kv: config_label(kv[1][0])):
         latest: dict[str, dict[str, Any]] = {}
         for r in sorted(members, key=lambda r: r["started_at"]):
             latest[r["os_build"] or "not recorded"] = r
+        by_id = {r["run_id"]: r for r in members}
+        for build in list(latest):  # the run each build stands on on every page, where the filters kept it
+            evidence = index.cell(key, build, configuration)
+            if evidence is not None and evidence.run_ids[-1] in by_id:
+                latest[build] = by_id[evidence.run_ids[-1]]
         configs.append((members, latest))
     # Every section's scenario rows in one query each, rather than a few queries per section.
     shown = {r["run_id"]: r for _, latest in configs for r in latest.values()}

@@ -12,7 +12,7 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
-from fmbench.comparison.evidence import Configuration, configuration_values
+from fmbench.comparison.evidence import RULE, Configuration, configuration_values
 from fmbench.comparison.regressions import atom_feed
 from fmbench.comparison.selection import ATTEMPT_RULES, AttemptRule
 from fmbench.comparison.text import confidence_text
@@ -103,8 +103,9 @@ class ComparisonPage(Page):
     strict: bool
     rule: str
     verdict: str
-    """The page's answer, laid out before anything else: its verdicts in one sentence (what got worse or better
-    beyond the practical threshold, how many figures did not change)."""
+    """The page's answer, laid out before anything else: its verdicts in one sentence (the samples whose outcome
+    changed, then what got worse or better beyond the practical threshold, the biggest first, and how many figures
+    stayed within tolerance or were inconclusive: :func:`fmbench.comparison.text.verdict_sentence`)."""
     sections: list[ComparisonSection]
     other_rules: list[Cell]
 
@@ -136,7 +137,7 @@ def _rule(rule: str) -> AttemptRule:
 
 def comparison_page(
     site: SiteContext, filters: Filters, device: str, baseline: str, candidate: str,
-    rule: str = "latest", strict: bool | None = None,
+    rule: str = RULE, strict: bool | None = None,
 ) -> ComparisonPage:
     key = site.paths.devices.named(device, "device")
     baseline, candidate = site.paths.builds.named(baseline, "OS build"), site.paths.builds.named(candidate, "OS build")
@@ -173,7 +174,7 @@ def comparison_page(
 def build_comparison(site: SiteContext, args: dict[str, str]) -> Any:
     """The API's comparison: one device, two builds, optionally one route and suite."""
     key = args["device"]
-    rule = args.get("rule", "latest")
+    rule = args.get("rule", RULE)
     runs = _evidence(site, key)
     shared = _shared_configs(runs, args["baseline"], args["candidate"])
     by_config = {config_key(r): r for r in runs}

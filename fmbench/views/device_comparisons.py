@@ -11,8 +11,7 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import ComparisonRefused, compare_selected
-from fmbench.comparison.evidence import Configuration, configuration_values
-from fmbench.comparison.selection import AttemptRule
+from fmbench.comparison.evidence import RULE, Configuration, configuration_values
 from fmbench.errors import NotFoundError
 from fmbench.views import comparison_queries as q
 from fmbench.views.blocks import Cell, Column, Row, Table
@@ -27,8 +26,6 @@ from fmbench.views.comparison_blocks import (
 from fmbench.views.filters import Filters
 from fmbench.views.page import Page
 from fmbench.views.site import SiteContext
-
-RULE: AttemptRule = "latest"
 
 
 def _by_generation(site: SiteContext) -> dict[int, dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]]]:

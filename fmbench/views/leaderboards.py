@@ -2,8 +2,10 @@
 
 A board is one scenario, one configuration (:func:`fmbench.analysis.configuration.config_key`: route, suite, the
 runner's choices, the file generation) and one suite revision, as a device comparison holds them equal. On it
-each device stands on its newest OS build with a publishable run of that configuration, its publishable runs
-there pooled (the cluster bootstrap resamples runs, then samples, then trials). The devices are ranked by
+each device stands on its newest OS build with a publishable run of that configuration, and there on the run the
+one attempt rule of every page takes (:data:`fmbench.comparison.evidence.RULE`: the newest), the run its comparison
+pages and home show (the cluster bootstrap resamples its samples, each with its trials as measured). The devices
+are ranked by
 median TTFT; two neighbours whose difference's interval holds zero are tied
 (:func:`fmbench.analysis.ranking.rank`). Every figure of the catalog's ``leaderboard`` table is shown with its
 interval, the percentile interval of the same resamples the comparisons draw. Exploratory runs of the board's
@@ -20,9 +22,9 @@ from fmbench import urls
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis import ranking, stats
 from fmbench.analysis.configuration import REVISION_ID, config_key, config_label
-from fmbench.comparison.evidence import configuration_of
+from fmbench.comparison.evidence import RULE, configuration_of
 from fmbench.comparison.load import Trials, side_trials
-from fmbench.comparison.selection import RunInfo, Side, SideSpec
+from fmbench.comparison.selection import RunInfo, Side, SideSpec, apply_rule
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import charts
@@ -80,7 +82,8 @@ class Board:
 
 @dataclass
 class _Entry:
-    """One device on a board: its newest build with a publishable run, those runs, their pooled trials."""
+    """One device on a board: its newest build with a publishable run, the runs it stands on there (by
+    :data:`~fmbench.comparison.evidence.RULE`), their trials."""
 
     key: str
     name: str
@@ -88,6 +91,8 @@ class _Entry:
     runs: list[RunInfo]
     trials: Trials
     values: dict[str, float | None]
+    others: int
+    """The build's other publishable runs of the configuration, which the attempt rule did not take."""
     intervals: dict[str, tuple[float, float] | None]
 
     @property
@@ -136,19 +141,24 @@ def _value_cell(f: fc.Figure, e: _Entry) -> Cell:
 def _runs_cell(site: SiteContext, e: _Entry) -> Cell:
     if len(e.runs) == 1:
         (run,) = e.runs
-        return Cell(run.run_id, href=site.url(urls.run(run.run_id)), title=run.file_name, sort=1)
+        title = run.file_name
+        if e.others:
+            title += (f" (the newest of this build's {e.others + 1} publishable runs of the configuration: the run its "
+                      "comparisons and home show too)")
+        return Cell(run.run_id, href=site.url(urls.run(run.run_id)), title=title, sort=1)
     return Cell(f"{len(e.runs)} runs pooled", title=", ".join(r.run_id for r in e.runs), sort=len(e.runs),
                 href=site.url(site.paths.device(e.key)))
 
 
-def _standing(site: SiteContext, runs: list[RunInfo]) -> dict[str, list[RunInfo]]:
-    """Per device, the runs it stands on: the pooled evidence (:mod:`fmbench.comparison.evidence`) of its newest OS
-    build whose evidence is publishable runs of the board's suite revision; a run without a hardware model or OS
-    build, which stands for no cell, by its own publishable runs on its newest build."""
+def _standing(site: SiteContext, runs: list[RunInfo]) -> dict[str, tuple[list[RunInfo], int]]:
+    """Per device, the runs it stands on and how many other publishable runs its build has: the evidence
+    (:mod:`fmbench.comparison.evidence`, by its one :data:`~fmbench.comparison.evidence.RULE`) of its newest OS build
+    whose evidence is publishable runs of the board's suite revision; a run without a hardware model or OS build,
+    which stands for no cell, by the same rule over its own publishable runs on its newest build."""
     index = site.evidence()
     revision = runs[0].revision_id
     configuration = configuration_of(runs[0])
-    out: dict[str, list[RunInfo]] = {}
+    out: dict[str, tuple[list[RunInfo], int]] = {}
     loose: dict[str, list[RunInfo]] = {}
     for r in sorted(runs, key=lambda r: (r.started_at, r.run_id)):
         if r.verdict != "publishable":
@@ -158,30 +168,34 @@ def _standing(site: SiteContext, runs: list[RunInfo]) -> dict[str, list[RunInfo]
         elif r.hardware_model not in out:
             found = [
                 e for b in index.builds(r.hardware_model)
-                if (e := index.cell(r.hardware_model, b, configuration, "pooled")) is not None
+                if (e := index.cell(r.hardware_model, b, configuration, RULE)) is not None
                 and not e.exploratory and e.revision_id == revision
             ]
             if found:
-                out[r.hardware_model] = list(found[-1].runs)
+                side = found[-1].side
+                publishable = [m for m in side.matched if m.verdict == "publishable" and m.revision_id == revision]
+                out[r.hardware_model] = (list(side.runs), len(publishable) - len(side.runs))
     for key, mine in loose.items():
-        out.setdefault(key, [r for r in mine if r.os_build == mine[-1].os_build])
+        same_build = [r for r in mine if r.os_build == mine[-1].os_build]
+        used = apply_rule(SideSpec(key, "filter"), same_build, RULE).runs
+        out.setdefault(key, (list(used), len(same_build) - len(used)))
     return out
 
 
 def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_Entry]:
-    """Per device, the publishable runs it stands on (its newest OS build with one), pooled."""
+    """Per device, the publishable runs it stands on (on its newest OS build with one, by the one attempt rule)."""
     out = []
     kept = site.caches.resamples
-    for key, pooled in sorted(_standing(site, runs).items()):
-        build = pooled[-1].os_build
+    for key, (used, others) in sorted(_standing(site, runs).items()):
+        build = used[-1].os_build
         filters = (("device", key),) + ((("os_build", build),) if build is not None else ())
-        side = Side(SideSpec(" ".join(f"{k}={v}" for k, v in filters), "filter", filters=filters), "pooled",
-                    tuple(pooled), tuple(pooled))
+        side = Side(SideSpec(" ".join(f"{k}={v}" for k, v in filters), "filter", filters=filters), RULE,
+                    tuple(used), tuple(used))
         data, _titles, _listed = side_trials(site.con, side, site.caches)
         t = data.get(scenario_id, Trials())
         values = {f.key: t.value(f) for f in _figures()}
         intervals = {f.key: _interval(f, t, kept) if values[f.key] is not None else None for f in _figures()}
-        out.append(_Entry(key, pooled[-1].device_name, build, pooled, t, values, intervals))
+        out.append(_Entry(key, used[-1].device_name, build, used, t, values, others, intervals))
     return out
 
 
@@ -349,7 +363,9 @@ class LeaderboardPage(Page):
 def _method() -> str:
     return (
         f"Each figure's interval is the {CONFIDENCE:.0%} percentile interval of {stats.RESAMPLES:,} cluster-bootstrap "
-        "resamples of the device's pooled runs (runs, then samples, then trials), as the comparisons draw them. "
+        "resamples of the run each device stands on (the newest publishable run of its newest build, the run its "
+        "comparisons and home show): its samples, each drawn with its trials as measured, as the comparisons draw "
+        "them. "
         f"Neighbours are tied when the {CONFIDENCE:.0%} interval on their difference in "
         f"{_lower(fc.CATALOG[RANKED_BY].label)} (paired by sample where both ran the same samples) holds zero (or too "
         "few trials give none): they share a rank."
