@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.native.reader import ReadLimits, read_artifacts
-from fmbench.project import load_project, toml_too_deep
+from fmbench.project import ProjectError, load_project, toml_too_deep
 from fmbench.runfile.user_files import FileTooLarge, NotRegularFile, read_bytes
 from fmbench.scaffold import init_project
 from fmbench.storage.db import connect
@@ -244,6 +244,29 @@ def test_a_methodology_file_over_its_limit_is_one_line_and_one_within_it_builds(
     assert f"{notes}: " in line and "bytes is larger than the 262,144-byte limit for methodology notes" in line, line
     notes.write_text(paragraph * 10, encoding="utf-8")
     assert run_cli("build", "--project", project, timeout=240).returncode == 0
+
+
+def test_the_methodology_limit_is_a_project_setting_a_publisher_can_raise_or_lower(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "results", title="Long notes").root
+    notes = root / "methodology.md"
+    paragraph = "Each run is measured on a quiet device with the same prompts, and judged by the same rules.\n\n"
+    notes.write_text(paragraph * (300 * 1024 // len(paragraph)), encoding="utf-8")  # 300 KiB: past the default
+    with pytest.raises(ProjectError, match="larger than the 262,144-byte limit for methodology notes") as refused:
+        load_project(root).methodology_notes()
+    assert "raise [publishing] methodology_max_bytes in " in str(refused.value)
+    settings = root / "fmbench.toml"
+    default = settings.read_text(encoding="utf-8")
+    assert "\nmethodology_max_bytes = 262144\n" in default  # fmbench init writes the key with its default
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 524288"), encoding="utf-8")
+    assert "quiet device" in load_project(root).methodology()
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 1000"), encoding="utf-8")
+    notes.write_text(paragraph * 20, encoding="utf-8")  # 1.8 KB: within the default, past this project's limit
+    result = CliRunner().invoke(main, ["build", "--project", str(root)])
+    assert result.exit_code == 1 and "larger than the 1,000-byte limit for methodology notes" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 0"), encoding="utf-8")
+    with pytest.raises(ProjectError, match=r"publishing\.methodology_max_bytes"):
+        load_project(root)
 
 
 def test_a_fifo_as_a_projects_settings_revisions_or_methodology_is_one_line(project: Path) -> None:
