@@ -50,8 +50,8 @@ DEFAULT_INSTALL = f"{DISTRIBUTION}=={__version__}"
 MAX_PROJECT_FILE_BYTES = 1024 * 1024
 """fmbench.toml is a few dozen lines; a megabyte is far past any."""
 MAX_METHODOLOGY_BYTES = 256 * 1024
-"""A publisher's methodology notes: ten times fmbench's own methodology (rendering grows with the text: 4 MB
-took a minute and a gigabyte)."""
+"""A publisher's methodology notes, by default (``[publishing] methodology_max_bytes``): ten times fmbench's own
+methodology (rendering grows with the text: 4 MB took a minute and a gigabyte)."""
 MAX_TOML_DEPTH = 32
 """How deeply fmbench.toml may nest arrays and inline tables (tomllib's parser recurses on each level)."""
 
@@ -181,6 +181,10 @@ class PublishingSettings(_Strict):
     release's version, or a git URL at its commit); installed from a checkout or a wheel file, it says how to set it."""
     practical_change: PracticalChange = PracticalChange()
     """The smallest change a comparison calls better or worse, beside its interval (the keys below)."""
+    methodology_max_bytes: Annotated[int, Field(ge=1)] = MAX_METHODOLOGY_BYTES
+    """The largest methodology notes file (``paths.methodology``) a build or ``serve`` reads, in bytes, counted as
+    it is read; a longer file is refused in one line naming it. Rendering grows with the text (4 MB took a minute
+    and a gigabyte): raise it only as far as the notes need."""
     strict: bool = False
     """Whether ``fmbench build`` exits 1 when a run file of the runs folder cannot be read, or a sidecar cannot be
     read or holds an unknown key (after building the site); ``fmbench build --strict`` turns it on for one build."""
@@ -373,13 +377,14 @@ class Project:
     def methodology_notes(self) -> PublisherNotes:
         """The publisher's methodology notes, and which of ``fmbench init``'s placeholder sections they still hold."""
         try:
-            text = read_text(self.methodology_file, MAX_METHODOLOGY_BYTES)
+            text = read_text(self.methodology_file, self.config.publishing.methodology_max_bytes)
         except FileNotFoundError:
             return publisher_notes("")
         except FileTooLarge as exc:
             raise ProjectError(
                 f"{self.methodology_file}: {exc.reason} for methodology notes (the whole of fmbench's own "
-                "methodology is 23 KB); shorten it, or link to a longer text"
+                f"methodology is 23 KB); shorten it, link to a longer text, or raise [publishing] "
+                f"methodology_max_bytes in {self.file}"
             ) from None
         except UnreadableFile as exc:
             raise ProjectError(str(exc)) from None

@@ -24,6 +24,7 @@ from fmbench.errors import FmbenchError
 from fmbench.install_source import InstallSource, install_warning, installed_source
 from fmbench.project import (
     DEFAULT_INSTALL,
+    MAX_METHODOLOGY_BYTES,
     PROJECT_FILE,
     ProjectError,
     find_project_root,
@@ -137,6 +138,10 @@ install = {_toml_string(install)}
 # A run file that cannot be read is left out of the site and named; with strict = true the build
 # then exits 1 (after building the site of the others), so CI fails. `fmbench build --strict` too.
 strict = false
+# The largest methodology notes file (paths.methodology) a build or `fmbench serve` reads, in bytes,
+# counted as it is read; a longer one is refused. Rendering grows with the text: raise it only as
+# far as the notes need.
+methodology_max_bytes = {MAX_METHODOLOGY_BYTES}
 
 # The smallest change called better or worse, beside the statistical test: a change whose interval
 # excludes zero but whose size is under it reads "within tolerance". The site's comparisons,

@@ -53,6 +53,7 @@ from .reports import (
     inspect_path,
     list_samples,
     report_path,
+    stream_samples,
 )
 from .result_sets import convert, list_results
 from .validation import validate_paths
@@ -109,6 +110,7 @@ __all__ = [
     "report_path",
     "run_pipeline",
     "sample_variance",
+    "stream_samples",
     "validate_paths",
     "write_replay",
 ]

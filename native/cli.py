@@ -22,7 +22,7 @@ from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
 from .reader import DEFAULT_MAX_ROWS, ReadLimits, raw_document
 from .replay import write_replay
-from .reports import SAMPLE_KINDS, comparison_text, inspect_path, list_samples, report_path
+from .reports import SAMPLE_KINDS, comparison_text, inspect_path, report_path, stream_samples
 
 
 def _fail_on(errors: Sequence[ArtifactError]) -> None:
@@ -107,11 +107,10 @@ def samples_command(
     file: Path, jsonl: bool, only_failures: bool, metric: str | None, kind: str | None, limits: ReadLimits
 ) -> None:
     """One normalized row per line."""
-    listing = list_samples(file, only_failures=only_failures, metric=metric, kind=kind, limits=limits)
-    output = listing.to_jsonl() if jsonl else listing.to_text()
-    if output:
-        echo(output)
-    _fail_on(listing.errors)
+    stream = stream_samples(file, only_failures=only_failures, metric=metric, kind=kind, limits=limits)
+    for line in stream.lines(jsonl=jsonl):  # each row written as it is made, never every row at once
+        echo(line)
+    _fail_on(stream.errors)
 
 
 @native.command("report")

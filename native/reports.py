@@ -7,6 +7,7 @@ or JSON; the command line only chooses the rendering.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,30 +129,63 @@ def inspect_path(path: Path | str, limits: ReadLimits = DEFAULT_LIMITS) -> Inspe
     return InspectionReport(inspections, result.errors)
 
 
+def _sample_line(row: dict[str, Any]) -> str:
+    marks = []
+    for name, metric in row["metrics"].items():
+        short = name.removeprefix("FoundationModelsBench ")
+        if metric["kind"] == "score":
+            shown = _number(metric.get("value"))
+        elif metric["kind"] == "pass" and metric.get("value") is False:
+            shown = "fail"
+        else:
+            shown = metric["kind"]
+        marks.append(f"{_t(short)}={_t(shown)}")
+    where = _t(row["source"]) + (f" line {row['line']}" if row["line"] is not None else "")
+    return f"{where} #{row['index']} {_t(row['recordID'] or '-')}  " + "  ".join(marks)
+
+
+def _jsonl_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
 @dataclass
 class SampleListing:
     rows: list[dict[str, Any]] = field(default_factory=list)
     errors: list[ArtifactError] = field(default_factory=list)
 
     def to_jsonl(self) -> str:
-        return "\n".join(json.dumps(row, sort_keys=True, ensure_ascii=False) for row in self.rows)
+        return "\n".join(map(_jsonl_line, self.rows))
 
     def to_text(self) -> str:
-        lines: list[str] = []
-        for row in self.rows:
-            marks = []
-            for name, metric in row["metrics"].items():
-                short = name.removeprefix("FoundationModelsBench ")
-                if metric["kind"] == "score":
-                    shown = _number(metric.get("value"))
-                elif metric["kind"] == "pass" and metric.get("value") is False:
-                    shown = "fail"
-                else:
-                    shown = metric["kind"]
-                marks.append(f"{_t(short)}={_t(shown)}")
-            where = _t(row["source"]) + (f" line {row['line']}" if row["line"] is not None else "")
-            lines.append(f"{where} #{row['index']} {_t(row['recordID'] or '-')}  " + "  ".join(marks))
-        return "\n".join(lines)
+        return "\n".join(map(_sample_line, self.rows))
+
+
+@dataclass
+class SampleStream:
+    """The rows of the documents read, normalized one at a time as they are written (never all at once: a
+    command that only passes rows through holds one normalized row, not every one)."""
+
+    documents: list[Evaluation]
+    only_failures: bool = False
+    metric: str | None = None
+    kind: str | None = None
+    errors: list[ArtifactError] = field(default_factory=list)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for ev in self.documents:
+            order = {name: position for position, name in enumerate(ev.metric_names)}
+            for row in ev.rows:
+                if not _row_matches(row, only_failures=self.only_failures, metric=self.metric, kind=self.kind):
+                    continue
+                normalized = {"source": ev.source_name, "line": ev.line, "isJudge": ev.is_judge}
+                normalized.update(row.to_dict())
+                metrics = normalized["metrics"]
+                normalized["metrics"] = {name: metrics[name] for name in sorted(metrics, key=order.__getitem__)}
+                yield normalized
+
+    def lines(self, *, jsonl: bool = False) -> Iterator[str]:
+        """Each row as one line of text (or of JSON Lines), made when it is asked for."""
+        return map(_jsonl_line if jsonl else _sample_line, self.rows())
 
 
 SAMPLE_KINDS = ("pass", "fail", "score", "ignore")
@@ -188,21 +222,22 @@ def list_samples(
     keeps rows where a metric (the named one) has that kind, ``fail``
     including a ``pass`` with value false and ``pass`` excluding it.
     """
+    stream = stream_samples(path, only_failures=only_failures, metric=metric, kind=kind, limits=limits)
+    return SampleListing(list(stream.rows()), stream.errors)
+
+
+def stream_samples(
+    path: Path | str,
+    *,
+    only_failures: bool = False,
+    metric: str | None = None,
+    kind: str | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> SampleStream:
+    """What :func:`list_samples` lists, as a stream: the documents read (and the errors met), each row
+    normalized only when the stream reaches it (``native samples`` writes each line as it is made)."""
     result = read_artifacts([path], limits)
-    rows: list[dict[str, Any]] = []
-    for ev in result.documents:
-        order = {name: position for position, name in enumerate(ev.metric_names)}
-        for row in ev.rows:
-            if not _row_matches(row, only_failures=only_failures, metric=metric, kind=kind):
-                continue
-            normalized = {"source": ev.source_name, "line": ev.line, "isJudge": ev.is_judge}
-            normalized.update(row.to_dict())
-            metrics = normalized["metrics"]
-            normalized["metrics"] = {
-                name: metrics[name] for name in sorted(metrics, key=order.__getitem__)
-            }
-            rows.append(normalized)
-    return SampleListing(rows, result.errors)
+    return SampleStream(result.documents, only_failures, metric, kind, result.errors)
 
 
 def comparison_text(comparison: Comparison) -> str:

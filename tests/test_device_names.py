@@ -94,6 +94,19 @@ def test_the_devices_index_labels_every_device_differently(project: tuple[Path, 
     assert unicodedata.normalize("NFD", "Café Mac") not in html
 
 
+def test_the_devices_index_marks_each_look_alike_name_and_no_plain_one(project: tuple[Path, Path, str]) -> None:
+    html = (project[1] / urls.devices().lstrip("/") / "index.html").read_text(encoding="utf-8")
+    body = html[html.index("<tbody"):html.index("</tbody>")]
+    rows = {_page_text(row[row.index("<td"):row.index("</td>")]).strip(): row for row in body.split("<tr")[1:]}
+    marked = {name for name, row in rows.items() if "may pass for another device&#39;s name" in row}
+    assert len(rows) == 5, list(rows)
+    assert marked == {"MacBook Pro<U+200B> M5", "MacBook \u0420ro M5", "MacBook Pro M5<U+202E>"}, (marked, list(rows))
+    cyrillic = rows["MacBook \u0420ro M5"]
+    assert "mixes Latin and Cyrillic letters" in cyrillic  # the finding itself, in the mark's tooltip
+    zero_width = rows["MacBook Pro<U+200B> M5"]
+    assert "U+200B ZERO WIDTH SPACE" in zero_width and "\u200b" not in zero_width
+
+
 def _run_page(project: tuple[Path, Path, str], file_name: str) -> str:
     with duckdb.connect(str(project[0]), read_only=True) as con:
         row = con.execute("SELECT run_id FROM runs WHERE file_name = ?", [file_name]).fetchone()

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from fmbench.cli import main
 from fmbench.native.reader import ReadLimits, read_artifacts
-from fmbench.project import load_project, toml_too_deep
+from fmbench.project import ProjectError, load_project, toml_too_deep
 from fmbench.runfile.user_files import FileTooLarge, NotRegularFile, read_bytes
 from fmbench.scaffold import init_project
 from fmbench.storage.db import connect
@@ -246,6 +246,29 @@ def test_a_methodology_file_over_its_limit_is_one_line_and_one_within_it_builds(
     assert run_cli("build", "--project", project, timeout=240).returncode == 0
 
 
+def test_the_methodology_limit_is_a_project_setting_a_publisher_can_raise_or_lower(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "results", title="Long notes").root
+    notes = root / "methodology.md"
+    paragraph = "Each run is measured on a quiet device with the same prompts, and judged by the same rules.\n\n"
+    notes.write_text(paragraph * (300 * 1024 // len(paragraph)), encoding="utf-8")  # 300 KiB: past the default
+    with pytest.raises(ProjectError, match="larger than the 262,144-byte limit for methodology notes") as refused:
+        load_project(root).methodology_notes()
+    assert "raise [publishing] methodology_max_bytes in " in str(refused.value)
+    settings = root / "fmbench.toml"
+    default = settings.read_text(encoding="utf-8")
+    assert "\nmethodology_max_bytes = 262144\n" in default  # fmbench init writes the key with its default
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 524288"), encoding="utf-8")
+    assert "quiet device" in load_project(root).methodology()
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 1000"), encoding="utf-8")
+    notes.write_text(paragraph * 20, encoding="utf-8")  # 1.8 KB: within the default, past this project's limit
+    result = CliRunner().invoke(main, ["build", "--project", str(root)])
+    assert result.exit_code == 1 and "larger than the 1,000-byte limit for methodology notes" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    settings.write_text(default.replace("methodology_max_bytes = 262144", "methodology_max_bytes = 0"), encoding="utf-8")
+    with pytest.raises(ProjectError, match=r"publishing\.methodology_max_bytes"):
+        load_project(root)
+
+
 def test_a_fifo_as_a_projects_settings_revisions_or_methodology_is_one_line(project: Path) -> None:
     for name in ("methodology.md", "revisions.yaml", "fmbench.toml"):
         target = project / name
@@ -345,6 +368,31 @@ def write_big_artifact(path: Path, rows: int) -> Path:
             f.write(("," if i else "") + '{"Input": "{}", "Score": {"kind": "score", "value": ' + str(i % 2) + "}}")
         f.write("]}")
     return path
+
+
+def _peak_mib(*args: str | Path) -> float:
+    """``fmbench ARGS`` as its own process, its output thrown away; the peak resident memory of that process
+    alone (its parent here is a fresh interpreter that does nothing else)."""
+    measure = ("import resource, subprocess, sys\n"
+               "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+               "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", measure, sys.executable, "-P", "-m", "fmbench", *map(str, args)],
+                         capture_output=True, text=True, timeout=240, check=True)
+    code, peak_kib = (int(x) for x in out.stdout.split())
+    assert code == 0
+    return peak_kib / 1024
+
+
+def test_native_samples_writes_each_row_as_it_is_made_in_no_more_memory_than_reading_the_file(tmp_path: Path) -> None:
+    """100,000 rows read whole (limits raised): ``samples`` (text and JSON Lines) peaks within 10% of ``inspect``,
+    which reads the same rows and prints a few lines. Before, every row was normalized and every line joined
+    before the first was written: 1.3 and 1.6 times as much at 200,000 rows (410 and 514 MiB against 321)."""
+    artifact = write_big_artifact(tmp_path / "rows.xcevalresult", 100_000)
+    limits = ("--max-bytes", str(artifact.stat().st_size), "--max-rows", "100000")
+    reading = _peak_mib("native", "inspect", artifact, *limits)
+    for output in ((), ("--jsonl",)):
+        listing = _peak_mib("native", "samples", artifact, *output, *limits)
+        assert listing <= reading * 1.1, (output, listing, reading)
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ def test_a_value_is_shown_on_one_line_with_every_control_character_escaped() -> 
     shown = terminal_value(HOSTILE_DEVICE)
     assert RAW.findall(shown) == [] and "\n" not in shown and "\t" not in terminal_value("a\tb")
     assert "\\u001b]52;c;ZWNobyBwd25lZA==\\u0007" in shown
-    assert "\\u009b31m\\u202eorp 71\\u2066" in shown and "\\u007f\\nforged-run" in shown
+    assert "\\u009b31m<U+202E>orp 71<U+2066>" in shown and "\\u007f\\nforged-run" in shown
     # The escapes are JSON's: escaped text inside a JSON string reads back as the same value.
     assert json.loads(terminal_text(json.dumps({"d": HOSTILE_DEVICE}, ensure_ascii=False)))["d"] == HOSTILE_DEVICE
 
@@ -178,3 +178,30 @@ def test_the_native_commands_print_hostile_artifact_text_escaped_one_row_per_sam
         assert code == 0 and RAW.findall(out) == [], command
         assert not [line for line in out.splitlines() if "Forged: yes" in line and "\\n" not in line], command
         assert not [line for line in out.splitlines() if line.startswith("baseline.xcevalresult #9")], command
+
+
+INVISIBLE = "\u200b\u202e\u2066\u00a0\ufeff\U000e0041"
+"""A zero-width space, a right-to-left override, an isolate, a no-break space, a byte order mark, a tag letter."""
+
+
+def test_a_value_shows_invisible_and_bidi_characters_as_code_points_and_text_as_json_escapes() -> None:
+    assert terminal_value(f"Mac{INVISIBLE}Book") == "Mac<U+200B><U+202E><U+2066><U+00A0><U+FEFF><U+E0041>Book"
+    assert terminal_value("Café 東京 😀") == "Café 東京 😀"  # what shows stays as it is
+    text = terminal_text(json.dumps({"d": f"a{INVISIBLE}b"}, ensure_ascii=False))
+    assert text.isascii() and json.loads(text)["d"] == f"a{INVISIBLE}b"
+    assert terminal_text("été\n") == "été\n"
+
+
+def test_summarize_and_an_error_show_invisible_characters_from_a_file_as_code_points(tmp_path: Path) -> None:
+    data = json.loads((RUNS / "purpose-current.json").read_text(encoding="utf-8"))
+    text = json.dumps(data).replace('"task-capture"', '"task\\u200b-capture\\u202e"')
+    path = tmp_path / "invisible.json"
+    path.write_text(text, encoding="utf-8")
+    code, out = invoke("summarize", str(path))
+    assert code == 0, out
+    assert "task<U+200B>-capture<U+202E>" in out
+    assert not set(out) & set(INVISIBLE), out
+    bad = tmp_path / "run\u200b\u202e.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    code, out = invoke("summarize", str(bad))
+    assert code == 1 and "run<U+200B><U+202E>.json" in out and not set(out) & set(INVISIBLE), out

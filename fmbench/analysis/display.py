@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from fmbench.runfile.names import hidden, visible
+
 NOT_RECORDED = "not recorded"
 
 
@@ -54,12 +56,14 @@ def or_not_recorded(text: str | None) -> str:
     return NOT_RECORDED if text is None else text
 
 
-# What a terminal would act on rather than show: C0 controls, DEL, C1 controls (ESC, CSI, OSC and the
-# rest: an OSC 52 sequence writes the clipboard), the bidirectional embeddings, overrides and isolates
-# (text that reads in another order than it is stored) and the line and paragraph separators.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_LINE_CONTROLS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-                            "|\r(?!\n)")
+# What a terminal would act on rather than show: C0 controls, DEL and C1 controls (ESC, CSI, OSC and the
+# rest: an OSC 52 sequence writes the clipboard). They are escaped as JSON escapes them (``\\n``, ``\\u001b``).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_LINE_CONTROLS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# Every other character that draws nothing or changes how the text around it reads (a zero-width space, the
+# bidirectional embeddings, overrides and isolates, the line and paragraph separators, a no-break space, a tag
+# character...), told by :func:`fmbench.runfile.names.hidden`; only a character past ASCII can be one.
+_PAST_ASCII = re.compile("[^\x00-\x7f]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -68,15 +72,30 @@ def _escaped(match: re.Match[str]) -> str:
     return _SHORT.get(char) or f"\\u{ord(char):04x}"
 
 
-def terminal_value(value: object) -> str:
-    """One value (a name, a message) as a terminal shows it: on one line, every control character escaped.
+def _json_escaped_if_hidden(match: re.Match[str]) -> str:
+    char = match.group()
+    if not hidden(char):
+        return char
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # past the Basic Multilingual Plane, JSON writes a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
-    The escapes (``\\n``, ``\\t``, ``\\u001b``...) are also JSON's, so escaped text stays valid inside JSON.
-    """
-    return _CONTROLS.sub(_escaped, str(value))
+
+def terminal_value(value: object) -> str:
+    """One value from a file (a name, a title, a message) as a terminal shows it: on one line, every control
+    character escaped as JSON escapes it (``\\n``, ``\\t``, ``\\u001b``...), and every other invisible or
+    bidirectional character written as ``<U+200B>``, as pages show it (:func:`fmbench.runfile.names.visible`):
+    a name holding a zero-width space reads differently from the name without it, and a right-to-left
+    override cannot reorder what follows."""
+    return visible(_CONTROLS.sub(_escaped, str(value)))
 
 
 def terminal_text(text: str) -> str:
     """Composed output (lines of a table or report, or JSON) as the command line prints it: its line
-    breaks and tabs kept, every other control character escaped as :func:`terminal_value` does."""
-    return _LINE_CONTROLS.sub(_escaped, text)
+    breaks and tabs kept, every other control character escaped as :func:`terminal_value` does, and any
+    invisible or bidirectional character left in it escaped as JSON does (``\\u200b``), so JSON reads back
+    as the same value and text shows the character as an escape, never acting on it."""
+    text = _LINE_CONTROLS.sub(_escaped, text)
+    return text if text.isascii() else _PAST_ASCII.sub(_json_escaped_if_hidden, text)

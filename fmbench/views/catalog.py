@@ -13,6 +13,7 @@ from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.analysis.os_builds import build_sort_key
 from fmbench.runfile import vocabulary as vocab
+from fmbench.runfile.names import from_visible, name_findings
 from fmbench.storage.queries import ordered_scenarios, scenario_order, token_sources
 from fmbench.views import catalog_queries as q
 from fmbench.views import charts
@@ -53,14 +54,32 @@ class DevicesPage(Page):
     devices: Table
 
 
+NAME_WARNING = "may pass for another device's name"
+"""The devices index's mark on a device whose name or hardware model reads like another (its findings in the
+mark's tooltip)."""
+
+
+def _name_warning(r: dict[str, Any]) -> Cell | str:
+    """The mark of a device whose name or hardware model (stored as shown: hidden characters as ``<U+XXXX>``)
+    holds invisible characters or look-alike letters (:func:`fmbench.runfile.names.name_findings`); blank for
+    a plain one."""
+    shown = dict.fromkeys(v for v in (r["name"], r["key"]) if v)
+    findings = [f for v in shown if not v.isascii() or "<U+" in v for f in name_findings(from_visible(v))]
+    return Cell(NAME_WARNING, title="; ".join(findings)) if findings else ""
+
+
 def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
     found = q.devices(site.con, filters)
+    warnings = [_name_warning(r) for r in found]
+    flagged = any(warnings)  # the column only where a name needs it
     table = Table(
         "devices",
         "Devices (by hardware model)",
         [
             Column("device", "Device"),
             Column("hardware", "Hardware model"),
+            *([Column("name_warning", "Name", help="Invisible characters or letters of another script that look "
+                      "like Latin ones: two devices that read alike")] if flagged else []),
             Column("systems", "OS"),
             Column("builds", "OS builds"),
             Column("runs", "Runs", True),
@@ -72,6 +91,7 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
                 [
                     Cell(r["name"], href=site.url(site.paths.device(r["key"]))),
                     r["key"],
+                    *([warning] if flagged else []),
                     ", ".join(os_name({"system_name": s, "hardware_model": r["key"]}) for s in r["systems"].split(", "))
                     if r["systems"] else None,
                     r["builds"],
@@ -81,7 +101,7 @@ def devices_page(site: SiteContext, filters: Filters) -> DevicesPage:
                 ],
                 {"device": r["key"]},
             )
-            for r in found
+            for r, warning in zip(found, warnings, strict=True)
         ],
     )
     return DevicesPage("Devices", filter_form(site.con, site.url(urls.devices()), filters, fields=["os_build", "device", "route", "suite"], noun="devices"), table)
