@@ -17,6 +17,7 @@ import click
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
 from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
+from fmbench.redaction import address_problem, redact
 from fmbench.terminal import echo, text_table, user_errors
 
 if TYPE_CHECKING:
@@ -325,6 +326,9 @@ def build(
     from fmbench.publish.summary import report_to_github, summarize_build
 
     source = _source(db, parquet)
+    problem = None if base_url is None else address_problem(base_url)
+    if problem:
+        raise click.UsageError(f"--base-url: {problem}")
     project = _project()
     with user_errors():
         if project is not None:
@@ -518,13 +522,20 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--originals", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every original run file (and sidecar) into this folder, byte-identical.")
-@click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write the database as a Parquet dataset into this folder (partitioned by device and OS build).")
+@click.option("--parquet", "parquet", type=str, default=None, metavar="DIR|URL",
+              help="Write the database as a Parquet dataset into this folder, or under an s3:// prefix through "
+              "fsspec (the [s3] extra; credentials from the AWS variables or a profile), partitioned by device and "
+              "OS build.")
 @click.option("--trials-csv", "trials_csv", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every run's trials as CSV into this folder, one <run id>.trials.csv a run (the site holds "
               "its trials once, as gzipped JSON).")
+@click.option("--force", is_flag=True, default=False,
+              help="Replace a file of the --originals or --trials-csv folder that this export did not write, or "
+              "that was edited since (by default such a file is refused, named, and nothing is written).")
 @PROJECT_OPTION
-def export(db: Path | None, originals: Path | None, parquet: Path | None, trials_csv: Path | None) -> None:
+def export(
+    db: Path | None, originals: Path | None, parquet: str | None, trials_csv: Path | None, force: bool
+) -> None:
     """Export what the database holds."""
     if originals is None and parquet is None and trials_csv is None:
         raise click.UsageError("say what to export: --originals DIR, --parquet DIR and/or --trials-csv DIR")
@@ -534,14 +545,14 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None, trials
         from fmbench.publish.trials_csv import export_trials_csv
 
         with user_errors():
-            csv_files = export_trials_csv(db, trials_csv)
+            csv_files = export_trials_csv(db, trials_csv, force=force)
         echo(f"{len(csv_files)} trials CSV file(s) written to {trials_csv}")
     if originals is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.ingest.verify import export_originals
 
         with user_errors():
-            written = export_originals(db, originals)
+            written = export_originals(db, originals, force=force)
         echo(f"{len(written)} original file(s) written to {originals}")
     if parquet is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
@@ -551,7 +562,7 @@ def export(db: Path | None, originals: Path | None, parquet: Path | None, trials
             meta = export_parquet(db, parquet)
         rows = sum(int(t["rows"]) for t in meta["tables"].values())
         echo(
-            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {parquet} as Parquet "
+            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {redact(parquet)} as Parquet "
             f"(schema version {meta['schema_version']})"
         )
 

@@ -29,6 +29,7 @@ from fmbench.ingest import collect_run_files
 from fmbench.ingest.mirror import mirror_runs
 from fmbench.publish.build import build_site
 from fmbench.publish.summary import summarize_build
+from fmbench.redaction import address_problem
 from fmbench.runfile.record import run_id_for
 from fmbench.storage.db import ENV_DB
 from fmbench.views.methodology import PublisherNotes, publisher_notes
@@ -81,6 +82,11 @@ class FooterLink(_Strict):
 def _absolute_http(value: str, what: str) -> str:
     if value and not value.startswith(("https://", "http://")):
         raise ValueError(f"expected an absolute http(s) URL such as https://owner.github.io/repo/ for {what}, or \"\"")
+    problem = address_problem(value)  # published in every page (og:url, rel=alternate, the Atom feed)
+    if problem:
+        raise ValueError(f"{problem} for {what}")
+    if value and not urlsplit(value).hostname:
+        raise ValueError(f"expected a URL naming a host, such as https://owner.github.io/repo/, for {what}")
     return value
 
 

@@ -18,6 +18,7 @@ import click
 
 from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.errors import FmbenchError
+from fmbench.redaction import redact
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -27,8 +28,9 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 
 
 def user_error(message: object) -> click.ClickException:
-    """A one-line error for click to print (``Error: ...``, exit status 1), its control characters escaped."""
-    return click.ClickException(terminal_value(message))
+    """A one-line error for click to print (``Error: ...``, exit status 1), its control characters escaped and
+    any credentials in it masked (:func:`fmbench.redaction.redact`)."""
+    return click.ClickException(redact(terminal_value(message)))
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from fmbench.analysis.figures import Distribution, trial_figures
 from fmbench.analysis.policy import worst_thermal_state
 from fmbench.analysis.run import ANALYSIS_VERSION, RunAnalysis
 from fmbench.runfile.models import FinalState, QuotaSnapshot, ToolCall
+from fmbench.runfile.names import visible
 from fmbench.runfile.record import TrialRecord
 
 Columns = dict[str, list[Any]]
@@ -86,14 +87,14 @@ def run_row(a: RunAnalysis, ingested_at: datetime | None) -> dict[str, Any]:
         **_quota("quota_after", r.quota_after),
         "started_at": utc(r.started_at),
         "ended_at": utc(r.ended_at),
-        "device_name": env.deviceName,
+        "device_name": visible(env.deviceName),  # the name as shown: invisible characters as <U+XXXX>
         "system_name": env.systemName,
         "system_version": env.systemVersion,
         "system_build": env.systemBuild,
         "os_build": r.os_build,
         "os_generation": r.os_generation,
         "locale": env.localeIdentifier,
-        "hardware_model": env.hardwareModel,
+        "hardware_model": None if env.hardwareModel is None else visible(env.hardwareModel),
         "cpu_model": env.cpuModel,
         "cpu_cores": env.cpuCores,
         "gpu_model": env.gpuModel,

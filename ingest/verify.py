@@ -33,6 +33,7 @@ from fmbench.errors import (
     RunFileError,
 )
 from fmbench.ingest.rows import figure_columns
+from fmbench.owned_files import place_files, record_beside
 from fmbench.runfile.annotations import parse_annotations
 from fmbench.storage.db import connect, default_db_path, reading
 from fmbench.storage.originals import original_bytes
@@ -251,7 +252,7 @@ def _sidecar_name(run_file: str, sidecar: str) -> str:
     return run_file.removesuffix(".json") + suffix
 
 
-def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[str]) -> list[Path]:
+def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
     """Write every stored run file, and its sidecar, into ``out`` byte for byte; return the paths written.
 
     Files keep their names; when two runs share a name, each is written as
@@ -260,6 +261,10 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
     beside ``out`` and moved into place only once all of them were read: a
     stored file that cannot be read (a damaged block, a gzip that does not
     decompress) leaves ``out`` as it was, and the error names it.
+
+    A file of ``out`` is replaced only if it is the one this export wrote there last or already holds the same
+    bytes, unless ``force``: a user's file (or one edited since) is refused, naming it, and nothing is written
+    (:func:`fmbench.owned_files.place_files`).
     """
     folder = Path(out)
     path = default_db_path(db)
@@ -282,15 +287,13 @@ def export_originals(db: str | os.PathLike[str] | None, out: str | os.PathLike[s
             names = _stage_originals(path, staging, folder)
         except DatabaseError as exc:
             raise ExportError(f"{exc}; nothing was exported into {folder}") from None
-        written = []
-        for name in names:
-            try:
-                with writing(folder, "an exported original"):
-                    os.replace(staging / name, folder / name)
-            except OSError as exc:
-                raise ExportError(f"{folder / name}: cannot be written: {exc.strerror}") from None
-            written.append(folder / name)
-        return written
+        try:
+            return place_files(
+                folder, [(name, staging / name) for name in names], record=record_beside(path, folder), force=force,
+                what="an exported original",
+            )
+        except OSError as exc:
+            raise ExportError(f"{folder}: an exported original cannot be written: {exc.strerror}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

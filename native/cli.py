@@ -272,18 +272,22 @@ def list_command(path: Path, as_json: bool) -> None:
 @native.command("convert")
 @click.argument("source", type=_EXISTING)
 @click.argument("target", type=click.Path(path_type=Path))
-def convert_command(source: Path, target: Path) -> None:
+@click.option("--force", is_flag=True, default=False,
+              help="Replace an existing file of TARGET that holds something else (by default it is refused, named, "
+              "and nothing is written).")
+def convert_command(source: Path, target: Path, force: bool) -> None:
     """Convert between a result document (.xcevalresult), JSON Lines (.jsonl) and a folder.
 
     A TARGET ending in .jsonl gets one document per line; one ending in
     .xcevalresult gets the single document; any other TARGET is a folder with
-    one file per result, named by its result id.
+    one file per result, named by its result id. An existing file is replaced
+    only when it already holds what would be written, or with --force.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from .result_sets import convert
 
     with user_errors():
-        written = convert(source, target)
+        written = convert(source, target, force=force)
     for path in written:
         echo(str(path))
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fmbench.owned_files import place_files
+
 from .document import json_error_text, parse_document
 from .errors import ArtifactError
 from .json_text import load_json
@@ -137,49 +139,66 @@ def result_file_name(data: dict[str, Any], ordinal: int) -> str:
     return f"{stem or f'result-{ordinal}'}{ARTIFACT_SUFFIX}"
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _stage(folder: Path, name: str, text: str) -> Path:
+    """``text`` written whole into a hidden temporary file of ``folder``, to be moved to ``name`` once checked."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
-        os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return Path(temporary)
 
 
-def convert(source: Path | str, target: Path | str) -> list[Path]:
+def _write_all(folder: Path, files: list[tuple[str, str]], force: bool) -> list[Path]:
+    """Write every ``(name, text)`` into ``folder``, or none: a file there that fmbench would not write is
+    refused, naming it, unless ``force`` (:func:`fmbench.owned_files.place_files`; no record is kept, so an
+    existing file is replaced only when it already holds what is written)."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, text in files:
+            staged.append((name, _stage(folder, name, text)))
+        return place_files(folder, staged, record=None, force=force, what="a converted result")
+    finally:
+        for _, temporary in staged:
+            temporary.unlink(missing_ok=True)
+
+
+def convert(source: Path | str, target: Path | str, *, force: bool = False) -> list[Path]:
     """Convert between a result file, a JSON Lines collection and a folder; return the files written.
 
     The target's form follows its name: ``.jsonl`` a collection,
     ``.xcevalresult`` one document (the source must hold exactly one), any
     other name a folder with one file per result named by its result id.
-    Every source document is checked before anything is written.
+    Every source document is checked before anything is written, and an
+    existing file is replaced only when it holds what would be written, or
+    with ``force`` (else :class:`fmbench.owned_files.UnownedFileError` names it).
     """
     source, target = Path(source), Path(target)
     documents = read_documents(source)
     suffix = target.suffix.lower()
     if suffix == JSON_LINES_SUFFIX:
         lines = [json.dumps(d.data, ensure_ascii=False, separators=(",", ":")) for d in documents]
-        _write_atomically(target, "\n".join(lines) + "\n")
-        return [target]
+        return _write_all(target.parent, [(target.name, "\n".join(lines) + "\n")], force)
     if suffix == ARTIFACT_SUFFIX:
         if len(documents) != 1:
             raise ArtifactError(
                 source,
                 f"holds {len(documents)} results: convert it into a folder or a .jsonl file, not one {ARTIFACT_SUFFIX}",
             )
-        _write_atomically(target, json.dumps(documents[0].data, indent=2, ensure_ascii=False) + "\n")
-        return [target]
+        return _write_all(
+            target.parent, [(target.name, json.dumps(documents[0].data, indent=2, ensure_ascii=False) + "\n")], force
+        )
+    if target.exists() and not target.is_dir():
+        raise ArtifactError(target, f"is a file: name a folder, a .jsonl or a {ARTIFACT_SUFFIX} file to convert into")
     names: dict[str, int] = {}
-    planned: list[tuple[Path, dict[str, Any]]] = []
+    planned: list[tuple[str, str]] = []
     for ordinal, document in enumerate(documents, start=1):
         name = result_file_name(document.data, ordinal)
         names[name] = names.get(name, 0) + 1
         if names[name] > 1:
             name = name.removesuffix(ARTIFACT_SUFFIX) + f"-{names[name]}{ARTIFACT_SUFFIX}"
-        planned.append((target / name, document.data))
-    for path, data in planned:
-        _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return [path for path, _ in planned]
+        planned.append((name, json.dumps(document.data, indent=2, ensure_ascii=False) + "\n"))
+    return _write_all(target, planned, force)

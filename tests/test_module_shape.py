@@ -23,7 +23,10 @@ MAX_LINES = 800
 # top-level commands (cli, demo, project, scaffold, terminal) over all of them. fmbench.native is a slice of its
 # own through the layers (artifacts read, stored, compared and shown beside the runs they replay).
 LAYERS = ("runfile", "analysis", "storage", "ingest", "comparison", "views", "publish", "serving")
-BASE = {"fmbench", "fmbench.errors", "fmbench.write_errors", "fmbench.urls", "fmbench.processes"}
+BASE = {
+    "fmbench", "fmbench.errors", "fmbench.write_errors", "fmbench.urls", "fmbench.processes", "fmbench.redaction",
+    "fmbench.owned_files",
+}
 
 
 def _modules() -> dict[str, Path]:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from fmbench.analysis.display import terminal_text, terminal_value
 from fmbench.cli import main
+from fmbench.runfile.names import visible
 
 from testdata import RUNS
 
@@ -55,11 +56,12 @@ def test_runs_prints_a_hostile_device_name_escaped_on_its_own_row(hostile_run: P
     assert RAW.findall(out) == []
     lines = out.splitlines()
     assert len(lines) == 4, lines  # header, rule, the one run, the count
-    assert lines[-1] == "1 run(s)" and "\\nforged-run" in lines[2] and lines[2].rstrip().endswith("exploratory")
+    # the database holds the name as shown (fmbench.runfile.names.visible): every hidden character as <U+XXXX>
+    assert lines[-1] == "1 run(s)" and "<U+000A>forged-run" in lines[2] and lines[2].rstrip().endswith("exploratory")
     assert "[bold red]markup[/]" in lines[2]  # shown as written, never read as markup
     code, listed = invoke("runs", "--db", str(db), "--json")
     assert code == 0 and RAW.findall(listed) == []
-    assert json.loads(listed)[0]["device_name"] == HOSTILE_DEVICE
+    assert json.loads(listed)[0]["device_name"] == visible(HOSTILE_DEVICE)
 
 
 def test_summarize_validate_and_verify_print_a_hostile_device_name_escaped(hostile_run: Path, tmp_path: Path) -> None:
@@ -89,7 +91,7 @@ def test_compare_prints_a_hostile_device_name_escaped_on_its_side_line(hostile_r
         assert code == 0, out
         assert RAW.findall(out) == []
         assert not [line for line in out.splitlines() if line.startswith("forged-run")]
-        assert "\\u001b]52" in out and "\\nforged-run" in out
+        assert "U+001B>]52" in out and "U+000A>forged-run" in out  # as the database shows it (Markdown: &lt;U+...)
 
 
 def test_a_project_build_names_a_run_file_with_a_line_break_on_one_line(hostile_run: Path, tmp_path: Path) -> None:

@@ -14,10 +14,12 @@ from operator import attrgetter
 from typing import Literal
 
 from fmbench.analysis.figures import SummaryMismatch
+from fmbench.analysis.plausibility import implausible_figures
 from fmbench.analysis.revisions import Assignment
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.annotations import Annotations
 from fmbench.runfile.catalog import catalog_sample_count
+from fmbench.runfile.names import visible
 from fmbench.runfile.record import RunRecord
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
 
@@ -155,6 +157,8 @@ def assess(
     clock = implausible_clock(run.started_at, run.ended_at)
     if clock is not None:
         invalid("implausible-clock", clock)
+    for implausible in implausible_figures(run):
+        invalid(implausible.code, implausible.message)
     if mismatches:
         shown = "; ".join(str(m) for m in mismatches[:3])
         more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
@@ -238,7 +242,7 @@ def assess(
         source = "corrected device name" if corrected is not None else "device name"
         exploratory(
             "host-name",
-            f"The {source} “{name}” {why}: a publishable run names the device generically "
+            f"The {source} “{visible(name)}” {why}: a publishable run names the device generically "
             "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
         )
     states = _thermal_states(run)

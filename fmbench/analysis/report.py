@@ -32,6 +32,7 @@ from fmbench.analysis.run import RunAnalysis
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.formats import AppleNumbers, swift_double
 from fmbench.runfile.models import Distribution, QuotaSnapshot, StoredSummary
+from fmbench.runfile.names import visible
 from fmbench.runfile.record import FailureRecord, typed_kind, typed_value
 
 _NR = d.NOT_RECORDED
@@ -372,7 +373,7 @@ def text_summary(a: RunAnalysis) -> str:
     env = r.environment
     lines = [
         f"{t(r.file_name)}  (run {r.run_id}, {r.generation} generation)",
-        f"  {t(env.deviceName)} · {t(_v(env.hardwareModel))} · {t(env.systemName)} {t(env.systemVersion)} "
+        f"  {visible(t(env.deviceName))} · {visible(t(_v(env.hardwareModel)))} · {t(env.systemName)} {t(env.systemVersion)} "
         f"build {t(_v(r.os_build))} · {t(vocab.label('route', r.route))} · {t(vocab.label('suite', r.suite))}",
         f"  revision {t(a.revision.revision_id or 'unknown')} ({a.revision.status}, by {a.revision.basis})",
         f"  verdict: {a.verdict.label}",

@@ -22,19 +22,22 @@ from fmbench.analysis.revisions import Assignment, Registry, load_registry
 from fmbench.analysis.scoring import StoredCheck, check_stored
 from fmbench.errors import Problem, RunFileError
 from fmbench.runfile.annotations import Annotations, parse_annotations, read_sidecar, sidecar_for
+from fmbench.runfile.names import device_name_notes
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS, parse_run
 from fmbench.runfile.record import RunRecord, fixture_fingerprint, to_record
 from fmbench.runfile.simulator import SimulatorJudgement, judge_simulator
 
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 """The version of the rules that derive a run's figures, verdict and rule set from its file.
 
 Stored with each run. When it changes, opening an older database re-derives
 every run analysed by an older version from its stored original bytes (a data
 migration), so stored verdicts always follow the current rules.
 Version 1: the first rules. Version 2: Simulator evidence from the hardware
-table and the sidecar; stored summaries checked against every scoring rule set. Version 3: a run whose suite
-revision is unknown is exploratory.
+table and the sidecar; stored summaries checked against every scoring rule set. Version 3: figures no
+runner can record (a decode longer than its request, a trial ending before it starts, context use over 100%,
+more output tokens than the context window, a repeated trial id) make a run invalid; device names NFC-normalised.
+Version 4: a run whose suite revision is unknown is exploratory.
 """
 
 
@@ -77,6 +80,7 @@ def analyze(
         notes.append(Problem("environment.hardwareModel", simulator.evidence))
     if scoring.commit_flag:
         notes.append(Problem("environment.foundationModelsBenchCommit", scoring.commit_flag))
+    notes += device_name_notes(record.environment)
     fingerprint = fixture_fingerprint(record.trials)
     revision = registry.assign(record.environment.foundationModelsBenchCommit, fingerprint)
     return RunAnalysis(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fmbench.runfile.names import from_visible, name_findings
 from fmbench.storage.dataset import open_database
 from fmbench.write_errors import writing
 
@@ -66,6 +67,17 @@ class UnknownCommit:
     files: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class NameFinding:
+    """A device name or hardware model that reads like another (invisible characters, a look-alike script)."""
+
+    field: str
+    """``device name`` or ``hardware model``."""
+    message: str
+    """What makes it read like another, the name shown with its invisible characters as ``<U+XXXX>``."""
+    files: tuple[str, ...]
+
+
 @dataclass
 class BuildSummary:
     publishable: int = 0
@@ -74,6 +86,8 @@ class BuildSummary:
     refused: list[RefusedFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     unknown_commits: list[UnknownCommit] = field(default_factory=list)
+    names: list[NameFinding] = field(default_factory=list)
+    """Device names and hardware models that may pass for another's (flagged on their runs' pages too)."""
     registry: str = ""
     """The project's registry file (``revisions.yaml``); empty outside a project (fmbench's own registry)."""
     current_revision: str | None = None
@@ -123,6 +137,9 @@ class BuildSummary:
             f"(fmbench init), {key} in its revisions.yaml, or add a revision for it"
         )
 
+    def name(self, finding: NameFinding) -> str:
+        return f"{', '.join(finding.files)}: {finding.field}: {finding.message}"
+
     def methodology(self) -> str:
         sections = ", ".join(f'"{h}"' for h in self.methodology_template)
         return (
@@ -146,6 +163,7 @@ class BuildSummary:
             out += [f"  {one_line(self.refusal(r))}" for r in self.refused]
         out += [f"skipped: {one_line(s.file)}: {one_line(s.reason)}" for s in self.skipped]
         out += [f"unknown revision: {one_line(self.unknown(u))}" for u in self.unknown_commits]
+        out += [f"look-alike name: {one_line(self.name(n))}" for n in self.names]
         if self.methodology_template:
             out.append(f"warning: {one_line(self.methodology())}")
         return out
@@ -163,6 +181,8 @@ class BuildSummary:
             out.append(_command("warning", {"file": s.file, "title": "Run file left out"}, s.reason))
         for u in self.unknown_commits:
             out.append(_command("warning", {"file": u.files[0], "title": "Revision unknown"}, self.unknown(u)))
+        for n in self.names:
+            out.append(_command("warning", {"file": n.files[0], "title": "Look-alike device name"}, self.name(n)))
         if self.methodology_template:
             props = {"file": self.methodology_file, "title": "Template methodology notes"}
             out.append(_command("warning", props, self.methodology()))
@@ -188,9 +208,13 @@ class BuildSummary:
             out += ["### Commits in no revision", ""]
             out += [f"- {md(self.unknown(u))}" for u in self.unknown_commits]
             out.append("")
+        if self.names:
+            out += ["### Look-alike device names", ""]
+            out += [f"- {md(self.name(n))}" for n in self.names]
+            out.append("")
         if self.methodology_template:
             out += ["### Methodology notes", "", f"- {md(self.methodology())}", ""]
-        if not (self.refused or self.skipped or self.unknown_commits or self.methodology_template):
+        if not (self.refused or self.skipped or self.unknown_commits or self.names or self.methodology_template):
             out += ["Nothing needs your attention.", ""]
         return "\n".join(out)
 
@@ -273,10 +297,19 @@ def summarize_build(
             "SELECT benchmark_commit, file_name, source_sha256 FROM runs WHERE revision_id IS NULL "
             "ORDER BY benchmark_commit NULLS LAST, file_name"
         ).fetchall()
+        names = con.execute(
+            "SELECT device_name, hardware_model, file_name, source_sha256 FROM runs WHERE NOT "
+            "(regexp_full_match(device_name, '[ -~]*') AND regexp_full_match(coalesce(hardware_model, ''), '[ -~]*')) "
+            "OR contains(device_name, '<U+') OR contains(coalesce(hardware_model, ''), '<U+') ORDER BY file_name"
+        ).fetchall()
     for commit, file_name, sha in rows:
         shown = files.get(sha)
         unknown.setdefault(commit or None, []).append(_named(project, shown) if shown else file_name)
     summary.unknown_commits = [UnknownCommit(c, tuple(sorted(f))) for c, f in unknown.items()]
+    summary.names = _name_findings(
+        [(device, hardware, _named(project, files[sha]) if sha in files else file_name)
+         for device, hardware, file_name, sha in names]
+    )
     if mirrored is not None:
         for line in mirrored.lines:
             if line.change == "error":
@@ -287,6 +320,17 @@ def summarize_build(
                 SkippedFile(_named(project, left_out), f"the same bytes as {_named(project, used)}, published once")
             )
     return summary
+
+
+def _name_findings(runs: list[tuple[str, str | None, str]]) -> list[NameFinding]:
+    """Each device name and hardware model (as stored: shown) that reads like another, with its runs' files."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for device, hardware, file in runs:
+        for what, shown in (("device name", device), ("hardware model", hardware)):
+            if shown:
+                for message in name_findings(from_visible(shown)):
+                    found.setdefault((what, message), []).append(file)
+    return [NameFinding(what, message, tuple(sorted(files))) for (what, message), files in found.items()]
 
 
 def _relative(project: Project, path: Path) -> str:

@@ -32,6 +32,7 @@ from fmbench.runfile.models import (
     StoredSummary,
     ToolCall,
 )
+from fmbench.runfile.names import normalize_names
 from fmbench.runfile.reader import Generation, ParsedRun
 
 _IOS_BUILD = re.compile(r"\(\s*Build\s+([0-9A-Za-z]+)\s*\)")
@@ -210,7 +211,8 @@ def to_record(parsed: ParsedRun, file_name: str, data: bytes, sha256: str | None
     else:
         assert isinstance(doc, LegacyRun)
         record = _from_legacy(doc, file_name, sha, len(data))
-    record.flags = _flags(record) + duplicate_key_notes(data, doc)
+    record.environment, name_notes = normalize_names(record.environment)
+    record.flags = _flags(record) + duplicate_key_notes(data, doc) + name_notes
     # The current key first: a file that has it names it in the run's environment, near its top, where the
     # search ends (searching the old key first read every byte of every current file).
     if b'"foundationModelsBenchCommit"' not in data and b'"appBenchCommit"' in data:

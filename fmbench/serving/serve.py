@@ -38,6 +38,7 @@ from fmbench.errors import (
 )
 from fmbench.ingest import writable
 from fmbench.ingest.mirror import reassign_revisions
+from fmbench.redaction import redact
 from fmbench.serving.warmup import WarmUp, pages_to_warm
 from fmbench.serving.watch import start_watcher
 from fmbench.storage.dataset import dataset_connection
@@ -644,7 +645,7 @@ def run_server(
         echo(warning)
     shown = f"[{host}]" if ":" in host else host
     app.config["FMBENCH_RENDERER"].prepare()  # the templates compiled before the first request, not during it
-    echo(f"fmbench serving {db_path} at http://{shown}:{port}/ (Ctrl-C to stop)")
+    echo(f"fmbench serving {redact(str(db_path))} at http://{shown}:{port}/ (Ctrl-C to stop)")
     warming = start_warm_up(app, echo=echo) if warm_up else None
     try:
         server.run()

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +41,7 @@ import duckdb
 
 from fmbench import DISTRIBUTION, __version__
 from fmbench.errors import DatabaseError
+from fmbench.redaction import has_credentials, library_message, redact
 from fmbench.storage.db import connect, schema_version
 from fmbench.write_errors import as_write_error, writing
 
@@ -102,11 +105,23 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_SCHEME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
+"""A location that names a scheme (``s3:/bucket``, ``S3://``): never taken as a local folder of that name."""
+
+
 def export_parquet(db: str | os.PathLike[str] | None, out: str | os.PathLike[str]) -> dict[str, Any]:
-    """Write the database as a Parquet dataset into ``out`` (replaced whole, or left as it was on failure).
+    """Write the database as a Parquet dataset into ``out`` (replaced whole, or left as it was on failure), or
+    into object storage when ``out`` is an ``s3://`` (or other fsspec) location (:func:`export_to_storage`).
 
     Returns what :data:`DATASET_FILE` says: the schema version and each table's layout and row count.
     """
+    if is_remote(out):
+        return export_to_storage(db, str(out))
+    if isinstance(out, str) and _SCHEME_LIKE.match(out):
+        raise DatabaseError(
+            f"{redact(out)}: not a location fmbench writes to (a local folder, or one of "
+            f"{', '.join(REMOTE_PREFIXES)}); a folder of this name is not made"
+        )
     out_dir = Path(out)
     if out_dir.exists() and not (out_dir / DATASET_FILE).is_file() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise DatabaseError(f"{out_dir}: exists and is not an fmbench Parquet dataset; choose another folder")
@@ -141,6 +156,53 @@ def export_parquet(db: str | os.PathLike[str] | None, out: str | os.PathLike[str
             raise refused from None
         raise
     return meta
+
+
+def export_to_storage(db: str | os.PathLike[str] | None, location: str) -> dict[str, Any]:
+    """Write the database as a Parquet dataset under a prefix of object storage, through fsspec (the ``s3`` extra).
+
+    The dataset is written whole into a local temporary folder first, then uploaded: the data files, then the files
+    a previous export left there and this one did not write are removed, then :data:`DATASET_FILE` last, so a
+    reader never finds a description before its files. Object storage has no rename: a reader that lists the
+    prefix during the upload may see some files of each export. A prefix holding objects but no
+    :data:`DATASET_FILE` is not fmbench's and is refused, as a local folder is.
+    """
+    filesystem, spelled = object_storage(location, "writing")
+    root = spelled.rstrip("/")
+    shown = redact(location)
+    try:
+        existing = set(filesystem.find(root))
+    except FileNotFoundError:
+        existing = set()
+    except Exception as exc:  # the driver's own errors (botocore's, aiohttp's) have no common base
+        raise DatabaseError(f"{shown}: cannot be listed: {library_message(exc)}") from None
+    bare = _without_protocol(root)
+    existing = {_without_protocol(key) for key in existing}
+    if existing and f"{bare}/{DATASET_FILE}" not in existing:
+        raise DatabaseError(f"{shown}: holds objects and is not an fmbench Parquet dataset; choose another prefix")
+    with tempfile.TemporaryDirectory(prefix="fmbench-export-") as scratch:
+        local = Path(scratch) / "dataset"
+        meta = export_parquet(db, local)
+        files = sorted(p.relative_to(local).as_posix() for p in local.rglob("*") if p.is_file())
+        data = [f for f in files if f != DATASET_FILE]
+        try:
+            for name in data:
+                filesystem.put_file(str(local / name), f"{root}/{name}")
+            stale = sorted(existing - {f"{bare}/{name}" for name in files} - {f"{bare}/{DATASET_FILE}"})
+            if stale:
+                filesystem.rm([_with_protocol(spelled, key) for key in stale])
+            filesystem.put_file(str(local / DATASET_FILE), f"{root}/{DATASET_FILE}")
+        except Exception as exc:  # the driver's own errors (botocore's, aiohttp's) have no common base
+            raise DatabaseError(f"{shown}: the Parquet dataset could not be written: {library_message(exc)}") from None
+    return meta
+
+
+def _without_protocol(key: str) -> str:
+    return key.split("://", 1)[1] if "://" in key else key
+
+
+def _with_protocol(spelled: str, key: str) -> str:
+    return f"{_scheme(spelled)}://{key}"
 
 
 def _export_table(con: duckdb.DuckDBPyConnection, table: str, staging: Path) -> dict[str, Any]:
@@ -194,9 +256,10 @@ def read_metadata(location: str | os.PathLike[str], con: duckdb.DuckDBPyConnecti
         meta = json.loads(text)
     except (OSError, ValueError, duckdb.Error) as exc:
         raise DatabaseError(
-            f"{where}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {exc}); "
+            f"{redact(where)}: not an fmbench Parquet dataset (no readable {DATASET_FILE}: {library_message(exc)}); "
             "write one with `fmbench export --parquet DIR`"
         ) from None
+    where = redact(where)
     if not isinstance(meta, dict) or not isinstance(meta.get("tables"), dict):
         raise DatabaseError(f"{where}: {DATASET_FILE} is not an fmbench dataset description")
     version = meta.get("schema_version")
@@ -228,8 +291,25 @@ def register_object_storage(con: duckdb.DuckDBPyConnection, location: str) -> st
     standard AWS variables, ``AWS_ENDPOINT_URL`` included, and the shared config files); DuckDB's own httpfs is
     never installed, so a machine without internet access reads a bucket it can reach.
     """
+    filesystem, spelled = object_storage(location, "reading")
+    con.register_filesystem(filesystem)
+    return spelled
+
+
+def object_storage(location: str, doing: str = "reading") -> tuple[Any, str]:
+    """The fsspec filesystem of a remote ``location`` and the location as it spells it (``r2://`` is ``s3://``).
+
+    A location that names a user or password is refused (masked in the message): credentials come from where the
+    driver reads them (for S3 the AWS variables or a profile), never from a location a command line shows.
+    """
     scheme = _scheme(location)
     protocol = _FSSPEC_PROTOCOL.get(scheme, scheme)
+    if has_credentials(location):
+        raise DatabaseError(
+            f"{redact(location)}: a location holding credentials is refused (they would be shown wherever the "
+            "location is); give them as the storage's driver reads them, for S3 AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY or a profile"
+        )
     try:
         # fsspec and its drivers are the optional [s3] extra: only a reader of object storage needs them.
         import fsspec
@@ -237,13 +317,12 @@ def register_object_storage(con: duckdb.DuckDBPyConnection, location: str) -> st
         filesystem = fsspec.filesystem(protocol)
     except ImportError as exc:
         raise DatabaseError(
-            f"{location}: reading {scheme}:// needs fsspec and its {protocol} driver ({exc}); "
+            f"{redact(location)}: {doing} {scheme}:// needs fsspec and its {protocol} driver ({library_message(exc)}); "
             f"install them with {STORAGE_EXTRA}"
         ) from None
     except ValueError as exc:
-        raise DatabaseError(f"{location}: no filesystem reads {scheme}:// locations ({exc})") from None
-    con.register_filesystem(filesystem)
-    return protocol + location[len(scheme) :]
+        raise DatabaseError(f"{redact(location)}: no filesystem reads {scheme}:// locations ({library_message(exc)})") from None
+    return filesystem, protocol + location[len(scheme) :]
 
 
 def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[str]) -> dict[str, Any]:
@@ -256,7 +335,9 @@ def attach_dataset(con: duckdb.DuckDBPyConnection, location: str | os.PathLike[s
     try:
         _create_views(con, where, meta)
     except (OSError, duckdb.Error) as exc:
-        raise DatabaseError(f"{location}: the dataset's files could not be listed or read: {exc}") from None
+        raise DatabaseError(
+            f"{redact(location)}: the dataset's files could not be listed or read: {library_message(exc)}"
+        ) from None
     return meta
 
 

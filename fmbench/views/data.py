@@ -119,13 +119,30 @@ def trials_csv_text(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
     return csv_text(CSV_COLUMNS, zip(*[found[name] for name in CSV_COLUMNS], strict=True))
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet takes as the start of a formula in a cell (OWASP's CSV-injection guidance)."""
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows and never evaluates: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return gets a leading ``'`` (a response ``=HYPERLINK(…)``, a trial id ``@SUM(…)``), as OWASP's
+    CSV-injection guidance says. Numbers stay numbers: a number (``-1.5``), or text that is one plain number
+    (``-42``), is written as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """``header`` and ``rows`` as the csv module writes them (the excel dialect: comma, double quote, quoted only
-    where needed), each line ended by ``\\n``."""
+    where needed), each line ended by CRLF as RFC 4180 says (the csv module quotes a cell holding a carriage return
+    only when the line ending holds one: with ``\\n`` alone such a cell split its row), every text cell a spreadsheet
+    would evaluate neutralised (:func:`spreadsheet_cell`)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow([spreadsheet_cell(h) for h in header])
+    writer.writerows([spreadsheet_cell(v) for v in row] for row in rows)
     return buffer.getvalue()
 
 
