@@ -94,14 +94,22 @@ def test_a_faster_build_is_listed_as_an_improvement_not_a_regression(tmp_path: P
     assert all(c.direction == "increased" and c.verdict == "better" for c in report.improvements)
 
 
-def test_builds_are_ordered_by_first_appearance_not_by_name(tmp_path: Path) -> None:
+def test_builds_are_ordered_by_version_never_by_the_date_measured(tmp_path: Path) -> None:
     report = detect(tmp_path, {
         "z-first": BASE.but(build="24Z900z", started=day(1)),
         "a-second": BASE.but(build="24A100a", started=day(2), noise_seed=2),
         "z-again": BASE.but(build="24Z900z", started=day(3), noise_seed=3),
     })
-    assert steps(report) == [("iPhone18,1", "24Z900z", "24A100a")]
-    assert "first appearance" in BUILD_ORDER_RULE
+    assert steps(report) == [("iPhone18,1", "24A100a", "24Z900z")]
+    assert "version order" in BUILD_ORDER_RULE and "never by the date" in BUILD_ORDER_RULE
+
+
+def test_a_release_measured_before_its_beta_still_comes_after_it(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "release": BASE.but(build="24A335", started=day(1)),
+        "beta": BASE.but(build="24A5264n", started=day(2), noise_seed=2),
+    })
+    assert steps(report) == [("iPhone18,1", "24A5264n", "24A335")]
 
 
 def test_invalid_runs_never_appear(tmp_path: Path) -> None:
