@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import quote, urlsplit
 from xml.etree import ElementTree as ET
 
@@ -538,8 +538,21 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: st
     return element
 
 
+class FeedEntry(Protocol):
+    """What a feed entry is made of: a change between builds that names its build step."""
+
+    step: BuildStep
+    hardware_model: str
+    scenario_id: str
+    path: str
+
+    def tag_specific(self) -> str: ...
+    def headline(self) -> str: ...
+    def describe(self) -> str: ...
+
+
 def atom_feed(
-    regressions: Iterable[BuildChange | BuildSampleChange],
+    regressions: Iterable[FeedEntry],
     *,
     site_url: str,
     generated_at: datetime,
@@ -548,7 +561,8 @@ def atom_feed(
     page_path: str | None = None,
     paths: urls.SitePaths | None = None,
 ) -> str:
-    """An Atom 1.0 feed with one entry per change given (pass ``report.regressions``).
+    """An Atom 1.0 feed with one entry per change given (the site passes the regressions of its change list,
+    :meth:`fmbench.comparison.history_changes.ChangeList.regressions`).
 
     ``site_url`` is the site's absolute root URL; entry links point at the
     comparison pages below it. Entry ids are ``tag:`` URIs built from the
