@@ -69,8 +69,8 @@ def read_histories(
     """Every series of the database (of one device, if given): groups in the build-to-build comparisons'
     order, workloads as first read, figures in catalog order. Each build stands on its evidence
     (:mod:`fmbench.comparison.evidence`, ``index`` if the caller has one), the same runs the build-to-build
-    comparisons and their pages read; a group measured on one build only has a one-column series (nothing to
-    search)."""
+    comparisons and their pages read. A group measured on one build only has nothing to search and gives no
+    series."""
     if index is None:
         where = "verdict <> 'invalid' AND os_build IS NOT NULL AND hardware_model IS NOT NULL"
         params: list[str] = []
@@ -89,6 +89,8 @@ def read_histories(
     for key in sorted(groups, key=lambda k: (_group_order(k[0]), str(k[1]))):
         group, configuration = key
         ordered = sorted(groups[key], key=lambda e: build_sort_key(e.os_build))
+        if len(ordered) < 2:  # one build: nothing to search, and no need to read its trials
+            continue
         cells: dict[tuple[str, str], dict[tuple[str, str], float | None]] = {}
         used: list[tuple[str, tuple[str, ...]]] = []
         for evidence in ordered:
