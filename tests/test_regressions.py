@@ -13,10 +13,17 @@ from types import ModuleType
 from xml.etree import ElementTree as ET
 
 import duckdb
+import numpy as np
 import pytest
 from markupsafe import escape
 
-from fmbench.analysis.changepoints import DEFAULT_LEVEL, method_statement
+from fmbench.analysis.changepoints import (
+    DEFAULT_LEVEL,
+    Series,
+    changes_over_history,
+    find_change_points,
+    method_statement,
+)
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.comparison.history_changes import newest_first
 from fmbench.comparison.regressions import (
@@ -374,3 +381,11 @@ def test_serve_answers_regressions_with_the_same_change_points_and_level(history
         con.close()
     for row in page.regressions.rows:
         assert f'href="{row.cells[0].href}"' in html and row.cells[5] in html
+
+
+def test_two_builds_of_five_samples_give_no_small_p_value_and_a_list_of_twenty_keeps_none() -> None:
+    # site/methodology.md (#changepoints): five samples over two builds have 2**5 = 32 ways to be shuffled.
+    step = np.array([[1.0, 2.0], [1.1, 2.1], [0.9, 1.9], [1.2, 2.2], [1.05, 2.05]])
+    series = [Series((f"phone-{i}", "cfg", "rev", "w", "ttft"), ("24A100", "24A200"), step) for i in range(20)]
+    assert all(t.p_value > 0.03 for s in series for t in find_change_points(s).tests)
+    assert changes_over_history(series).change_points == ()
