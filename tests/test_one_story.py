@@ -166,6 +166,7 @@ def test_every_listed_change_links_to_a_section_with_the_same_numbers(site: Site
         assert {r.os_build for r in section.comparison.baseline.runs} == {before}
         assert {r.os_build for r in section.comparison.candidate.runs} == {after}
         assert [r for r in section.table.rows if r.cells[0] == row.cells[3] and r.cells[1] == row.cells[4]]
+        assert [c for c in section.change_points if row.cells[5] in c and row.cells[4] in c]  # the same numbers
     assert page.samples.rows
     for row in page.samples.rows:
         section = _section(site, row.cells[0].href)

@@ -347,6 +347,11 @@ def test_every_change_listed_links_to_a_section_that_exists_and_shows_the_same_b
         before, after = row.cells[0].text.split(" → ")
         section = _landing(history_site, row.cells[0].href)
         assert row.cells[0].href.endswith(f"/{before}..{after}/#{section.anchor}")
+    # A change point's section shows it with the same numbers, and the list's level.
+    for row in (*page.regressions.rows, *page.improvements.rows):
+        section = _landing(history_site, row.cells[0].href)
+        assert [c for c in section.change_points if row.cells[5] in c and row.cells[4] in c]
+        assert section.change_statement == method_statement(DEFAULT_LEVEL)
     home = home_page(history_site, Filters())
     assert home.changes and all(_landing(history_site, c.href) for c in home.changes)
     feed = ET.fromstring(regressions_feed(history_site, Filters()))

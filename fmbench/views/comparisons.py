@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -124,7 +124,13 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
                                         tolerance=site.tolerance, caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return refused_section(heading, rule, key, exc, heading)
-    return compared_section(site, cmp, heading, heading, key)
+    section = compared_section(site, cmp, heading, heading, key)
+    if rule != "latest":  # the change list stands each build on the "latest" rule's evidence
+        return section
+    listed = site.change_list()
+    moved = [c.headline() for c in listed.changes
+             if (c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor) == (device, baseline, candidate, key)]
+    return replace(section, change_points=moved, change_statement=listed.statement if moved else "")
 
 
 def _rule(rule: str) -> AttemptRule:
