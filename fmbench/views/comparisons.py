@@ -13,7 +13,7 @@ from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.comparison.evidence import Configuration, configuration_values
-from fmbench.comparison.history_changes import HistoryChange
+from fmbench.comparison.history_changes import ChangeList, HistoryChange
 from fmbench.comparison.regressions import atom_feed
 from fmbench.comparison.selection import ATTEMPT_RULES, AttemptRule
 from fmbench.comparison.text import confidence_text
@@ -109,7 +109,8 @@ class ComparisonPage(Page):
 
 
 def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: Configuration,
-             rule: AttemptRule, strict: bool, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
+             rule: AttemptRule, strict: bool, con: duckdb.DuckDBPyConnection | None = None,
+             listed: ChangeList | None = None) -> ComparisonSection:
     """One configuration's section, each side the runs its evidence stands on (:mod:`fmbench.comparison.evidence`),
     as the regression detector compares them; ``con``: the connection to read with (a thread's own cursor), the
     site's by default."""
@@ -125,9 +126,8 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
     except ComparisonRefused as exc:
         return refused_section(heading, rule, key, exc, heading)
     section = compared_section(site, cmp, heading, heading, key)
-    if rule != "latest":  # the change list stands each build on the "latest" rule's evidence
+    if listed is None:
         return section
-    listed = site.change_list()
     moved = [c.headline() for c in listed.changes
              if (c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor) == (device, baseline, candidate, key)]
     return replace(section, change_points=moved, change_statement=listed.statement if moved else "")
@@ -156,8 +156,11 @@ def comparison_page(
     if strict is None:
         generation = {e.os_build: e.os_generation for pair in sides for e in pair if e is not None}
         strict = generation.get(baseline) != generation.get(candidate)
+    # The change list stands each build on the "latest" rule's evidence; made here, on the request's own
+    # connection, before the sections' threads start.
+    listed = site.change_list() if chosen == "latest" else None
     sections = each_section(
-        site, lambda con, cfg: _section(site, key, baseline, candidate, cfg, chosen, strict, con), shared
+        site, lambda con, cfg: _section(site, key, baseline, candidate, cfg, chosen, strict, con, listed), shared
     )
     names = [e.device_name for pair in sides for e in pair if e is not None]
     name = names[0] if names else key
