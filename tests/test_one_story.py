@@ -168,16 +168,19 @@ def test_every_listed_change_links_to_a_section_with_the_same_numbers(site: Site
         assert section.samples is not None
         assert samples.samples.text() in section.verdict
 
-    # /regressions/: each row's change, interval and verdict as its section's table shows them.
+    # /regressions/: each change point links to the section of the two builds around it, which shows that figure.
     page = regressions_page(site, Filters())
-    for table in (page.regressions, page.improvements):
-        for row in table.rows:
-            href = row.cells[0].href
-            section = _section(site, href)
-            assert section.table is not None
-            (same,) = [r for r in section.table.rows if r.cells[0] == row.cells[3] and r.cells[1] == row.cells[4]]
-            assert _cell_text(same.cells[5]) == row.cells[5]  # the change
-            assert _cell_text(same.cells[7]) == row.cells[7]  # its interval
+    rows = [row for table in (page.regressions, page.improvements) for row in table.rows]
+    assert rows
+    for row in rows:
+        href = row.cells[0].href
+        section = _section(site, href)
+        assert section.table is not None and section.comparison is not None
+        before, after = row.cells[0].text.split(" → ")
+        assert {r.os_build for r in section.comparison.baseline.runs} == {before}
+        assert {r.os_build for r in section.comparison.candidate.runs} == {after}
+        assert [r for r in section.table.rows if r.cells[0] == row.cells[3] and r.cells[1] == row.cells[4]]
+        assert [c for c in section.change_points if row.cells[5] in c and row.cells[4] in c]  # the same numbers
     assert page.samples.rows
     for row in page.samples.rows:
         section = _section(site, row.cells[0].href)

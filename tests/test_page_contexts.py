@@ -17,6 +17,7 @@ import pytest
 
 from fmbench import urls
 from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.changepoints import DEFAULT_LEVEL, method_statement
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
@@ -489,6 +490,14 @@ def test_regressions_compares_every_build_step(site: SiteContext) -> None:
     # each step links to its configuration's section of the comparison page
     assert page.steps.rows[0].cells[0].href.startswith(f"/compare/{DEVICE}/24A5256a..24A5264n/#cfg-onDevice-")
     assert [c.key for c in page.samples.columns] == ["builds", "device", "config", "samples", "verdict"]
+    # change points: the builds around each, its size, interval, levels and runs; the list's level stated
+    assert [c.key for c in page.regressions.columns] == [
+        "builds", "device", "config", "scenario", "figure", "size", "interval", "levels", "runs", "adjusted", "verdict"]
+    assert [c.key for c in page.improvements.columns] == [c.key for c in page.regressions.columns]
+    assert page.statement == method_statement(DEFAULT_LEVEL)
+    listed = site.change_list()
+    assert len(page.regressions.rows) + len(page.improvements.rows) == len(listed.changes)
+    assert len(page.samples.rows) == len(listed.sample_changes)
 
 
 def test_builds_lists_every_os_build_per_platform_in_order_of_first_appearance(site: SiteContext) -> None:

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from xml.etree import ElementTree as ET
 
+import duckdb
+import numpy as np
 import pytest
+from markupsafe import escape
 
+from fmbench.analysis.changepoints import (
+    DEFAULT_LEVEL,
+    Series,
+    changes_over_history,
+    find_change_points,
+    method_statement,
+)
 from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.history_changes import newest_first
 from fmbench.comparison.regressions import (
     BUILD_ORDER_RULE,
     RegressionReport,
@@ -21,6 +34,14 @@ from fmbench.comparison.regressions import (
     detect_regressions,
 )
 from fmbench.ingest import ingest_paths
+from fmbench.serving.serve import create_app
+from fmbench.views import PAGES, render_page, site_context
+from fmbench.views.comparison_blocks import ComparisonSection
+from fmbench.views.comparisons import comparison_page, regressions_feed, regressions_page
+from fmbench.views.filters import Filters
+from fmbench.views.home import home_page
+from fmbench.views.render import Renderer
+from fmbench.views.site import SiteContext
 
 from testdata import DATA, FIXTURES
 
@@ -94,14 +115,22 @@ def test_a_faster_build_is_listed_as_an_improvement_not_a_regression(tmp_path: P
     assert all(c.direction == "increased" and c.verdict == "better" for c in report.improvements)
 
 
-def test_builds_are_ordered_by_first_appearance_not_by_name(tmp_path: Path) -> None:
+def test_builds_are_ordered_by_version_never_by_the_date_measured(tmp_path: Path) -> None:
     report = detect(tmp_path, {
         "z-first": BASE.but(build="24Z900z", started=day(1)),
         "a-second": BASE.but(build="24A100a", started=day(2), noise_seed=2),
         "z-again": BASE.but(build="24Z900z", started=day(3), noise_seed=3),
     })
-    assert steps(report) == [("iPhone18,1", "24Z900z", "24A100a")]
-    assert "first appearance" in BUILD_ORDER_RULE
+    assert steps(report) == [("iPhone18,1", "24A100a", "24Z900z")]
+    assert "version order" in BUILD_ORDER_RULE and "never by the date" in BUILD_ORDER_RULE
+
+
+def test_a_release_measured_before_its_beta_still_comes_after_it(tmp_path: Path) -> None:
+    report = detect(tmp_path, {
+        "release": BASE.but(build="24A335", started=day(1)),
+        "beta": BASE.but(build="24A5264n", started=day(2), noise_seed=2),
+    })
+    assert steps(report) == [("iPhone18,1", "24A5264n", "24A335")]
 
 
 def test_invalid_runs_never_appear(tmp_path: Path) -> None:
@@ -231,3 +260,137 @@ def test_the_feed_stays_well_formed_xml_when_a_title_holds_a_control_character()
     element = ET.Element("title")
     element.text = _xml_text("a\x00b")
     ET.fromstring(ET.tostring(element))  # parses: no character XML 1.0 forbids
+
+
+# --- change points over a build history, as /regressions/, its feed and home list them ------------------------
+
+HISTORY_ORDER = ("24A5264n", "24A5301a", "24A335", "24B5010b")
+"""The iPhone's builds in version order; measured in another order (the release 24A335 first)."""
+HISTORY_MEASURED = {"24A335": 1, "24B5010b": 2, "24A5301a": 3, "24A5264n": 4}
+FLAT_MAC = "Mac17,2"
+FLAT_ORDER = ("26A5353q", "26A5361b", "26A5378f", "26B5012a")
+
+
+@pytest.fixture(scope="module")
+def history_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An iPhone whose median TTFT moves by 0.1 s from the release 24A335 on, and a Mac whose four builds are noise."""
+    root = tmp_path_factory.mktemp("history-site")
+    folder = root / "runs"
+    one = (rb.TASK_CAPTURE,)
+    for build, n in HISTORY_MEASURED.items():
+        slower = 0.1 if HISTORY_ORDER.index(build) >= 2 else 0.0
+        rb.write_run(BASE.but(build=build, started=day(n), noise_seed=n, ttft_offset=slower, scenarios=one),
+                     folder, f"iphone-{build}")
+    for i, build in enumerate(FLAT_ORDER):
+        rb.write_run(BASE.but(hardware=FLAT_MAC, device="MacBook Pro", system="macOS", version="26.0", build=build,
+                              started=day(10 + i), noise_seed=30 + i, scenarios=one), folder, f"mac-{build}")
+    assert ingest_paths([folder], root / "db.duckdb").ok
+    return root / "db.duckdb"
+
+
+@pytest.fixture()
+def history_site(history_db: Path) -> Iterator[SiteContext]:
+    con = duckdb.connect(str(history_db), read_only=True)
+    try:
+        yield site_context(con, Renderer())
+    finally:
+        con.close()
+
+
+def _landing(site: SiteContext, href: str) -> ComparisonSection:
+    """The comparison page section an href lands on (``/compare/DEVICE/A..B/#anchor``): it must exist."""
+    path, _, anchor = href.partition("#")
+    _, kind, device, pair, _ = path.split("/", 4)
+    assert kind == "compare" and anchor
+    baseline, candidate = pair.split("..")
+    page = comparison_page(site, Filters(), device, baseline, candidate)
+    (found,) = [s for s in page.sections if s.anchor == anchor]
+    assert found.comparison is not None
+    assert {r.os_build for r in found.comparison.baseline.runs} == {baseline}
+    assert {r.os_build for r in found.comparison.candidate.runs} == {candidate}
+    return found
+
+
+def test_regressions_lists_the_change_point_at_the_planted_build_and_none_for_a_flat_history(
+    history_site: SiteContext,
+) -> None:
+    page = regressions_page(history_site, Filters())
+    rows = [(r.cells[0].text, r.cells[1], r.cells[3], r.cells[4]) for r in page.regressions.rows]
+    assert ("24A5301a → 24A335", "iPhone 17 Pro (iPhone18,1)", "Natural-language task capture", "Median TTFT") in rows
+    assert not [r for r in (*page.regressions.rows, *page.improvements.rows) if FLAT_MAC in r.cells[1]]
+    (moved,) = [c for c in history_site.change_list().changes if c.history.figure.key == "ttft_median"]
+    assert (moved.baseline_build, moved.candidate_build) == ("24A5301a", "24A335")
+    assert moved.point.before[-1] == "24A5301a" and moved.point.after == ("24A335", "24B5010b")
+    assert moved.point.delta == pytest.approx(0.1, abs=0.03) and moved.is_regression
+    low, high = moved.point.interval  # type: ignore[misc]
+    assert low <= moved.point.delta <= high and low > 0
+    assert len(moved.runs_before) == len(moved.point.before) and len(moved.runs_after) == 2
+    # The builds measured out of version order are still compared in it: every step is adjacent in version.
+    iphone = [(s.baseline_build, s.candidate_build) for s in history_site.regressions().steps
+              if s.group.hardware_model == "iPhone18,1"]
+    assert iphone == list(itertools.pairwise(HISTORY_ORDER))
+
+
+def test_the_false_discovery_level_is_stated_on_regressions(history_site: SiteContext) -> None:
+    kind = next(k for k in PAGES if k.name == "regressions")
+    html = render_page(history_site, kind, Filters())
+    assert str(escape(method_statement(DEFAULT_LEVEL))) in html
+    assert "false-discovery rate at 5%" in html
+    assert history_site.change_list().level == DEFAULT_LEVEL
+
+
+def test_every_change_listed_links_to_a_section_that_exists_and_shows_the_same_builds(history_site: SiteContext) -> None:
+    page = regressions_page(history_site, Filters())
+    rows = [*page.regressions.rows, *page.improvements.rows, *page.samples.rows]
+    assert rows
+    for row in rows:
+        before, after = row.cells[0].text.split(" → ")
+        section = _landing(history_site, row.cells[0].href)
+        assert row.cells[0].href.endswith(f"/{before}..{after}/#{section.anchor}")
+    # A change point's section shows it with the same numbers, and the list's level.
+    for row in (*page.regressions.rows, *page.improvements.rows):
+        section = _landing(history_site, row.cells[0].href)
+        assert [c for c in section.change_points if row.cells[5] in c and row.cells[4] in c]
+        assert section.change_statement == method_statement(DEFAULT_LEVEL)
+    home = home_page(history_site, Filters())
+    assert home.changes and all(_landing(history_site, c.href) for c in home.changes)
+    feed = ET.fromstring(regressions_feed(history_site, Filters()))
+    links = [e.find(f"{ATOM}link").get("href") for e in feed.findall(f"{ATOM}entry")]  # type: ignore[union-attr]
+    assert links and all(_landing(history_site, "/" + h.split("/", 3)[3]) for h in links)
+
+
+def test_home_and_the_feed_list_the_same_change_points_with_the_same_numbers(history_site: SiteContext) -> None:
+    listed = history_site.change_list()
+    home = home_page(history_site, Filters())
+    assert [c.text for c in home.changes] == [c.headline() for c in newest_first(listed.listed())][:8]
+    feed = ET.fromstring(regressions_feed(history_site, Filters()))
+    titles = {e.findtext(f"{ATOM}title") for e in feed.findall(f"{ATOM}entry")}
+    assert titles == {c.headline() for c in listed.regressions()}
+    (moved,) = [c for c in listed.changes if c.history.figure.key == "ttft_median"]
+    page = regressions_page(history_site, Filters())
+    (row,) = [r for r in page.regressions.rows if r.cells[4] == "Median TTFT"]
+    assert row.cells[5] == moved.size_text() and row.cells[6] == moved.interval_text()
+    assert moved.size_text() in moved.headline() and moved.headline() in titles
+
+
+def test_serve_answers_regressions_with_the_same_change_points_and_level(history_db: Path) -> None:
+    client = create_app(history_db, host="127.0.0.1", port=8000).test_client()
+    served = client.get("/regressions/", headers={"Host": "127.0.0.1:8000"})
+    assert served.status_code == 200
+    html = served.get_data(as_text=True)
+    assert str(escape(method_statement(DEFAULT_LEVEL))) in html
+    con = duckdb.connect(str(history_db), read_only=True)
+    try:
+        page = regressions_page(site_context(con, Renderer()), Filters())
+    finally:
+        con.close()
+    for row in page.regressions.rows:
+        assert f'href="{row.cells[0].href}"' in html and row.cells[5] in html
+
+
+def test_two_builds_of_five_samples_give_no_small_p_value_and_a_list_of_twenty_keeps_none() -> None:
+    # site/methodology.md (#changepoints): five samples over two builds have 2**5 = 32 ways to be shuffled.
+    step = np.array([[1.0, 2.0], [1.1, 2.1], [0.9, 1.9], [1.2, 2.2], [1.05, 2.05]])
+    series = [Series((f"phone-{i}", "cfg", "rev", "w", "ttft"), ("24A100", "24A200"), step) for i in range(20)]
+    assert all(t.p_value > 0.03 for s in series for t in find_change_points(s).tests)
+    assert changes_over_history(series).change_points == ()

@@ -11,10 +11,10 @@ Detection:
   before" the second beta (OS 26 vs OS 27 is a strict-mode comparison of its
   own, see :mod:`fmbench.comparison.compare`). Runs without a hardware model cannot be
   placed on a device and are left out (and counted).
-- **Build order**: within a group, OS builds are ordered by first
-  appearance, the earliest ``startedAt`` of any run measured on that build
-  in that group (ties broken by the build string). Build names are not
-  compared as version numbers.
+- **Build order**: within a group, OS builds are put in version order
+  (:func:`fmbench.analysis.os_builds.build_sort_key`), never by the date a
+  build was measured: a build measured late is still compared with the build
+  before it in version.
 - Each build of a configuration stands on its evidence
   (:mod:`fmbench.comparison.evidence`: its publishable runs of one suite revision by
   the attempt rule, default ``latest``; its exploratory runs only where it has no
@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import quote, urlsplit
 from xml.etree import ElementTree as ET
 
@@ -58,6 +58,7 @@ import duckdb
 from fmbench import urls
 from fmbench.analysis import stats
 from fmbench.analysis.configuration import Group
+from fmbench.analysis.os_builds import build_sort_key
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
@@ -75,9 +76,8 @@ from fmbench.comparison.text import (
 from fmbench.storage.db import connect
 
 BUILD_ORDER_RULE = (
-    "Within one device, OS generation and configuration, builds are ordered by first appearance: the "
-    "earliest start time of any run measured on that build (ties by build name); each build is compared "
-    "with the one before it."
+    "Within one device, OS generation and configuration, builds are put in version order (major number, train "
+    "letter, build number, suffix), never by the date measured; each build is compared with the one before it."
 )
 ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_DATE = "2026"
@@ -429,7 +429,7 @@ def device_steps(
 
     Each build of a configuration stands on its evidence (:mod:`fmbench.comparison.evidence`: publishable runs of one
     suite revision, exploratory ones only where it has none), the same the comparison page shows; the builds whose
-    evidence shares a group (and so a suite revision) are put in order and each compared with the one before it.
+    evidence shares a group (and so a suite revision) are put in version order and each compared with the one before it.
     A device's steps read its own runs only, so a report can be put together from devices computed apart."""
     index = evidence_of(runs)
     groups: dict[tuple[Group, Configuration], list[Evidence]] = {}
@@ -438,7 +438,7 @@ def device_steps(
             groups.setdefault((Group.of(found.runs[-1]), found.configuration), []).append(found)
     steps: list[BuildStep] = []
     for key in sorted(groups, key=lambda k: (_group_key(k[0]), str(k[1]))):
-        ordered = sorted(groups[key], key=lambda e: (e.first_seen, e.os_build))
+        ordered = sorted(groups[key], key=lambda e: build_sort_key(e.os_build))
         for previous, current in itertools.pairwise(ordered):
             steps.append(_step(con, key[0], previous, current, family_confidence, tolerance, caches))
     return steps
@@ -538,8 +538,21 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: st
     return element
 
 
+class FeedEntry(Protocol):
+    """What a feed entry is made of: a change between builds that names its build step."""
+
+    step: BuildStep
+    hardware_model: str
+    scenario_id: str
+    path: str
+
+    def tag_specific(self) -> str: ...
+    def headline(self) -> str: ...
+    def describe(self) -> str: ...
+
+
 def atom_feed(
-    regressions: Iterable[BuildChange | BuildSampleChange],
+    regressions: Iterable[FeedEntry],
     *,
     site_url: str,
     generated_at: datetime,
@@ -548,7 +561,8 @@ def atom_feed(
     page_path: str | None = None,
     paths: urls.SitePaths | None = None,
 ) -> str:
-    """An Atom 1.0 feed with one entry per change given (pass ``report.regressions``).
+    """An Atom 1.0 feed with one entry per change given (the site passes the regressions of its change list,
+    :meth:`fmbench.comparison.history_changes.ChangeList.regressions`).
 
     ``site_url`` is the site's absolute root URL; entry links point at the
     comparison pages below it. Entry ids are ``tag:`` URIs built from the

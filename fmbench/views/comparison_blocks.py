@@ -201,6 +201,11 @@ class ComparisonSection:
     anchor: str = ""
     """The section's id, which every listed change of its configuration links to
     (:func:`fmbench.urls.configuration_anchor`)."""
+    change_points: list[str] = field(default_factory=list)
+    """The change points of the site's change list dated to this section's two builds, each in the words (and
+    numbers) home, `/regressions/` and the feed list it with."""
+    change_statement: str = ""
+    """The change list's method and false-discovery level, shown with :attr:`change_points`."""
 
 
 def refused_section(heading: str, rule: str, key: str, refused: ComparisonRefused, configuration: str) -> ComparisonSection:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -13,6 +13,7 @@ from fmbench import urls
 from fmbench.analysis.configuration import config_key, config_label
 from fmbench.comparison.compare import Comparison, ComparisonRefused, compare_selected
 from fmbench.comparison.evidence import RULE, Configuration, configuration_values
+from fmbench.comparison.history_changes import ChangeList, HistoryChange
 from fmbench.comparison.regressions import atom_feed
 from fmbench.comparison.selection import ATTEMPT_RULES, AttemptRule
 from fmbench.comparison.text import confidence_text
@@ -24,11 +25,9 @@ from fmbench.views.comparison_blocks import (
     VERDICT_TONE,
     ComparisonSection,
     compared_section,
-    delta_format,
     each_section,
     page_verdict,
     refused_section,
-    relative_text,
 )
 from fmbench.views.comparison_queries import build_order
 from fmbench.views.device_comparisons import device_comparisons_table
@@ -111,7 +110,8 @@ class ComparisonPage(Page):
 
 
 def _section(site: SiteContext, device: str, baseline: str, candidate: str, config: Configuration,
-             rule: AttemptRule, strict: bool, con: duckdb.DuckDBPyConnection | None = None) -> ComparisonSection:
+             rule: AttemptRule, strict: bool, con: duckdb.DuckDBPyConnection | None = None,
+             listed: ChangeList | None = None) -> ComparisonSection:
     """One configuration's section, each side the runs its evidence stands on (:mod:`fmbench.comparison.evidence`),
     as the regression detector compares them; ``con``: the connection to read with (a thread's own cursor), the
     site's by default."""
@@ -126,7 +126,12 @@ def _section(site: SiteContext, device: str, baseline: str, candidate: str, conf
                                         tolerance=site.tolerance, caches=site.caches), site.scenario_title)
     except ComparisonRefused as exc:
         return refused_section(heading, rule, key, exc, heading)
-    return compared_section(site, cmp, heading, heading, key)
+    section = compared_section(site, cmp, heading, heading, key)
+    if listed is None:
+        return section
+    moved = [c.headline() for c in listed.changes
+             if (c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor) == (device, baseline, candidate, key)]
+    return replace(section, change_points=moved, change_statement=listed.statement if moved else "")
 
 
 def _rule(rule: str) -> AttemptRule:
@@ -152,8 +157,11 @@ def comparison_page(
     if strict is None:
         generation = {e.os_build: e.os_generation for pair in sides for e in pair if e is not None}
         strict = generation.get(baseline) != generation.get(candidate)
+    # The change list stands each build on the "latest" rule's evidence; made here, on the request's own
+    # connection, before the sections' threads start.
+    listed = site.change_list() if chosen == "latest" else None
     sections = each_section(
-        site, lambda con, cfg: _section(site, key, baseline, candidate, cfg, chosen, strict, con), shared
+        site, lambda con, cfg: _section(site, key, baseline, candidate, cfg, chosen, strict, con, listed), shared
     )
     names = [e.device_name for pair in sides for e in pair if e is not None]
     name = names[0] if names else key
@@ -328,29 +336,35 @@ class RegressionsPage(Page):
     build_order: str
     rule: str
     confidence: str
+    """The family-wise confidence of one build step's intervals (the steps' table and their comparison pages)."""
+    statement: str
+    """The change list's method and false-discovery level in one sentence
+    (:func:`fmbench.analysis.changepoints.method_statement`)."""
 
 
-def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]:
+def _change_rows(site: SiteContext, changes: list[HistoryChange], filters: Filters) -> list[Row]:
+    """One row a change point: the two builds around it (linked to their comparison's section), what moved, its
+    size and interval, the levels and the runs on each side."""
     device = filters.values.get("device")
     out = []
     for c in changes:
         if device and c.hardware_model != device:
             continue
-        f = c.figure
-        dfmt = delta_format(f.unit)
         out.append(
             Row(
                 [
                     Cell(f"{c.baseline_build} → {c.candidate_build}",
                          href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor))),
-                    f"{c.step.device_name} ({c.hardware_model})",
-                    c.step.group.label(),
-                    site.scenario_title(c.scenario.scenario_id, c.scenario.title),
-                    f.label,
-                    dfmt(f.delta),
-                    Cell(relative_text(f.relative_delta), reason="baseline is 0"),
-                    f"{dfmt(f.interval.low)} to {dfmt(f.interval.high)}" if f.interval else None,
-                    Cell(f.verdict + (" (exploratory)" if c.exploratory else ""), tone=VERDICT_TONE.get(f.verdict, "neutral")),
+                    f"{c.history.device_name} ({c.hardware_model})",
+                    c.history.group.label(),
+                    c.title,
+                    c.history.figure.label,
+                    c.size_text(),
+                    c.interval_text(),
+                    c.levels_text(),
+                    f"{len(c.runs_before)} on {', '.join(c.point.before)} / {len(c.runs_after)} on {', '.join(c.point.after)}",
+                    f"{c.decision.adjusted:.2g}",
+                    Cell(c.verdict + (" (exploratory)" if c.exploratory else ""), tone=VERDICT_TONE.get(c.verdict, "neutral")),
                 ],
                 {"device": c.hardware_model, "os_build": c.candidate_build},
             )
@@ -359,33 +373,39 @@ def _change_rows(site: SiteContext, changes: Any, filters: Filters) -> list[Row]
 
 
 _CHANGE_COLUMNS = [
-    Column("builds", "Builds"),
+    Column("builds", "Moved at (after → at)"),
     Column("device", "Device"),
     Column("config", "Configuration"),
     Column("scenario", "Scenario"),
     Column("figure", "Figure"),
-    Column("delta", "Change", True),
-    Column("relative", "Relative", True),
+    Column("size", "Size", True),
     Column("interval", "Interval", True),
+    Column("levels", "Before → after"),
+    Column("runs", "Runs before / after"),
+    Column("adjusted", "Adjusted p", True),
     Column("verdict", "Verdict"),
 ]
 
 
 def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
     report = regression_report(site)
+    listed = site.change_list()
     device = filters.values.get("device")
     steps = [s for s in report.steps if not device or s.group.hardware_model == device]
     return RegressionsPage(
         title="Regressions between OS builds",
         filters=filter_form(site.con, site.url(urls.regressions()), filters, fields=["device"],
                             scope=("r.verdict <> 'invalid'", []), noun="rows"),
-        regressions=Table("regressions", "Regressions: changes for the worse whose interval excludes zero", _CHANGE_COLUMNS,
-                          _change_rows(site, report.regressions, filters), "No regression detected."),
-        improvements=Table("improvements", "Improvements: changes for the better whose interval excludes zero", _CHANGE_COLUMNS,
-                           _change_rows(site, report.improvements, filters), "No improvement detected."),
+        regressions=Table("regressions", "Regressions: builds where a figure moved for the worse", _CHANGE_COLUMNS,
+                          _change_rows(site, [c for c in listed.changes if c.is_regression], filters),
+                          "No regression detected."),
+        improvements=Table("improvements", "Improvements: builds where a figure moved for the better", _CHANGE_COLUMNS,
+                           _change_rows(site, [c for c in listed.changes if not c.is_regression], filters),
+                           "No improvement detected."),
         samples=Table(
             "samples",
-            "Samples whose outcome changed beyond chance (per-sample exact test, Holm-corrected over a step's samples)",
+            "Samples whose outcome changed beyond chance (per-sample exact test, Holm-corrected over a step's samples, "
+            "then the list's false-discovery control of its own)",
             [Column("builds", "Builds"), Column("device", "Device"), Column("config", "Configuration"),
              Column("samples", "Samples"), Column("verdict", "Verdict")],
             [
@@ -401,7 +421,7 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
                     ],
                     {"device": c.hardware_model, "os_build": c.candidate_build},
                 )
-                for c in report.sample_changes if not device or c.hardware_model == device
+                for c in listed.sample_changes if not device or c.hardware_model == device
             ],
             "No sample's outcome changed beyond chance.",
         ),
@@ -429,18 +449,16 @@ def regressions_page(site: SiteContext, filters: Filters) -> RegressionsPage:
         build_order=report.build_order,
         rule=report.rule,
         confidence=confidence_text(report.family_confidence),
+        statement=listed.statement,
     )
 
 
 def regressions_feed(site: SiteContext, filters: Filters) -> bytes:
-
-
-    report = regression_report(site)
+    """The feed of the regressions `/regressions/` lists (change points and sample groups, the same entries)."""
     base = site.renderer.base_url
     site_url = site.renderer.site.site_url or (base if base.startswith("http") else "http://localhost" + base)
     newest = q.newest_ingest(site.con)
     generated = newest.replace(tzinfo=UTC) if newest else datetime(2026, 1, 1, tzinfo=UTC)
     title = f"{site.renderer.site.title}: OS-build regressions"
-    return atom_feed(
-        [*report.regressions, *(c for c in report.sample_changes if c.is_regression)], site_url=site_url, generated_at=generated, title=title, paths=site.paths
-    ).encode("utf-8")
+    return atom_feed(site.change_list().regressions(), site_url=site_url, generated_at=generated, title=title,
+                     paths=site.paths).encode("utf-8")

@@ -12,6 +12,7 @@ from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import SESSION_MODE, config_key, config_label
 from fmbench.analysis.revisions import Revision
+from fmbench.comparison.history_changes import HistoryChange, newest_first
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import home_queries as q
 from fmbench.views.blocks import Cell, Column, FilterForm, Link, Row, Table
@@ -22,14 +23,12 @@ from fmbench.views.common import (
     figure_cells,
     figure_columns,
     figure_keys,
-    listed_changes,
     os_label,
     retitled_change,
     revision_cell,
     run_link,
     verdict_cell,
 )
-from fmbench.views.comparisons import regression_report
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.markdown_render import render_markdown
 from fmbench.views.methodology import contents, fmbench_methodology, merge_methodology
@@ -195,13 +194,12 @@ def _newest(site: SiteContext) -> list[DeviceFigures]:
 
 
 def _latest_changes(site: SiteContext, limit: int = 8) -> list[Cell]:
-    """The newest changes the regression report found between consecutive builds, newest candidate first."""
+    """The newest changes of the site's change list (:meth:`SiteContext.change_list`: the entries `/regressions/`
+    and its feed show), newest candidate build first."""
 
-    changes: list[Any] = sorted(
-        listed_changes(regression_report(site)), key=lambda c: c.step.candidate_first_seen, reverse=True
-    )[:limit]
+    changes: list[Any] = newest_first(site.change_list().listed())[:limit]
     return [
-        Cell(retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor)),
+        Cell(c.headline() if isinstance(c, HistoryChange) else retitled_change(c, site.scenario_title).headline(), href=site.url(site.paths.comparison(c.hardware_model, c.baseline_build, c.candidate_build, c.step.anchor)),
              tone="worse" if c.is_regression else "better")
         for c in changes
     ]

@@ -191,16 +191,10 @@ def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 
 def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    """Every run of the device on either build (each side is chosen from them, invalid ones are named as left
-    out), and the device's first run that is evidence (the page is titled with its device name)."""
-    key = index.paths.devices.name(params["device"])
-    device = [r for r in index.runs.values() if r.hardware_model is not None and r.hardware_model == key]
-    builds = (index.paths.builds.name(params["baseline"]), index.paths.builds.name(params["candidate"]))
-    chosen = {r.run_id for r in device if r.os_build in builds}
-    evidence = [r for r in device if r.verdict != "invalid" and r.os_build is not None]
-    if evidence:
-        chosen.add(min(evidence, key=lambda r: (r.started_at, r.run_id)).run_id)
-    return chosen
+    """Every run: a section names the change points dated to its builds, and which change points the list keeps
+    depends on every test of it (its false-discovery control), so any run can change the page. (Its sides are
+    chosen from the device's runs on either build; the comparison cache keeps their comparisons.)"""
+    return None
 
 
 def build_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:

@@ -14,6 +14,7 @@ from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.evidence import EvidenceIndex
+from fmbench.comparison.history_changes import ChangeList, list_changes
 from fmbench.comparison.regressions import RegressionReport, find_build_changes
 from fmbench.comparison.selection import RunCatalog
 from fmbench.storage.queries import scenario_titles
@@ -23,6 +24,7 @@ from fmbench.views.run_queries import RunData
 
 _EVIDENCE = "evidence"
 _REGRESSIONS = "regressions"
+_CHANGE_LIST = "change_list"
 """Where :meth:`SiteContext.evidence` and :meth:`SiteContext.regressions` keep what they made (the memo ``serve``
 shares between the requests of one database state)."""
 
@@ -103,6 +105,20 @@ class SiteContext:
             _REGRESSIONS, lambda: find_build_changes(self.con, tolerance=self.tolerance, caches=self.caches)
         )
         return report
+
+    def change_list(self) -> ChangeList:
+        """The change points of every build history and the samples whose outcome changed, each family under its
+        own false-discovery control (:mod:`fmbench.comparison.history_changes`): what home, `/regressions/` and
+        its feed list, made once per build or request from :meth:`evidence` and :meth:`regressions`."""
+        found: ChangeList = self.once(_CHANGE_LIST, lambda: list_changes(
+            self.con, self.regressions(), index=self.evidence(), caches=self.caches,
+            titles={sid: self.scenario_title(sid) for sid in self._titles()},
+        ))
+        return found
+
+    def _titles(self) -> dict[str, str]:
+        titles: dict[str, str] = self.once("scenario_titles", lambda: scenario_titles(self.con))
+        return titles
 
     def keep_regressions(self, report: RegressionReport) -> None:
         """The build's regression report (made device by device, some reused from the previous build)."""
