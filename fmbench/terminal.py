@@ -10,7 +10,7 @@ so a newline in it cannot start a forged line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,38 @@ from fmbench.redaction import redact
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
+
+VERBOSITY = "fmbench.verbosity"
+"""Where ``-q``/``-v`` (:func:`fmbench.cli_options.verbosity_options`) leave their choice: the click context's
+``meta``, which every nested context shares (so ``fmbench -q build`` and ``fmbench build -q`` say the same)."""
+
+
+def verbosity() -> int:
+    """-1 with ``-q``, 1 with ``-v``, else 0 (outside a command too)."""
+    ctx = click.get_current_context(silent=True)
+    return int(ctx.meta.get(VERBOSITY, 0)) if ctx is not None else 0
+
+
+def info(text: str = "", *, err: bool = False) -> None:
+    """An informational line (what was written, what is done): printed unless ``-q``."""
+    if verbosity() >= 0:
+        echo(text, err=err)
+
+
+def informer() -> Callable[[str], None]:
+    """:func:`info` with this command's choice taken now, for a library function that prints from other threads
+    too (the click context is per thread)."""
+    return echo if verbosity() >= 0 else _silent
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def detail(text: str = "", *, err: bool = False) -> None:
+    """A line of detail: printed only with ``-v``."""
+    if verbosity() > 0:
+        echo(text, err=err)
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
