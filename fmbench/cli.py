@@ -97,6 +97,34 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
     return update, progress.stop
 
 
+def _stage_reporter(enabled: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
+    """A build's progress on stderr, a bar a stage (``resampling`` devices, then ``rendering`` files), each taken
+    away when the next starts; nothing when stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        return None, lambda: None
+    # slow to import (rich): only a progress bar on a terminal needs it
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    shown: dict[str, Any] = {}
+
+    def stop() -> None:
+        bar = shown.pop("bar", None)
+        if bar is not None:
+            bar.stop()
+
+    def update(stage: str, done: int, total: int) -> None:
+        if shown.get("stage") != stage:
+            stop()
+            bar = progress_bar(stage, console)
+            unit = "devices" if stage == "resampling" else "files"
+            shown.update(stage=stage, bar=bar, task=bar.add_task(unit, total=total))
+            bar.start()
+        shown["bar"].update(shown["task"], completed=done, total=total)
+
+    return update, stop
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fmbench")
 @PROJECT_OPTION
@@ -364,20 +392,34 @@ def build(
                 if done >= total:
                     stop()  # the bar goes once the files are in, before the pages render
 
+            stages, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
+
+            def building(stage: str, done: int, total: int) -> None:
+                stop()  # the ingest's bar goes first (it stays up when mirroring had nothing to ingest)
+                if stages is not None:
+                    stages(stage, done, total)
+
             try:
                 built = build_project(
                     project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
                     max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
                     progress=ingesting if update is not None else None,
+                    build_progress=building if stages is not None else None,
                 )
             finally:
                 stop()
+                stop_building()
             report, summary, mirrored = built.report, built.summary, built.mirrored
             install_warnings = (built.install_warning,) if built.install_warning else ()
         else:
-            report = build_site(
-                source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
-            )
+            building, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
+            try:
+                report = build_site(
+                    source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs,
+                    progress=building,
+                )
+            finally:
+                stop_building()
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.analysis.revisions import load_registry
 
