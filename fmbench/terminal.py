@@ -10,6 +10,7 @@ so a newline in it cannot start a forged line.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -82,14 +83,34 @@ def user_errors() -> Iterator[None]:
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
+    """A table, one line per row, laid out by rich (columns as wide as their widest cell on screen, a wide character
+    counted as two), a line of dashes under the headers; a cell's control characters (a newline too) are escaped
+    and never read as markup, and no cell is wrapped or cut."""
+    # slow to import (rich): only a command that prints a table needs it
+    from rich.box import Box
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells:
-        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    return "\n".join(lines)
+    table = Table(box=_dashed_head(Box), show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
+    for header in headers:
+        table.add_column(Text(header), no_wrap=True, overflow="ignore")
+    for row in cells:
+        table.add_row(*(Text(v) for v in row))
+    widths = [max([cell_len(h)] + [cell_len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    out = io.StringIO()
+    console = Console(file=out, width=sum(widths) + 2 * len(widths) + 1, color_system=None, force_terminal=False,
+                      highlight=False, markup=False, emoji=False, soft_wrap=False)
+    console.print(table)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def _dashed_head(box: Any) -> Any:
+    """rich's ``Box`` (given, as rich is imported only for a table) of no lines but dashes under the headers;
+    columns two spaces apart (the divider and a cell's right padding). No lines but dashes under the headers; columns two spaces apart (the divider and a cell's right padding)."""
+    return box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 
 
 def progress_bar(label: str, console: Console) -> Progress:
