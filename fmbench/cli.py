@@ -16,9 +16,19 @@ import click
 
 from fmbench import __version__
 from fmbench.analysis.display import terminal_value
-from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
+from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION, verbosity_options
 from fmbench.redaction import address_problem, redact
-from fmbench.terminal import echo, progress_bar, text_table, user_error, user_errors
+from fmbench.terminal import (
+    detail,
+    echo,
+    info,
+    informer,
+    progress_bar,
+    text_table,
+    user_error,
+    user_errors,
+    verbosity,
+)
 
 if TYPE_CHECKING:
     from fmbench.project import Project
@@ -87,9 +97,38 @@ def _progress_reporter(enabled: bool) -> tuple[Callable[[int, int, str], None] |
     return update, progress.stop
 
 
+def _stage_reporter(enabled: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
+    """A build's progress on stderr, a bar a stage (``resampling`` devices, then ``rendering`` files), each taken
+    away when the next starts; nothing when stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        return None, lambda: None
+    # slow to import (rich): only a progress bar on a terminal needs it
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    shown: dict[str, Any] = {}
+
+    def stop() -> None:
+        bar = shown.pop("bar", None)
+        if bar is not None:
+            bar.stop()
+
+    def update(stage: str, done: int, total: int) -> None:
+        if shown.get("stage") != stage:
+            stop()
+            bar = progress_bar(stage, console)
+            unit = "devices" if stage == "resampling" else "files"
+            shown.update(stage=stage, bar=bar, task=bar.add_task(unit, total=total))
+            bar.start()
+        shown["bar"].update(shown["task"], completed=done, total=total)
+
+    return update, stop
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fmbench")
 @PROJECT_OPTION
+@verbosity_options()
 def main() -> None:
     """Publish FoundationModelsBench runs: ingest, check, summarize, build and serve.
 
@@ -103,6 +142,8 @@ def main() -> None:
 @click.option("--title", default=None, help="The site's title (default: FoundationModelsBench results).")
 @click.option("--site-url", default=None, metavar="URL",
               help="The address the site is published at (default: from the folder's GitHub remote, if any).")
+@verbosity_options(quiet="Print only warnings and errors.", verbose="Also say where the project is and how the workflow "
+                   "installs fmbench.")
 def init(folder: Path, title: str | None, site_url: str | None) -> None:
     """Make FOLDER a results project: settings, revision registry, methodology notes, runs/ and a Pages workflow."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
@@ -111,10 +152,10 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
     with user_errors():
         report = init_project(folder, title=title, site_url=site_url)
     for path in report.files:
-        echo(f"wrote {path.relative_to(report.root)}")
+        info(f"wrote {path.relative_to(report.root)}")
     if report.install_warning:
         echo(f"warning: {report.install_warning}", err=True)
-    echo(
+    info(
         f"project ready in {report.root}: copy run files into runs/, then `fmbench build` (and `fmbench serve` "
         "to preview); push to GitHub to publish"
         + ("" if report.site_url else "; set site.site_url in fmbench.toml to the address it will be published at")
@@ -126,12 +167,11 @@ def init(folder: Path, title: str | None, site_url: str | None) -> None:
 @DB_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
-@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the totals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome of every file as JSON.")
 @PROJECT_OPTION
-def ingest(
-    paths: tuple[Path, ...], db: Path | None, max_bytes: int, max_trials: int, quiet: bool, as_json: bool
-) -> None:
+@verbosity_options(quiet="Print only errors and the totals (no progress bar).",
+                   verbose="Name each file by its whole path, not its name alone.")
+def ingest(paths: tuple[Path, ...], db: Path | None, max_bytes: int, max_trials: int, as_json: bool) -> None:
     """Ingest run files (and folders of them, recursively) into the database.
 
     A file that cannot be read is reported with its place; the rest of the
@@ -140,6 +180,7 @@ def ingest(
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
     from fmbench.ingest import ingest_paths
 
+    quiet, verbose = verbosity() < 0, verbosity() > 0
     project = _project()
     registry = _registry(project)
     update, stop = _progress_reporter(not quiet and not as_json)
@@ -159,7 +200,8 @@ def ingest(
         echo(
             text_table(
                 ["status", "run", "verdict", "file", "detail"],
-                [(o.status, o.run_id or "-", o.verdict or "-", Path(o.path).name, o.message) for o in shown],
+                [(o.status, o.run_id or "-", o.verdict or "-", o.path if verbose else Path(o.path).name, o.message)
+                 for o in shown],
             )
         )
     for o in report.outcomes:
@@ -179,6 +221,7 @@ def ingest(
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 @PROJECT_OPTION
+@verbosity_options(quiet="Print only the files that cannot be read, or whose sidecar cannot be read.")
 def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials: int) -> None:
     """Check run files without a database: generation, errors, verdict, summary mismatches, sidecar problems.
 
@@ -194,7 +237,8 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
         echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
     else:
         for r in results:
-            echo(r.describe())
+            if verbosity() >= 0 or not r.readable or r.sidecar_unreadable:
+                echo(r.describe())
     if any(not r.readable or r.sidecar_unreadable for r in results):
         sys.exit(1)
 
@@ -206,6 +250,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, max_bytes: int, max_trials:
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 @PROJECT_OPTION
+@verbosity_options(quiet="Print the summary alone: no warning about the run's sidecar.")
 def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> None:
     """Print a run's conditions, verdict and recomputed per-scenario figures."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
@@ -216,7 +261,7 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
     with user_errors():
         analysis = analyze_file(file, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
     for problem in analysis.annotations.problems if analysis.annotations else ():
-        echo(f"warning: {problem}", err=True)
+        info(f"warning: {problem}", err=True)
     if fmt == "json":
         echo(json.dumps(summary_json(analysis), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -229,6 +274,7 @@ def summarize(file: Path, fmt: str | None, max_bytes: int, max_trials: int) -> N
 @DB_OPTION
 @click.option("--json", "as_json", is_flag=True, help="A JSON list instead of a table.")
 @PROJECT_OPTION
+@verbosity_options(quiet="Print the table alone, without the count under it.")
 def runs(db: Path | None, as_json: bool) -> None:
     """List the ingested runs, one per source file."""
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
@@ -259,7 +305,7 @@ def runs(db: Path | None, as_json: bool) -> None:
             ],
         )
     )
-    echo(f"{len(rows)} run(s)")
+    info(f"{len(rows)} run(s)")
 
 
 PARQUET_OPTION = click.option(
@@ -299,14 +345,14 @@ def _source(db: Path | None, parquet: str | None) -> Path | str | None:
 @click.option("--json", "as_json", is_flag=True,
               help="Print what the build did as one JSON object (the files mirrored, the site, the summary, the "
               "warnings) instead of lines.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only warnings, errors and the summary's findings.")
-@click.option("--verbose", "-v", is_flag=True, help="Also print every file the build rendered.")
 @PROJECT_OPTION
+@verbosity_options(quiet="Print only warnings, errors and the summary's findings (no progress bars).",
+                   verbose="Also print every file the build rendered.")
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
 def build(
     db: Path | None, parquet: str | None, out: Path | None, base_url: str | None, originals: str | None,
-    jobs: int | None, strict: bool, as_json: bool, quiet: bool, verbose: bool, max_bytes: int, max_trials: int,
+    jobs: int | None, strict: bool, as_json: bool, max_bytes: int, max_trials: int,
 ) -> None:
     """Build the static site from the database, rendering only the pages whose inputs changed.
 
@@ -325,8 +371,7 @@ def build(
     from fmbench.publish.build import build_site
     from fmbench.publish.summary import build_json, report_to_github, summarize_build
 
-    if quiet and verbose:
-        raise click.UsageError("give --quiet or --verbose, not both")
+    quiet, verbose = verbosity() < 0, verbosity() > 0
     source = _source(db, parquet)
     problem = None if base_url is None else address_problem(base_url)
     if problem:
@@ -347,20 +392,34 @@ def build(
                 if done >= total:
                     stop()  # the bar goes once the files are in, before the pages render
 
+            stages, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
+
+            def building(stage: str, done: int, total: int) -> None:
+                stop()  # the ingest's bar goes first (it stays up when mirroring had nothing to ingest)
+                if stages is not None:
+                    stages(stage, done, total)
+
             try:
                 built = build_project(
                     project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
                     max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
                     progress=ingesting if update is not None else None,
+                    build_progress=building if stages is not None else None,
                 )
             finally:
                 stop()
+                stop_building()
             report, summary, mirrored = built.report, built.summary, built.mirrored
             install_warnings = (built.install_warning,) if built.install_warning else ()
         else:
-            report = build_site(
-                source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs
-            )
+            building, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
+            try:
+                report = build_site(
+                    source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs,
+                    progress=building,
+                )
+            finally:
+                stop_building()
             # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
             from fmbench.analysis.revisions import load_registry
 
@@ -407,6 +466,7 @@ def build(
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
+@verbosity_options(quiet="Do not name the run files mirrored before it starts (the server's log is printed as ever).")
 def serve(
     db: Path | None, parquet: str | None, host: str, port: int, watch: Path | None, no_warm_up: bool,
     max_bytes: int, max_trials: int,
@@ -428,7 +488,7 @@ def serve(
             from fmbench.ingest.mirror import mirror_runs
 
             mirror_runs(
-                project.require_runs_dir(), project.database_for(db), project.registry(), echo=echo,
+                project.require_runs_dir(), project.database_for(db), project.registry(), echo=informer(),
                 max_bytes=max_bytes, max_trials=max_trials,
             )
         run_server(
@@ -442,6 +502,7 @@ def serve(
 @PROJECT_OPTION
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
+@verbosity_options(quiet="Print nothing but errors.")
 def mirror(db: Path | None, max_bytes: int, max_trials: int) -> None:
     """Make the project's database hold exactly its runs folder, one line a change (what serve's runs watcher runs
     in a child process; hidden: build and serve do it themselves)."""
@@ -455,7 +516,7 @@ def mirror(db: Path | None, max_bytes: int, max_trials: int) -> None:
         report = mirror_runs(project.require_runs_dir(), project.database_for(db), project.registry(),
                              max_bytes=max_bytes, max_trials=max_trials)
     for line in report.describe_lines():
-        echo(line)
+        info(line)
 
 
 @main.command()
@@ -464,6 +525,7 @@ def mirror(db: Path | None, max_bytes: int, max_trials: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--no-serve", is_flag=True, help="Ingest and build, then stop.")
+@verbosity_options(quiet="Print nothing but errors (the server's address included).")
 def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> None:
     """The main job in one command: ingest the bundled fixtures into a fresh database, build, serve.
 
@@ -475,7 +537,7 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
     from fmbench.storage.db import default_db_path
 
     with user_errors():
-        run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=echo)
+        run_demo(default_db_path(db), out, host=host, port=port, serve=not no_serve, echo=informer())
 
 
 @main.command()
@@ -488,6 +550,7 @@ def demo(db: Path | None, out: Path, host: str, port: int, no_serve: bool) -> No
               help="Which runs a side uses when several match it.")
 @click.option("--strict-os", is_flag=True, help="Only the workloads both sides can run (strict OS 26 vs OS 27).")
 @PROJECT_OPTION
+@verbosity_options()
 def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rule: str, strict_os: bool) -> None:
     """Compare a baseline with a candidate: each a run id, a run file or a quoted filter expression
     such as "device=Mac17,2 os_build=26A5353q route=onDevice suite=performance session=cold".
@@ -523,6 +586,7 @@ def compare(baseline: str, candidate: str, db: Path | None, fmt: str | None, rul
 @DB_OPTION
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
 @PROJECT_OPTION
+@verbosity_options()
 def verify(db: Path | None, as_json: bool) -> None:
     """Check the database against the originals it keeps: every source's SHA-256, every run's
     figures and verdict recomputed. Prints every difference; exits 1 if there is any.
@@ -544,6 +608,8 @@ def verify(db: Path | None, as_json: bool) -> None:
 @click.option("--list", "list_only", is_flag=True, help="List applied and pending migrations; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="The migrations as JSON.")
 @PROJECT_OPTION
+@verbosity_options(quiet="Print nothing but errors when it migrates.",
+                   verbose="After migrating, also list every migration and whether it is applied.")
 def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
     """Bring an older database up to this fmbench: schema migrations, then re-deriving runs
     judged by older rules from their stored originals, then keeping originals stored raw
@@ -569,8 +635,9 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
         echo(f"{pending} pending: run `fmbench migrate` to apply them" if pending else "nothing pending")
         return
     for line in report.applied_now:
-        echo(f"applied {line}")
-    echo("the database is up to date" if report.applied_now else "nothing to migrate: the database is up to date")
+        info(f"applied {line}")
+    info("the database is up to date" if report.applied_now else "nothing to migrate: the database is up to date")
+    detail(report.describe())
 
 
 @main.command()
@@ -587,39 +654,63 @@ def migrate(db: Path | None, list_only: bool, as_json: bool) -> None:
 @click.option("--force", is_flag=True, default=False,
               help="Replace a file of the --originals or --trials-csv folder that this export did not write, or "
               "that was edited since (by default such a file is refused, named, and nothing is written).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what was written as one JSON object (each export's folder or location and its files, or "
+              "the Parquet dataset's tables and rows) instead of lines.")
 @PROJECT_OPTION
+@verbosity_options(quiet="Print nothing but errors.", verbose="Also name every file written.")
 def export(
-    db: Path | None, originals: Path | None, parquet: str | None, trials_csv: Path | None, force: bool
+    db: Path | None, originals: Path | None, parquet: str | None, trials_csv: Path | None, force: bool, as_json: bool
 ) -> None:
     """Export what the database holds."""
     if originals is None and parquet is None and trials_csv is None:
         raise click.UsageError("say what to export: --originals DIR, --parquet DIR and/or --trials-csv DIR")
     db = _db(db, _project())
+    summary: dict[str, Any] = {}
     if trials_csv is not None:
         # slow to import (duckdb, Jinja behind it): only the command that runs loads it
         from fmbench.publish.trials_csv import export_trials_csv
 
         with user_errors():
             csv_files = export_trials_csv(db, trials_csv, force=force)
-        echo(f"{len(csv_files)} trials CSV file(s) written to {trials_csv}")
+        summary["trials_csv"] = _written(trials_csv, csv_files, "trials CSV file(s)", as_json)
     if originals is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.ingest.verify import export_originals
 
         with user_errors():
             written = export_originals(db, originals, force=force)
-        echo(f"{len(written)} original file(s) written to {originals}")
+        summary["originals"] = _written(originals, written, "original file(s)", as_json)
     if parquet is not None:
         # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
         from fmbench.storage.dataset import export_parquet
 
         with user_errors():
             meta = export_parquet(db, parquet)
-        rows = sum(int(t["rows"]) for t in meta["tables"].values())
-        echo(
-            f"{len(meta['tables'])} table(s), {rows:,} row(s) written to {redact(parquet)} as Parquet "
-            f"(schema version {meta['schema_version']})"
-        )
+        tables = {name: int(t["rows"]) for name, t in sorted(meta["tables"].items())}
+        rows = sum(tables.values())
+        summary["parquet"] = {"location": redact(parquet), "schema_version": meta["schema_version"],
+                              "rows": rows, "tables": tables}
+        if not as_json:
+            info(
+                f"{len(tables)} table(s), {rows:,} row(s) written to {redact(parquet)} as Parquet "
+                f"(schema version {meta['schema_version']})"
+            )
+            for name, count in tables.items():
+                detail(f"  {name}: {count:,} row(s)")
+    if as_json:
+        echo(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+def _written(folder: Path, files: list[Path], what: str, as_json: bool) -> dict[str, Any]:
+    """An export's part of ``export --json`` (the folder and the files written in it, by their names there); said
+    in a line (and a line a file with ``-v``) when not JSON."""
+    names = sorted(os.path.relpath(f, folder) for f in files)
+    if not as_json:
+        info(f"{len(files)} {what} written to {folder}")
+        for name in names:
+            detail(f"  {name}")
+    return {"folder": str(folder), "count": len(files), "files": names}
 
 
 def _attach_groups() -> None:

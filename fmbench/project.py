@@ -512,6 +512,7 @@ def build_project(
     strict: bool = False,
     max_trials: int | None = None,
     progress: Any = None,
+    build_progress: Any = None,
 ) -> ProjectBuild:
     """Mirror the runs folder into the database (not for a Parquet dataset), then build the project's site.
 
@@ -522,6 +523,7 @@ def build_project(
     ``jobs``: processes that render at once (see :func:`fmbench.publish.build.build_site`).
     ``strict``: the summary fails the build when a file was refused (so does the project's ``[publishing] strict``).
     ``progress(done, total, name)``: called as mirroring ingests files (a terminal's progress bar).
+    ``build_progress(stage, done, total)``: called as the site is built (see :func:`fmbench.publish.build.build_site`).
 
     ``echo`` is given each change mirroring made (an ingested, replaced or dropped file); the files it could not
     read are in the summary.
@@ -553,6 +555,7 @@ def build_project(
         tolerance=Tolerance.of(project.config.publishing.practical_change),
         originals=originals if originals is not None else project.originals(),
         jobs=jobs,
+        progress=build_progress,
     )
     summary = summarize_build(
         source, registry=registry, mirrored=mirrored, project=project,

@@ -10,7 +10,8 @@ so a newline in it cannot start a forged line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import io
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,38 @@ from fmbench.redaction import redact
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
+
+VERBOSITY = "fmbench.verbosity"
+"""Where ``-q``/``-v`` (:func:`fmbench.cli_options.verbosity_options`) leave their choice: the click context's
+``meta``, which every nested context shares (so ``fmbench -q build`` and ``fmbench build -q`` say the same)."""
+
+
+def verbosity() -> int:
+    """-1 with ``-q``, 1 with ``-v``, else 0 (outside a command too)."""
+    ctx = click.get_current_context(silent=True)
+    return int(ctx.meta.get(VERBOSITY, 0)) if ctx is not None else 0
+
+
+def info(text: str = "", *, err: bool = False) -> None:
+    """An informational line (what was written, what is done): printed unless ``-q``."""
+    if verbosity() >= 0:
+        echo(text, err=err)
+
+
+def informer() -> Callable[[str], None]:
+    """:func:`info` with this command's choice taken now, for a library function that prints from other threads
+    too (the click context is per thread)."""
+    return echo if verbosity() >= 0 else _silent
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def detail(text: str = "", *, err: bool = False) -> None:
+    """A line of detail: printed only with ``-v``."""
+    if verbosity() > 0:
+        echo(text, err=err)
 
 
 def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -50,14 +83,34 @@ def user_errors() -> Iterator[None]:
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A table, one line per row: a cell's control characters (a newline too) are escaped."""
+    """A table, one line per row, laid out by rich (columns as wide as their widest cell on screen, a wide character
+    counted as two), a line of dashes under the headers; a cell's control characters (a newline too) are escaped
+    and never read as markup, and no cell is wrapped or cut."""
+    # slow to import (rich): only a command that prints a table needs it
+    from rich.box import Box
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     cells = [[("" if v is None else terminal_value(v)) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells:
-        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    return "\n".join(lines)
+    table = Table(box=_dashed_head(Box), show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
+    for header in headers:
+        table.add_column(Text(header), no_wrap=True, overflow="ignore")
+    for row in cells:
+        table.add_row(*(Text(v) for v in row))
+    widths = [max([cell_len(h)] + [cell_len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    out = io.StringIO()
+    console = Console(file=out, width=sum(widths) + 2 * len(widths) + 1, color_system=None, force_terminal=False,
+                      highlight=False, markup=False, emoji=False, soft_wrap=False)
+    console.print(table)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def _dashed_head(box: Any) -> Any:
+    """rich's ``Box`` (given, as rich is imported only for a table) of no lines but dashes under the headers;
+    columns two spaces apart (the divider and a cell's right padding). No lines but dashes under the headers; columns two spaces apart (the divider and a cell's right padding)."""
+    return box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 
 
 def progress_bar(label: str, console: Console) -> Progress:

@@ -14,9 +14,9 @@ from typing import Any
 
 import click
 
-from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION
+from fmbench.cli_options import MAX_BYTES_OPTION, MAX_TRIALS_OPTION, verbosity_options
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES
-from fmbench.terminal import echo, text_table, user_error, user_errors
+from fmbench.terminal import echo, text_table, user_error, user_errors, verbosity
 
 from .compare import compare_files
 from .errors import ArtifactError, GateRuleError
@@ -58,6 +58,7 @@ def _read_limits(command: Callable[..., None]) -> Callable[..., None]:
 
 
 @click.group(name="native")
+@verbosity_options()
 def native() -> None:
     """Apple Evaluations artifacts (.xcevalresult): inspect, list, compare, replay, ingest."""
 
@@ -68,6 +69,7 @@ def native() -> None:
 @click.option("--raw-json", is_flag=True, help="Print the document exactly as stored, byte for byte.")
 @click.option("--summary-only", is_flag=True, help="Only metadata and aggregates, no metric profiles.")
 @_read_limits
+@verbosity_options()
 def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: bool, limits: ReadLimits) -> None:
     """Metadata, summary metrics and per-metric profiles of FILE (or a folder).
 
@@ -103,6 +105,7 @@ def inspect_command(file: Path, as_json: bool, raw_json: bool, summary_only: boo
     help="Only rows where a metric (the --metric one, if given) has this kind; fail includes a pass whose value is false.",
 )
 @_read_limits
+@verbosity_options()
 def samples_command(
     file: Path, jsonl: bool, only_failures: bool, metric: str | None, kind: str | None, limits: ReadLimits
 ) -> None:
@@ -117,6 +120,7 @@ def samples_command(
 @click.argument("file", type=_EXISTING)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @_read_limits
+@verbosity_options()
 def report_command(file: Path, as_json: bool, limits: ReadLimits) -> None:
     """Per-metric profiles as xceval computes them, then the rows with issues.
 
@@ -145,6 +149,7 @@ def report_command(file: Path, as_json: bool, limits: ReadLimits) -> None:
 )
 @click.pass_context
 @_read_limits
+@verbosity_options()
 def compare_command(
     ctx: click.Context, baseline: Path, candidate: Path, as_json: bool, gates: tuple[str, ...], limits: ReadLimits
 ) -> None:
@@ -175,6 +180,7 @@ def compare_command(
 )
 @MAX_BYTES_OPTION
 @MAX_TRIALS_OPTION
+@verbosity_options()
 def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int) -> None:
     """Write the deterministic replay artifact of a recorded RUN file."""
 
@@ -193,6 +199,7 @@ def replay_command(run: Path, output_dir: Path, max_bytes: int, max_trials: int)
     help="DuckDB file (default: $FMBENCH_DB, else ./fmbench.duckdb).",
 )
 @_read_limits
+@verbosity_options(quiet="Print only the documents that errored, and the totals.")
 def ingest_command(paths: tuple[Path, ...], db: Path | None, limits: ReadLimits) -> None:
     """Ingest result documents (files, JSON Lines, exported folders) into the database.
 
@@ -206,7 +213,8 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None, limits: ReadLimits)
 
     with user_errors():
         report = ingest_artifacts(paths, db, limits)
-    if report.outcomes:
+    shown = [o for o in report.outcomes if verbosity() >= 0 or o.status == "error"]
+    if shown:
         echo(
             text_table(
                 ["status", "document", "kind", "rows", "linked", "detail"],
@@ -221,7 +229,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None, limits: ReadLimits)
                         outcome.linked_row_count if outcome.status != "error" else "-",
                         outcome.message,
                     )
-                    for outcome in report.outcomes
+                    for outcome in shown
                 ],
             )
         )
@@ -239,6 +247,7 @@ def ingest_command(paths: tuple[Path, ...], db: Path | None, limits: ReadLimits)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
 @_read_limits
+@verbosity_options()
 def validate_command(
     ctx: click.Context, paths: tuple[Path, ...], strict: bool, as_json: bool, limits: ReadLimits
 ) -> None:
@@ -268,6 +277,7 @@ def validate_command(
 @click.argument("path", type=_EXISTING)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @_read_limits
+@verbosity_options()
 def list_command(path: Path, as_json: bool, limits: ReadLimits) -> None:
     """Every result in a file, JSON Lines collection or folder (recursively, with its manifest)."""
 
@@ -305,6 +315,7 @@ def list_command(path: Path, as_json: bool, limits: ReadLimits) -> None:
               help="Replace an existing file of TARGET that holds something else (by default it is refused, named, "
               "and nothing is written).")
 @_read_limits
+@verbosity_options()
 def convert_command(source: Path, target: Path, force: bool, limits: ReadLimits) -> None:
     """Convert between a result document (.xcevalresult), JSON Lines (.jsonl) and a folder.
 
@@ -335,6 +346,7 @@ def convert_command(source: Path, target: Path, force: bool, limits: ReadLimits)
 @click.option("--force", is_flag=True, help="Replace the artifacts folder if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Print the pipeline report as JSON.")
 @click.pass_context
+@verbosity_options()
 def pipeline_command(
     ctx: click.Context,
     config: Path,

@@ -98,6 +98,9 @@ class ComparisonCache:
         self._file: set[str] | None = None
         self.hits = 0
         self.misses = 0
+        # An OrderedDict kept as a least-recently-used list, not functools.lru_cache: what is read depends on the
+        # caller's connection (a thread's cursor), so the key (the side's runs) is not the function's arguments; and
+        # not cachetools.LRUCache, a dependency for these few lines.
         self._sides: OrderedDict[tuple[str, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         """A page's sections may compare on threads of their own (:func:`fmbench.views.comparison_blocks.each_section`)."""

@@ -75,6 +75,9 @@ from fmbench.views.inputs import RunIndex
 from fmbench.views.render import SiteIdentity, asset_files, normalize_base_url
 from fmbench.write_errors import as_write_error, writing
 
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)`` (see :func:`build_site`)."""
+
 MANIFEST = build_state.MANIFEST_FILE
 """The manifest's name in the build's records folder (:func:`fmbench.publish.state.state_folder`)."""
 PATCH_JOURNAL = ".fmbench-patch.json"
@@ -321,6 +324,7 @@ def build_site(
     tolerance: Tolerance = DEFAULT_TOLERANCE,
     originals: str = "gzip",
     jobs: int | None = None,
+    progress: Progress | None = None,
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
@@ -331,6 +335,9 @@ def build_site(
     ``jobs``: processes that render at once (default: the machine's cores; 1: this process alone). A build with
     little to render (see :data:`PARALLEL_MIN_TRIAL_PAGES`) renders in this process whatever ``jobs`` says; the
     site is the same byte for byte either way.
+    ``progress(stage, done, total)``: called as the build goes, ``resampling`` (devices whose regression steps
+    are worked out, of those to work out) then ``rendering`` (files rendered, of those to render; the total grows
+    by this process's pages once the regression report is done): a terminal's progress bar.
     A report's ``warnings`` say when the site passes 1 GB (GitHub Pages' limit).
     The previous site stays intact if anything fails.
     """
@@ -387,7 +394,10 @@ def build_site(
         def parent_outputs() -> list[Output]:
             """The regression report (each device's part reused from the previous build when its runs are the same),
             then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            regressions = build_regressions(con, index, state, caches, settings=settings, tolerance=tolerance)
+            regressions = build_regressions(
+                con, index, state, caches, settings=settings, tolerance=tolerance,
+                progress=None if progress is None else lambda done, total: progress("resampling", done, total),
+            )
             site.keep_regressions(regressions.report)
             report.regression_devices = regressions.recomputed
             kept.append(regressions)
@@ -399,7 +409,7 @@ def build_site(
             shutil.rmtree(staging)
         # Only data changed: the staging folder gets the files whose bytes change, and they patch the site.
         patch = out_dir.is_dir() and previous.settings == settings and bool(previous.files)
-        stage = _Stage(site, index, previous, manifest, out_dir, staging, report, patch=patch)
+        stage = _Stage(site, index, previous, manifest, out_dir, staging, report, patch=patch, progress=progress)
         try:
             staging.mkdir(parents=True)
             # The runs' files first: enumerating them is quick, and in a parallel build the workers start on them
@@ -508,8 +518,10 @@ class _Stage:
         report: BuildReport,
         *,
         patch: bool = False,
+        progress: Progress | None = None,
     ) -> None:
         self.site, self.index, self.previous, self.manifest = site, index, previous, manifest
+        self.progress, self.to_render = progress, 0
         self.out_dir, self.staging, self.report = out_dir, staging, report
         self.patch = patch
         self._out = os.fspath(out_dir)
@@ -561,6 +573,8 @@ class _Stage:
         self.before_render()
         self.record(written, inputs)
         self.report.rendered.append(written.file)
+        if self.progress is not None:
+            self.progress("rendering", len(self.report.rendered), self.to_render)
 
     def timed(self, kind: str, seconds: float) -> None:
         self.report.seconds_by_kind[kind] = self.report.seconds_by_kind.get(kind, 0.0) + seconds
@@ -574,6 +588,7 @@ class _Stage:
                 self.carry_over(o)
             else:
                 todo.append(o)
+        self.to_render += len(todo)
         return todo
 
     def render_here(self, o: Output) -> None:

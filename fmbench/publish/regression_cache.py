@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,10 +117,12 @@ def build_regressions(
     tolerance: Tolerance,
     rule: AttemptRule = "latest",
     family_confidence: float = stats.DEFAULT_CONFIDENCE,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BuildRegressions:
     """The regression report of every device, reusing each device's steps from the build whose records are in
     ``previous`` (:func:`fmbench.publish.state.state_folder`) where the device's key is unchanged. ``caches``: the
-    build's, handed to each comparison (see :func:`fmbench.comparison.compare.compare_selected`)."""
+    build's, handed to each comparison (see :func:`fmbench.comparison.compare.compare_selected`).
+    ``progress(done, total)``: called as each device to work out is done."""
     kept = _read(previous) if previous.is_dir() else {}
     fingerprints: dict[str, list[str]] = {}
     for facts in index.runs.values():
@@ -155,12 +157,20 @@ def build_regressions(
         cursors = [con.cursor() for _ in todo]
         try:
             with ThreadPoolExecutor(max_workers=threads) as pool:
-                computed = dict(zip(todo, pool.map(compute, todo, cursors), strict=True))
+                computed = {}
+                for device, found in zip(todo, pool.map(compute, todo, cursors), strict=True):
+                    computed[device] = found
+                    if progress is not None:
+                        progress(len(computed), len(todo))
         finally:
             for cursor in cursors:
                 cursor.close()
     else:
-        computed = {device: compute(device, con) for device in todo}
+        computed = {}
+        for device in todo:
+            computed[device] = compute(device, con)
+            if progress is not None:
+                progress(len(computed), len(todo))
     for device, (key, _) in todo.items():
         steps[device] = computed[device]
         parts[device] = (key, CODEC.dumps(steps[device]))
