@@ -394,3 +394,24 @@ def test_two_builds_of_five_samples_give_no_small_p_value_and_a_list_of_twenty_k
     series = [Series((f"phone-{i}", "cfg", "rev", "w", "ttft"), ("24A100", "24A200"), step) for i in range(20)]
     assert all(t.p_value > 0.03 for s in series for t in find_change_points(s).tests)
     assert changes_over_history(series).change_points == ()
+
+
+def test_a_site_whose_histories_are_noise_says_so_on_home_and_states_the_level_on_regressions(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "runs"
+    one = (rb.TASK_CAPTURE,)
+    for i, build in enumerate(FLAT_ORDER):
+        rb.write_run(BASE.but(hardware=FLAT_MAC, device="MacBook Pro", system="macOS", version="26.0", build=build,
+                              started=day(10 + i), noise_seed=30 + i, scenarios=one), folder, f"mac-{build}")
+    assert ingest_paths([folder], tmp_path / "db.duckdb").ok
+    con = duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True)
+    try:
+        site = site_context(con, Renderer())
+        assert not site.change_list().changes
+        home = render_page(site, next(k for k in PAGES if k.name == "home"), Filters())
+        assert "No figure's history moved at any build, at the false-discovery level the regressions page" in home
+        regressions = render_page(site, next(k for k in PAGES if k.name == "regressions"), Filters())
+        assert str(escape(method_statement(DEFAULT_LEVEL))) in regressions
+    finally:
+        con.close()

@@ -28,7 +28,7 @@ Detection:
 - A change is listed when its interval excludes zero **and** its size passes
   the practical threshold (:mod:`fmbench.analysis.tolerance`: 5 % for latency,
   throughput and memory, 5 points for rates, unless the project sets others);
-  a detectable change below the threshold is within tolerance and not listed.
+  any other figure is within tolerance or inconclusive, and not listed.
   The intervals of one build step are Bonferroni-adjusted over every figure
   tested in it, so the chance that a step lists any change that is only noise
   stays below ``1 − family_confidence``; noise is never called a regression.
@@ -134,13 +134,10 @@ class BuildStep:
         }
 
 
-@dataclass(frozen=True)
-class BuildChange:
-    """A figure whose interval excludes zero between two consecutive builds."""
+class _OnStep:
+    """Where a listed change sits: the device and the two builds of its step (``step``, a field of the class)."""
 
     step: BuildStep
-    scenario: ScenarioComparison
-    figure: FigureComparison
 
     @property
     def hardware_model(self) -> str:
@@ -153,6 +150,16 @@ class BuildChange:
     @property
     def candidate_build(self) -> str:
         return self.step.candidate_build
+
+
+@dataclass(frozen=True)
+class BuildChange(_OnStep):
+    """A figure called better or worse between two consecutive builds: its interval lies beyond zero and its size
+    passes the practical threshold."""
+
+    step: BuildStep
+    scenario: ScenarioComparison
+    figure: FigureComparison
 
     @property
     def verdict(self) -> str:
@@ -247,24 +254,12 @@ class BuildChange:
 
 
 @dataclass(frozen=True)
-class BuildSampleChange:
+class BuildSampleChange(_OnStep):
     """Samples of one workload whose outcome changed the same way between two consecutive builds (per-sample exact
     tests, Holm-corrected over the step's samples: :mod:`fmbench.comparison.sample_changes`)."""
 
     step: BuildStep
     samples: SampleHeadline
-
-    @property
-    def hardware_model(self) -> str:
-        return self.step.group.hardware_model
-
-    @property
-    def baseline_build(self) -> str:
-        return self.step.baseline_build
-
-    @property
-    def candidate_build(self) -> str:
-        return self.step.candidate_build
 
     @property
     def scenario_id(self) -> str:
