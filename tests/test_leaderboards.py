@@ -320,3 +320,24 @@ def test_a_configuration_with_exploratory_runs_only_is_listed_compactly_never_as
     (row,) = page.unranked.rows
     assert "Practical Quick" in _texts(row)[0] and _texts(row)[1:] == ["iPhone 17 Pro", "1"]
     assert row.cells[2].href == "/runs/?verdict=exploratory"
+
+
+def test_the_pcc_page_sets_each_workloads_on_device_and_pcc_figures_in_two_columns_never_one_ranking(
+    site: SiteContext,
+) -> None:
+    page = _view(site, "pcc")
+    pairs = {p.workload.text: p for p in page.routes}
+    assert list(pairs) == ["Synthetic throughput", "Natural-language task capture", "Reminder capture"]
+    assert "network and the server" in page.routes_caveat and "never as one ranking or one fastest" in page.routes_caveat
+    capture = pairs["Natural-language task capture"]
+    leaderboard = _view(site, "leaderboard", scenario="task-capture")
+    board, (service,) = _on_device_board(leaderboard), leaderboard.pcc
+    for column, source in ((capture.on_device, board), (capture.pcc, service)):
+        assert [c.key for c in column.figures.columns] == ["device", "ttft_median", "tps_median"]  # no rank
+        devices = [_texts(r)[0] for r in column.figures.rows]
+        assert devices == sorted(devices)  # in name order, not by speed
+        ttft = _ranked_values(source, "ttft50")
+        assert {_texts(r)[0]: _texts(r)[1] for r in column.figures.rows} == ttft  # the board's own numbers
+        assert column.board is not None and column.board.href == f"/leaderboards/task-capture/#{source.anchor}"
+    assert (capture.on_device.route, capture.pcc.route) == ("On-device", "Private Cloud Compute")
+    assert [_texts(r)[0] for r in capture.pcc.figures.rows] == ["iPhone 17 Pro Max (iPhone18,2)"]

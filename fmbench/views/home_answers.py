@@ -43,7 +43,7 @@ class Answer:
         return len(self.fastest) > 1
 
 
-def _best(boards: list[leaderboards.Board]) -> tuple[leaderboards.Board | None, int]:
+def main_board(boards: list[leaderboards.Board]) -> tuple[leaderboards.Board | None, int]:
     """The board with the most ranked devices (the first among equals), and how many other boards rank one."""
     ranked = [b for b in boards if b.has_ranked]
     if not ranked:
@@ -73,8 +73,8 @@ def answers(site: SiteContext) -> list[Answer]:
     on_device, pcc = leaderboards.every_board(site)
     out = []
     for scenario_id in dict.fromkeys(b.scenario_id for b in (*on_device, *pcc)):
-        local, others = _best([b for b in on_device if b.scenario_id == scenario_id])
-        service, _ = _best([b for b in pcc if b.scenario_id == scenario_id])
+        local, others = main_board([b for b in on_device if b.scenario_id == scenario_id])
+        service, _ = main_board([b for b in pcc if b.scenario_id == scenario_id])
         if local is None and service is None:
             continue
         shown = local or service

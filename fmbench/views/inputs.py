@@ -186,10 +186,6 @@ def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return _with_their_devices(index, [r for r in index.runs.values() if r.scenarios & scenarios])
 
 
-def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    return [r.run_id for r in index.runs.values() if r.route == "privateCloudCompute"]
-
-
 def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run of the device on either build (each side is chosen from them, invalid ones are named as left
     out), and the device's first run that is evidence (the page is titled with its device name)."""
