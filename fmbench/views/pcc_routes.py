@@ -41,12 +41,12 @@ class RoutePair:
     pcc: RouteColumn
 
 
-def _column(site: SiteContext, route: str, anchor: str, board: leaderboards.Board | None) -> RouteColumn:
+def _column(site: SiteContext, title: str, route: str, anchor: str, board: leaderboards.Board | None) -> RouteColumn:
     figures = [fc.CATALOG[k] for k in SHOWN]
     entries = sorted((p.item for p in board.placed if p.rank is not None), key=lambda e: e.label) if board else []
     table = Table(
         anchor,
-        f"{route}: {board.configuration}" if board else route,
+        f"{title}, {route}: devices in name order, not ranked",
         [Column("device", "Device"), *(Column(f.key, f.label, True) for f in figures)],
         [
             Row([
@@ -75,11 +75,11 @@ def route_pairs(site: SiteContext) -> list[RoutePair]:
         shown = local or service
         assert shown is not None
         anchor = f"routes-{site.paths.scenarios.of(scenario_id)}"
+        title = site.scenario_title(scenario_id, shown.scenario_title)
         out.append(RoutePair(
-            Cell(site.scenario_title(scenario_id, shown.scenario_title), href=site.url(site.paths.leaderboard(scenario_id)),
-                 title=scenario_id),
+            Cell(title, href=site.url(site.paths.leaderboard(scenario_id)), title=scenario_id),
             anchor,
-            _column(site, "On-device", f"{anchor}-on-device", local),
-            _column(site, "Private Cloud Compute", f"{anchor}-pcc", service),
+            _column(site, title, "On-device", f"{anchor}-on-device", local),
+            _column(site, title, "Private Cloud Compute", f"{anchor}-pcc", service),
         ))
     return out
