@@ -102,6 +102,10 @@ LABELS = """() => [...document.querySelectorAll(".board")].map(b => ({
   id: b.id,
   devices: [...b.querySelectorAll("table[id$='-ranked'] tbody tr td:nth-child(2)")].map(td => td.textContent.trim()),
   labels: [...b.querySelectorAll(".chart-plot .textpoint text")].map(t => t.textContent.trim()),
+  cut: [...b.querySelectorAll(".chart-plot .textpoint text")].filter(t => {
+    const svg = t.closest(".main-svg").getBoundingClientRect(), r = t.getBoundingClientRect();
+    return r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5;
+  }).map(t => t.textContent.trim()),
 }))"""
 
 
@@ -122,6 +126,7 @@ def test_a_leaderboards_chart_names_every_device_beside_its_point_and_no_board_i
     for board in boards:
         assert board["devices"], board  # a board is shown only with a ranked device
         assert sorted(board["labels"]) == sorted(board["devices"]), board
+        assert board["cut"] == [], board  # each name inside the chart
     assert "No device has a publishable run" not in text
 
 

@@ -345,6 +345,14 @@ def quality_speed(
     """Quality against latency, one point per entry, the Pareto front drawn as a line through its points (a point
     missing either value is left out and named in the note, never plotted as 0)."""
     drawn = [p for p in points if p.latency is not None and p.quality is not None]
+    widest = max((p.latency or 0.0 for p in drawn), default=0.0)
+
+    def placed(ps: Sequence[Point]) -> list[str]:
+        """Each name toward the plot's middle (left of a point in the right half, under a point in the upper half),
+        so no name runs past the chart's edge."""
+        return [f"{'bottom' if (p.quality or 0.0) > 0.5 else 'top'} {'left' if (p.latency or 0.0) > widest / 2 else 'right'}"
+                for p in ps]
+
     front = sorted((p for p in drawn if p.front), key=lambda p: (p.latency, -(p.quality or 0.0)))
     others = [p for p in drawn if not p.front]
     traces: list[dict] = []
@@ -352,14 +360,14 @@ def quality_speed(
         traces.append({
             "type": "scatter", "mode": "markers+text", "name": "behind the front",
             "x": [p.latency for p in others], "y": [p.quality for p in others], "text": [p.label for p in others],
-            "textposition": "bottom center", "cliponaxis": False,
+            "textposition": placed(others), "cliponaxis": False,
             "hoverinfo": "x+y+text", "marker": {"symbol": "circle-open", "size": 10},
         })
     if front:
         traces.append({
             "type": "scatter", "mode": "lines+markers+text", "name": "Pareto front (no device both faster and better)",
             "x": [p.latency for p in front], "y": [p.quality for p in front], "text": [p.label for p in front],
-            "textposition": "top center", "cliponaxis": False,
+            "textposition": placed(front), "cliponaxis": False,
             "hoverinfo": "x+y+text", "marker": {"symbol": "diamond", "size": 12}, "line": {"dash": "dot"},
         })
     missing = [p.label for p in points if p.latency is None or p.quality is None]

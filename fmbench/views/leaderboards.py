@@ -273,7 +273,7 @@ def _board(
         f"{quality.label} against {_lower(speed.label)}: {label}" + (" (PCC service: network and server included)"
                                                                     if service else ""),
         [charts.Point(e.label, x, y, on) for e, (x, y), on in zip(in_order, points, front, strict=True)],
-        latency_title=f"{speed.label} (seconds, lower is faster)",
+        latency_title=f"{speed.label} (s, lower is faster)",
         quality_title=f"{quality.label} (higher is better)",
         latency_fmt=speed.format,
         quality_fmt=quality.format,
