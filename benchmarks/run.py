@@ -520,7 +520,7 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
 
     con = duckdb.connect(str(db), read_only=True)
     try:
-        hardware, device_name, os_build, os_generation, route, file_name = con.execute(
+        hardware, device_name, os_build, os_generation, _route, file_name = con.execute(
             "SELECT hardware_model, device_name, os_build, os_generation, route, file_name FROM runs WHERE run_id = ?",
             [run_id],
         ).fetchone()
@@ -560,8 +560,7 @@ def expected_outputs(db: Path, run_id: str, site: Path) -> set[str]:
     paths += [urls.leaderboard(s) for s in device_scenarios] + [urls.leaderboard_category(c) for c in device_categories]
     # An OS build page reads every run of each device measured on it: the pages of the device's builds.
     paths += [urls.builds(), *(urls.build(b) for b in device_builds)]
-    if route == "privateCloudCompute":
-        paths.append(urls.pcc())
+    paths.append(urls.pcc())  # its on-device and PCC columns per workload read every route's boards
     expected = {output_file(p) for p in paths}
     # A device comparison reads every run of its two devices on its OS generation: each one the device is in, on the
     # run's generation.

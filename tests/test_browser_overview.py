@@ -55,6 +55,8 @@ def test_the_home_page_shows_each_devices_newest_figures_as_text_and_loads_no_ch
     page.goto(bases[where], wait_until="networkidle")
     devices = page.locator(".newest-device")
     assert devices.count() == 3  # the corpus' Mac, iPhone and iPad
+    for summary in page.locator(".newest-device > summary").all():  # each device's detail opens on demand
+        summary.click()
     first = page.locator(".newest-device table").first
     assert first.locator("tbody tr").count() >= 1
     assert [h.strip() for h in first.locator("thead th").all_inner_texts()] == [

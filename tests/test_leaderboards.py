@@ -250,14 +250,100 @@ def test_the_pages_from_serve_are_the_static_pages(corpus: Corpus, path: str) ->
 
 def test_the_built_leaderboard_is_a_sortable_table_with_its_chart_and_the_tie_in_words(corpus: Corpus) -> None:
     html = (corpus.site / "leaderboards" / "task-capture" / "index.html").read_text(encoding="utf-8")
-    board = html[html.index('id="b'):html.index("Private Cloud Compute</h2>")]
+    board = html[html.index('id="board-'):html.index("Private Cloud Compute</h2>")]
     ranked = board[board.index("<table"):board.index("</table>")]
     assert ranked.index("iPhone 17 Pro Max (iPhone18,2)") < ranked.index("iPhone 17 Pro (iPhone18,1)")
     assert re.search(r'<td data-sort="0\.[0-9]+">', ranked)  # the machine sort key of a figure
     assert '<td data-sort="2">2 (tied)</td>' in ranked
     assert "are tied on median TTFT" in board
-    assert 'class="chart-plot" data-chart="b' in board
+    assert 'class="chart-plot" data-chart="board-task-capture-1' in board
     assert "Exploratory runs, unranked" in board
     coverage = (corpus.site / "coverage" / "index.html").read_text(encoding="utf-8")
     assert coverage.count('<td class="coverage-empty"><span class="muted">none</span></td>') == 1
     assert f'href="/runs/{corpus.run_ids["max-old-edited"]}/"' in coverage
+
+
+# --- home's answers and the boards' defaults --------------------------------------------------------------
+
+
+def _ranked_values(board: Any, column: str) -> dict[str, str]:
+    """Each ranked device's figure on a board, as its cell starts (the value before its interval)."""
+    i = [c.key for c in board.ranked.columns].index(column)
+    return {_texts(r)[1]: _texts(r)[i].split(" (")[0] for r in board.ranked.rows}
+
+
+def test_the_throughput_workload_is_ranked_by_tokens_per_second_by_default_and_the_others_by_ttft(
+    site: SiteContext,
+) -> None:
+    throughput = _on_device_board(_view(site, "leaderboard", scenario="synthetic-throughput"))
+    assert throughput.ranked_by == "median output tokens/s" and throughput.by.key == "tps_median"
+    assert throughput.ranked.columns[0].label == "Rank (by median output tokens/s)"
+    speeds = [r.cells[7].sort for r in throughput.ranked.rows]
+    assert speeds == sorted(speeds, reverse=True)  # higher is faster: best first
+    capture = _on_device_board(_view(site, "leaderboard", scenario="task-capture"))
+    assert capture.ranked_by == "median TTFT"
+    # every figure stays sortable: a column per figure of the catalog's leaderboard table, each with a sort key
+    assert [c.key for c in throughput.ranked.columns][4:] == ["task", "ttft50", "ttft90", "tps50"]
+
+
+def test_home_names_per_workload_the_fastest_on_device_as_the_leaderboard_ranks_them_ties_said_pcc_apart(
+    site: SiteContext,
+) -> None:
+    home = _view(site, "home")
+    answers = {a.workload.text: a for a in home.answers}
+    assert list(answers) == ["Synthetic throughput", "Natural-language task capture", "Reminder capture"]
+    capture = answers["Natural-language task capture"]
+    board = _on_device_board(_view(site, "leaderboard", scenario="task-capture"))
+    values = _ranked_values(board, "ttft50")
+    (fastest,) = capture.fastest  # the Max alone: the two tied ones are tied for second place
+    assert not capture.tied and capture.by == "median TTFT"
+    assert fastest.text == f"iPhone 17 Pro Max (iPhone18,2): {values['iPhone 17 Pro Max (iPhone18,2)']}"
+    assert fastest.href == "/devices/iPhone18,2/" and capture.workload.href == "/leaderboards/task-capture/"
+    assert capture.board is not None and capture.board.href == f"/leaderboards/task-capture/#{board.anchor}"
+    throughput = answers["Synthetic throughput"]
+    tps = _ranked_values(_on_device_board(_view(site, "leaderboard", scenario="synthetic-throughput")), "tps50")
+    assert throughput.tied and throughput.by == "median output tokens/s"  # three devices the runs cannot tell apart
+    assert sorted(c.text for c in throughput.fastest) == sorted(f"{d}: {v} tokens/s" for d, v in tps.items())
+    # PCC's figures stand apart: the service's own board, never in the on-device answer
+    (pcc,) = capture.pcc
+    (service,) = _view(site, "leaderboard", scenario="task-capture").pcc
+    assert pcc.text == f"iPhone 17 Pro Max (iPhone18,2): {_ranked_values(service, 'ttft50')['iPhone 17 Pro Max (iPhone18,2)']}"
+    assert capture.pcc_board is not None and capture.pcc_board.href == f"/leaderboards/task-capture/#{service.anchor}"
+    assert all("Private Cloud Compute" not in (c.text or "") for a in home.answers for c in a.fastest)
+
+
+def test_a_configuration_with_exploratory_runs_only_is_listed_compactly_never_as_an_empty_board(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "runs"
+    rb.write_run(PRO.but(build=NEW, started=day(2), noise_seed=3), folder, "ranked")
+    rb.write_run(PRO.but(build=NEW, started=day(3), noise_seed=4, warmups=2, suite="quick"), folder, "exploratory")
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([folder], db).ok
+    with connect(db, read_only=True) as con:
+        page = _view(site_context(con, Renderer()), "leaderboard", scenario="task-capture")
+    assert [b.has_ranked for b in page.on_device] == [True]
+    (row,) = page.unranked.rows
+    assert "Practical Quick" in _texts(row)[0] and _texts(row)[1:] == ["iPhone 17 Pro", "1"]
+    assert row.cells[2].href == "/runs/?verdict=exploratory"
+
+
+def test_the_pcc_page_sets_each_workloads_on_device_and_pcc_figures_in_two_columns_never_one_ranking(
+    site: SiteContext,
+) -> None:
+    page = _view(site, "pcc")
+    pairs = {p.workload.text: p for p in page.routes}
+    assert list(pairs) == ["Synthetic throughput", "Natural-language task capture", "Reminder capture"]
+    assert "network and the server" in page.routes_caveat and "never as one ranking or one fastest" in page.routes_caveat
+    capture = pairs["Natural-language task capture"]
+    leaderboard = _view(site, "leaderboard", scenario="task-capture")
+    board, (service,) = _on_device_board(leaderboard), leaderboard.pcc
+    for column, source in ((capture.on_device, board), (capture.pcc, service)):
+        assert [c.key for c in column.figures.columns] == ["device", "ttft_median", "tps_median"]  # no rank
+        devices = [_texts(r)[0] for r in column.figures.rows]
+        assert devices == sorted(devices)  # in name order, not by speed
+        ttft = _ranked_values(source, "ttft50")
+        assert {_texts(r)[0]: _texts(r)[1] for r in column.figures.rows} == ttft  # the board's own numbers
+        assert column.board is not None and column.board.href == f"/leaderboards/task-capture/#{source.anchor}"
+    assert (capture.on_device.route, capture.pcc.route) == ("On-device", "Private Cloud Compute")
+    assert [_texts(r)[0] for r in capture.pcc.figures.rows] == ["iPhone 17 Pro Max (iPhone18,2)"]

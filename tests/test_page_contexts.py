@@ -388,6 +388,15 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
     assert len(names) == 1 and "Private Cloud Compute" in names[0] and "fallback enabled" in names[0]
 
 
+def test_pcc_sets_on_device_beside_pcc_per_workload_an_empty_column_said_as_such(site: SiteContext) -> None:
+    page = _page(site, "pcc")
+    (pair,) = page.routes  # the one workload a publishable run ranks; the PCC run is exploratory
+    assert (pair.workload.text, pair.workload.href) == ("Synthetic throughput", "/leaderboards/synthetic-throughput/")
+    assert [_column(pair.on_device.figures, "device")] == [[f"iPhone 17 Pro ({DEVICE})"]]
+    assert pair.pcc.board is None and pair.pcc.figures.rows == []
+    assert pair.pcc.figures.empty_text == "No publishable run of this workload on this route yet."
+
+
 def test_compare_index_pairs_the_two_builds_of_the_device(site: SiteContext) -> None:
     page = _page(site, "compare_index")
     assert page.nav_active == "compare_index"

@@ -112,6 +112,10 @@ class DeltaChart:
     """How to read the chart's marks (which side of zero is better, too): its caption."""
 
 
+EVERY_CATEGORY = "*"
+"""In :attr:`Figure.headline_of`: the headline figure of every category no other figure names."""
+
+
 @dataclass(frozen=True)
 class Figure:
     """One per-scenario figure: what it is, how it is worked out and compared, where it is stored and shown."""
@@ -147,6 +151,9 @@ class Figure:
     tokens: bool = False
     """Its values are tokens counted by the trials' token count source: not like for like between a counted
     and an estimated side."""
+    headline_of: frozenset[str] = frozenset()
+    """The workload categories whose leaderboards rank by this figure by default (:data:`EVERY_CATEGORY`: every
+    category no other figure names); a reader can re-rank by any other."""
 
     def __post_init__(self) -> None:
         if (self.statistic == "quantile") != (self.q is not None):
@@ -199,12 +206,13 @@ _FIGURES: tuple[Figure, ...] = (
            tables=frozenset({"run", "scenario"})),
     Figure("ttft_median", "Median TTFT", "seconds", "lower", "quantile", "time_to_first_token", q=0.5,
            stored="ttft_median", column="ttft50", heading="TTFT median", speed=True,
-           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"}),
+           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"}, headline_of=frozenset({EVERY_CATEGORY})),
     Figure("ttft_p90", "p90 TTFT", "seconds", "lower", "quantile", "time_to_first_token", q=0.9,
            stored="ttft_p90", column="ttft90", heading="TTFT p90", speed=True, tables=_SPEED_TABLES | {"leaderboard"}),
     Figure("tps_median", "Median output tokens/s", "tokens/s", "higher", "quantile", "output_tokens_per_second",
            q=0.5, stored="tps_median", column="tps50", heading="Output tok/s median", speed=True, tokens=True,
-           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"}),
+           tables=_SPEED_TABLES | {"device-one-build", "build", "leaderboard"},
+           headline_of=frozenset({"syntheticThroughput"})),
     Figure("tps_p90", "p90 output tokens/s", "tokens/s", "higher", "quantile", "output_tokens_per_second", q=0.9,
            stored="tps_p90", column="tps90", heading="Output tok/s p90", speed=True, tokens=True,
            tables=_SPEED_TABLES),
@@ -297,6 +305,12 @@ class Catalog:
         return tuple(
             f.q for f in self.compared(for_tokens=True) if f.source == source and f.q is not None
         )
+
+    def headline(self, category: str | None) -> Figure:
+        """The figure a workload of ``category`` is ranked by on its leaderboard and named by on home: the one whose
+        :attr:`~Figure.headline_of` names the category, else the one that stands for every category."""
+        named = [f for f in self.figures if category is not None and category in f.headline_of]
+        return named[0] if named else next(f for f in self.figures if EVERY_CATEGORY in f.headline_of)
 
     def metric(self, key: str) -> Metric:
         return next(m for m in self.metrics if m.key == key)

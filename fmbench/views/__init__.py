@@ -214,7 +214,7 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("coverage", urls.coverage, coverage.coverage_page, _single, route="coverage/", nav="Coverage"),
     PageKind(
         "pcc", urls.pcc, pcc.pcc_page, _single,
-        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", inputs=I.pcc_runs, nav="PCC",
+        ("os_build", "device", "suite", "revision", "verdict"), route="pcc/", nav="PCC",
     ),
     PageKind(
         "compare_index",

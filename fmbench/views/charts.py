@@ -345,19 +345,29 @@ def quality_speed(
     """Quality against latency, one point per entry, the Pareto front drawn as a line through its points (a point
     missing either value is left out and named in the note, never plotted as 0)."""
     drawn = [p for p in points if p.latency is not None and p.quality is not None]
+    widest = max((p.latency or 0.0 for p in drawn), default=0.0)
+
+    def placed(ps: Sequence[Point]) -> list[str]:
+        """Each name toward the plot's middle (left of a point in the right half, under a point in the upper half),
+        so no name runs past the chart's edge."""
+        return [f"{'bottom' if (p.quality or 0.0) > 0.5 else 'top'} {'left' if (p.latency or 0.0) > widest / 2 else 'right'}"
+                for p in ps]
+
     front = sorted((p for p in drawn if p.front), key=lambda p: (p.latency, -(p.quality or 0.0)))
     others = [p for p in drawn if not p.front]
     traces: list[dict] = []
     if others:
         traces.append({
-            "type": "scatter", "mode": "markers", "name": "behind the front",
+            "type": "scatter", "mode": "markers+text", "name": "behind the front",
             "x": [p.latency for p in others], "y": [p.quality for p in others], "text": [p.label for p in others],
+            "textposition": placed(others), "cliponaxis": False,
             "hoverinfo": "x+y+text", "marker": {"symbol": "circle-open", "size": 10},
         })
     if front:
         traces.append({
-            "type": "scatter", "mode": "lines+markers", "name": "Pareto front (no device both faster and better)",
+            "type": "scatter", "mode": "lines+markers+text", "name": "Pareto front (no device both faster and better)",
             "x": [p.latency for p in front], "y": [p.quality for p in front], "text": [p.label for p in front],
+            "textposition": placed(front), "cliponaxis": False,
             "hoverinfo": "x+y+text", "marker": {"symbol": "diamond", "size": 12}, "line": {"dash": "dot"},
         })
     missing = [p.label for p in points if p.latency is None or p.quality is None]
@@ -373,8 +383,8 @@ def quality_speed(
              Column("front", "On the Pareto front")],
             [Row([p.label, latency_fmt(p.latency), quality_fmt(p.quality), "yes" if p.front else "no"]) for p in points],
         ),
-        marks="Each point is one device's pooled runs: its median TTFT across, its task success up; the dotted line "
-        "joins the Pareto front (no other device is both faster and more successful).",
+        marks="Each point is one device's pooled runs, named beside it: its median TTFT across, its task success up; "
+        "diamonds joined by the dotted line are the Pareto front (no other device is both faster and more successful).",
         has_data=bool(drawn),
         empty="No device on this board has both its TTFT and its task success recorded, so there is nothing to chart.",
         note=(f"{what} not recorded for {', '.join(missing)}: left out, not plotted as 0." if missing else None),

@@ -30,6 +30,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.filters import Filters, filter_form, run_attrs
+from fmbench.views.home_answers import Answer, answers
 from fmbench.views.markdown_render import render_markdown
 from fmbench.views.methodology import contents, fmbench_methodology, merge_methodology
 from fmbench.views.page import Page
@@ -76,6 +77,9 @@ class DeviceFigures:
 class HomePage(Page):
     template: ClassVar[str] = "home.html"
     nav_active: ClassVar[str] = "home"
+    answers: list[Answer]
+    """Per workload, the fastest publishable device(s) on-device with ties said, and PCC's figures apart: the
+    page's first screen (:mod:`fmbench.views.home_answers`)."""
     stats: list[Stat]
     newest: list[DeviceFigures]
     """Each device's newest figures, a block per configuration (exploratory runs included, labelled)."""
@@ -214,6 +218,7 @@ def home_page(site: SiteContext, filters: Filters) -> HomePage:
     newest = _newest(site)
     return HomePage(
         title="Foundation Models benchmark results",
+        answers=answers(site),
         stats=[
             Stat(d.count(found.runs) or "0", "run" if found.runs == 1 else "runs", url(urls.runs())),
             Stat(d.count(counts.get("publishable", 0)) or "0", "publishable", url(urls.runs()) + "?verdict=publishable"),
@@ -259,6 +264,7 @@ def _without_figures(site: SiteContext) -> HomePage:
     empty = Table("latest-on-device", "On-device: newest run per device, OS build and suite", [], [], NO_FIGURES)
     return HomePage(
         title="Foundation Models benchmark results",
+        answers=[],
         stats=[],
         newest=[],
         newest_empty=NO_FIGURES,

@@ -186,10 +186,6 @@ def category_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return _with_their_devices(index, [r for r in index.runs.values() if r.scenarios & scenarios])
 
 
-def pcc_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
-    return [r.run_id for r in index.runs.values() if r.route == "privateCloudCompute"]
-
-
 def comparison_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:
     """Every run: a section names the change points dated to its builds, and which change points the list keeps
     depends on every test of it (its false-discovery control), so any run can change the page. (Its sides are

@@ -43,10 +43,12 @@ from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
 from fmbench.views.site import SiteContext
 
-RANKED_BY = "ttft_median"
-"""The figure a board ranks by (the catalog's key); the table can be sorted by every other."""
+SPEED = "ttft_median"
+"""The speed axis of a board's quality × speed chart (the catalog's key): latency, lower is better, as the Pareto
+front reads it. A board ranks by its workload's headline figure (:meth:`~fmbench.analysis.figure_catalog.Catalog.headline`);
+its table can be sorted by every other."""
 QUALITY = "task_success"
-"""The quality axis of a board's chart, against :data:`RANKED_BY`."""
+"""The quality axis of a board's chart, against :data:`SPEED`."""
 CONFIDENCE = stats.DEFAULT_CONFIDENCE
 PCC = "privateCloudCompute"
 
@@ -73,15 +75,26 @@ class Board:
     service: bool
     """A Private Cloud Compute board: its speed is the service's (network and server included)."""
     ranked: Table
+    ranked_by: str
+    """The figure the board ranks by, in words (its workload's headline figure)."""
     ties: list[str]
     """Each pair of neighbours said to be tied, in words."""
     exploratory: Table
     chart: Chart | None
     notes: list[str]
+    placed: list[ranking.Ranked[BoardEntry]]
+    """The devices in their places (the rows of :attr:`ranked`), best first: home's answers read them."""
+    by: fc.Figure
+    """The figure the devices are placed by."""
+
+    @property
+    def has_ranked(self) -> bool:
+        """Some device has a place on the board (else it is listed with the exploratory-only configurations)."""
+        return any(p.rank is not None for p in self.placed)
 
 
 @dataclass
-class _Entry:
+class BoardEntry:
     """One device on a board: its newest build with a publishable run, the runs it stands on there (by
     :data:`~fmbench.comparison.evidence.RULE`), their trials."""
 
@@ -115,7 +128,7 @@ def _interval(f: fc.Figure, t: Trials, kept: Any) -> tuple[float, float] | None:
     return ranking.percentile_bounds(resampled.tolist(), CONFIDENCE)
 
 
-def _difference(f: fc.Figure, above: _Entry, below: _Entry, kept: Any) -> stats.Interval | None:
+def _difference(f: fc.Figure, above: BoardEntry, below: BoardEntry, kept: Any) -> stats.Interval | None:
     """The interval on ``below`` − ``above`` of the ranking figure (``None``: too few values to tell), paired by
     sample where the two ran the same samples, as a comparison's is."""
     samples = (above.trials.sample_ids(f), below.trials.sample_ids(f))
@@ -127,7 +140,7 @@ def _difference(f: fc.Figure, above: _Entry, below: _Entry, kept: Any) -> stats.
         together=fc.CATALOG.quantiles(f.source), kept=kept, samples=samples)
 
 
-def _value_cell(f: fc.Figure, e: _Entry) -> Cell:
+def _value_cell(f: fc.Figure, e: BoardEntry) -> Cell:
     value = e.values[f.key]
     if value is None:
         return Cell(None, reason="not recorded by these runs' trials")
@@ -138,7 +151,7 @@ def _value_cell(f: fc.Figure, e: _Entry) -> Cell:
     return Cell(shown, sort=value, title=None if interval else "too few values for an interval")
 
 
-def _runs_cell(site: SiteContext, e: _Entry) -> Cell:
+def _runs_cell(site: SiteContext, e: BoardEntry) -> Cell:
     if len(e.runs) == 1:
         (run,) = e.runs
         title = run.file_name
@@ -182,7 +195,7 @@ def _standing(site: SiteContext, runs: list[RunInfo]) -> dict[str, tuple[list[Ru
     return out
 
 
-def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_Entry]:
+def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[BoardEntry]:
     """Per device, the publishable runs it stands on (on its newest OS build with one, by the one attempt rule)."""
     out = []
     kept = site.caches.resamples
@@ -195,11 +208,11 @@ def _entries(site: SiteContext, scenario_id: str, runs: list[RunInfo]) -> list[_
         t = data.get(scenario_id, Trials())
         values = {f.key: t.value(f) for f in _figures()}
         intervals = {f.key: _interval(f, t, kept) if values[f.key] is not None else None for f in _figures()}
-        out.append(_Entry(key, used[-1].device_name, build, used, t, values, others, intervals))
+        out.append(BoardEntry(key, used[-1].device_name, build, used, t, values, others, intervals))
     return out
 
 
-def _words(f: fc.Figure, a: _Entry, b: _Entry, interval: stats.Interval | None) -> str:
+def _words(f: fc.Figure, a: BoardEntry, b: BoardEntry, interval: stats.Interval | None) -> str:
     if interval is None:
         return (f"{a.label} and {b.label} are tied on {_lower(f.label)}: too few trials to tell them apart.")
     paired = " (paired by sample)" if interval.paired else ""
@@ -212,15 +225,16 @@ def _board(
     site: SiteContext, anchor: str, scenario_id: str, title: str, label: str, runs: list[RunInfo],
     rows: list[dict[str, Any]],
 ) -> Board:
-    """One board from the configuration's runs of the scenario (``rows``: their ``scenario_figures`` rows)."""
+    """One board from the configuration's runs of the scenario (``rows``: their ``scenario_figures`` rows), ranked
+    by the workload's headline figure."""
     figures = _figures()
-    by = fc.CATALOG[RANKED_BY]
+    by = fc.CATALOG.headline(rows[0].get("category"))
     service = runs[0].route == PCC
     entries = _entries(site, scenario_id, runs)
     kept = site.caches.resamples
     differences: dict[tuple[str, str], stats.Interval | None] = {}
 
-    def tied(a: _Entry, b: _Entry) -> bool:
+    def tied(a: BoardEntry, b: BoardEntry) -> bool:
         interval = differences[(a.key, b.key)] = _difference(by, a, b, kept)
         return interval is None or not interval.excludes_zero
 
@@ -238,7 +252,7 @@ def _board(
         table_rows.append(Row(
             [
                 Cell(rank_text, sort=p.rank if p.rank is not None else len(placed) + 1,
-                     title="median TTFT not recorded: not ranked" if p.rank is None else None),
+                     title=f"{_lower(by.label)} not recorded: not ranked" if p.rank is None else None),
                 Cell(e.label, href=site.url(site.paths.device(e.key))),
                 build,
                 _runs_cell(site, e),
@@ -264,19 +278,20 @@ def _board(
     )
     exploratory = _exploratory(site, anchor, label, runs, rows, service)
     quality = fc.CATALOG[QUALITY]
+    speed = fc.CATALOG[SPEED]
     in_order = [p.item for p in placed]
-    points = [(e.values[by.key], e.values[quality.key]) for e in in_order]
+    points = [(e.values[speed.key], e.values[quality.key]) for e in in_order]
     front = ranking.pareto_front(points)
     chart = charts.quality_speed(
         f"{anchor}-quality-speed",
-        f"{quality.label} against {_lower(by.label)}: {label}" + (" (PCC service: network and server included)"
-                                                                 if service else ""),
+        f"{quality.label} against {_lower(speed.label)}: {label}" + (" (PCC service: network and server included)"
+                                                                    if service else ""),
         [charts.Point(e.label, x, y, on) for e, (x, y), on in zip(in_order, points, front, strict=True)],
-        latency_title=f"{by.label} (seconds, lower is faster)",
+        latency_title=f"{speed.label} (s, lower is faster)",
         quality_title=f"{quality.label} (higher is better)",
-        latency_fmt=by.format,
+        latency_fmt=speed.format,
         quality_fmt=quality.format,
-        what=f"{by.label} or {_lower(quality.label)}",
+        what=f"{speed.label} or {_lower(quality.label)}",
     ) if entries else None
     notes = []
     sources = sorted({s for e in entries for s in e.trials.token_sources if s is not None})
@@ -287,7 +302,8 @@ def _board(
     if service:
         notes.append("Private Cloud Compute: latency and throughput are the service's (network and server "
                      "included), over the trials PCC answered; never beside on-device speed.")
-    return Board(anchor, scenario_id, title, label, service, ranked, ties, exploratory, chart, notes)
+    return Board(anchor, scenario_id, title, label, service, ranked, _lower(by.label), ties, exploratory, chart, notes,
+                 placed, by)
 
 
 def _exploratory(
@@ -322,8 +338,9 @@ def _exploratory(
     )
 
 
-def _boards(site: SiteContext, scenario_ids: list[str], prefix: str = "") -> tuple[list[Board], list[Board]]:
-    """Every board of the scenarios: on-device ones, then the Private Cloud Compute ones."""
+def _boards(site: SiteContext, scenario_ids: list[str]) -> tuple[list[Board], list[Board]]:
+    """Every board of the scenarios: on-device ones, then the Private Cloud Compute ones. A board's anchor is its
+    workload's and its place among that workload's boards, the same on every page that shows it."""
     found = q.scenario_rows(site.con, scenario_ids)
     catalog = {r.run_id: r for r in site.run_catalog().runs}
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -333,14 +350,23 @@ def _boards(site: SiteContext, scenario_ids: list[str], prefix: str = "") -> tup
     service: list[Board] = []
     order = {s: i for i, s in enumerate(scenario_ids)}
     ordered = sorted(groups.items(), key=lambda kv: (order[kv[0][0]], config_label(kv[1][0]), str(kv[0][-1])))
-    for i, (_key, members) in enumerate(ordered):
+    places: dict[str, int] = {}
+    for _key, members in ordered:
         first = members[0]
+        place = places[first["scenario_id"]] = places.get(first["scenario_id"], 0) + 1
         revision = REVISION_ID.show(first["revision_id"]) or REVISION_ID.unrecorded
         label = f"{config_label(first)} · suite revision {revision}"
         runs = [catalog[r["run_id"]] for r in members]
-        board = _board(site, f"{prefix}b{i + 1}", first["scenario_id"], first["title"], label, runs, members)
+        board = _board(site, f"board-{site.paths.scenarios.of(first['scenario_id'])}-{place}", first["scenario_id"], first["title"], label, runs, members)
         (service if board.service else on_device).append(board)
     return on_device, service
+
+
+def every_board(site: SiteContext) -> tuple[list[Board], list[Board]]:
+    """Every workload's boards (on-device ones, then PCC ones), in the leaderboards' order: home's answers."""
+    found: tuple[list[Board], list[Board]] = site.once(
+        "every_board", lambda: _boards(site, q.ranked_scenarios(site.con)))
+    return found
 
 
 # --- the pages ----------------------------------------------------------------------------------
@@ -354,10 +380,45 @@ class LeaderboardPage(Page):
     """The board's scenario (``None`` on a category's page)."""
     category: str | None
     on_device: list[Board]
+    """The on-device boards with a ranked device."""
     pcc: list[Board]
+    """The Private Cloud Compute boards with a ranked device."""
+    unranked: Table
+    """The configurations measured by exploratory runs only, a row each (never an empty board)."""
     method: str
     links: list[Cell]
     """The scenario's (or category's) other pages: the scenario page, every leaderboard, coverage."""
+
+
+def _unranked(site: SiteContext, boards: list[Board], named: bool) -> Table:
+    """The boards without a ranked device, listed compactly: the configuration, its devices and exploratory runs."""
+    columns = [Column("configuration", "Configuration"), Column("devices", "Devices"),
+               Column("runs", "Exploratory runs", True)]
+    if named:
+        columns.insert(0, Column("scenario", "Workload"))
+    out = []
+    for b in boards:
+        devices = sorted({str(r.cells[0].text) for r in b.exploratory.rows if isinstance(r.cells[0], Cell)})
+        cells: list[Cell | str] = [
+            Cell(b.configuration),
+            ", ".join(devices) if devices else Cell(None, reason="no exploratory run on a device's newest build"),
+            Cell(str(len(b.exploratory.rows)), sort=len(b.exploratory.rows),
+                 href=site.url(urls.runs()) + "?verdict=exploratory"),
+        ]
+        if named:
+            cells.insert(0, Cell(b.scenario_title, href=site.url(site.paths.leaderboard(b.scenario_id))))
+        out.append(Row(cells))
+    return Table("unranked", "Configurations measured by exploratory runs only (no device ranked: they miss a "
+                 "publishing rule)", columns, out, "Every configuration measured has a ranked device.")
+
+
+def _split(site: SiteContext, on_device: list[Board], pcc: list[Board], named: bool) -> dict[str, Any]:
+    """The page's fields: the boards with a ranked device, and the others listed compactly below."""
+    return {
+        "on_device": [b for b in on_device if b.has_ranked],
+        "pcc": [b for b in pcc if b.has_ranked],
+        "unranked": _unranked(site, [b for b in (*on_device, *pcc) if not b.has_ranked], named),
+    }
 
 
 def _method() -> str:
@@ -367,8 +428,9 @@ def _method() -> str:
         "comparisons and home show): its samples, each drawn with its trials as measured, as the comparisons draw "
         "them. "
         f"Neighbours are tied when the {CONFIDENCE:.0%} interval on their difference in "
-        f"{_lower(fc.CATALOG[RANKED_BY].label)} (paired by sample where both ran the same samples) holds zero (or too "
-        "few trials give none): they share a rank."
+        "the board's ranking figure (paired by sample where both ran the same samples) holds zero (or too "
+        "few trials give none): they share a rank. A board ranks by its workload's headline figure (median output "
+        "tokens/s for a throughput workload, median TTFT for the others); sort its table by any other figure."
     )
 
 
@@ -387,7 +449,7 @@ def leaderboard_page(site: SiteContext, filters: Filters, scenario: str) -> Lead
         title=f"Leaderboard: {title} ({scenario_id})",
         scenario_id=scenario_id,
         category=vocab.label("category", category) if category else None,
-        on_device=on_device, pcc=pcc, method=_method(), links=links,
+        **_split(site, on_device, pcc, named=False), method=_method(), links=links,
     )
 
 
@@ -421,7 +483,7 @@ def category_page(site: SiteContext, filters: Filters, category: str) -> Leaderb
         title=f"Leaderboards: {shown}",
         scenario_id=None,
         category=shown,
-        on_device=on_device, pcc=pcc, method=_method(),
+        **_split(site, on_device, pcc, named=True), method=_method(),
         links=[Cell("All leaderboards", href=site.url(urls.leaderboards())),
                Cell("Coverage: what is measured where", href=site.url(urls.coverage()))],
     )

@@ -17,6 +17,7 @@ from fmbench.views.common import os_label, quota_text, run_link, verdict_cell
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.markdown_render import markdown_as_text
 from fmbench.views.page import Page
+from fmbench.views.pcc_routes import CAVEAT, RoutePair, route_pairs
 from fmbench.views.site import SiteContext
 
 
@@ -38,6 +39,9 @@ class PccPage(Page):
     fallback_trials: Table
     connections: Table
     charts: list[Chart]
+    routes: list[RoutePair]
+    """Per workload, on-device and PCC side by side in two columns, never one ranking (:mod:`fmbench.views.pcc_routes`)."""
+    routes_caveat: str
 
 
 def _series(r: dict[str, Any]) -> str:
@@ -130,6 +134,8 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
         )
     return PccPage(
         title="Private Cloud Compute",
+        routes=route_pairs(site),
+        routes_caveat=CAVEAT,
         filters=filter_form(
             con,
             site.url(urls.pcc()),
