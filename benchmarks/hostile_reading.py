@@ -6,8 +6,8 @@ line: the command, its exit status, seconds and peak MiB.
 
     python benchmarks/hostile_reading.py [--rows 1000000] [--full]
 
-``--full`` also times the artifact read whole (both limits raised), which takes about a minute and most of
-2 GB.
+``--full`` also times the artifact read whole (both limits raised) by ``native samples`` and ``native
+convert``, which takes a few minutes.
 """
 
 from __future__ import annotations
@@ -66,8 +66,11 @@ def main() -> None:
              "native", "samples", str(artifact), "--max-bytes", str(size)),
         ]
         if options.full:
+            raised = ("--max-bytes", str(size), "--max-rows", str(options.rows))
             cases.append(("native samples, both limits raised (every row read)",
-                          "native", "samples", str(artifact), "--max-bytes", str(size), "--max-rows", str(options.rows)))
+                          "native", "samples", str(artifact), *raised))
+            cases.append(("native convert to JSON Lines, both limits raised (every row read)",
+                          "native", "convert", str(artifact), str(Path(tmp) / "big.jsonl"), *raised))
         for label, *args in cases:
             print(json.dumps(measure(label, *args)), flush=True)
 

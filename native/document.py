@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import ArtifactError
-from .json_text import load_json
+from .json_text import TextRows, load_json
 from .model import (
     Evaluation,
     ManifestEntry,
     MetricValue,
     Response,
     Row,
+    StreamedRows,
     SummaryMetric,
     looks_like_judge,
 )
@@ -72,10 +74,14 @@ def parse_document(
     if not isinstance(data, dict):
         raise locate.error("not a JSON object: not an evaluation result")
     results = data.get("results")
-    if not isinstance(results, list):
+    if not isinstance(results, list | TextRows):
         raise locate.error('no "results" array: not an evaluation result')
 
-    rows = [_parse_row(index, item, locate) for index, item in enumerate(results)]
+    rows: list[Row] | StreamedRows
+    if isinstance(results, TextRows):
+        rows = _streamed_rows(results, locate)
+    else:
+        rows = [_parse_row(index, item, locate) for index, item in enumerate(results)]
     summary = _parse_summary(data.get("summary"), locate)
     info = _parse_info(data.get("evaluationInfo"), locate)
     report_metadata = data.get("reportMetadata")
@@ -103,6 +109,22 @@ def parse_document(
         manifest=manifest,
         is_judge=looks_like_judge(rows, summary),
     )
+
+
+def _streamed_rows(results: TextRows, locate: _Locator) -> StreamedRows:
+    """Every row checked now (the first bad one raises, naming its place) and made again, one at a time,
+    whenever the rows are iterated; only the metric names and a judge evaluator are kept from this pass."""
+    names: dict[str, None] = {}
+    judge = False
+    for index, item in enumerate(results):
+        for metric in _parse_row(index, item, locate).metrics:
+            names.setdefault(metric.name, None)
+            judge = judge or metric.evaluator_kind not in (None, "custom")
+
+    def make() -> Iterator[Row]:
+        return (_parse_row(index, item, locate) for index, item in enumerate(results))
+
+    return StreamedRows(len(results), make, list(names), judge)
 
 
 def _optional_text(value: Any) -> str | None:

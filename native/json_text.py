@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 MAX_JSON_DEPTH = 256
@@ -63,21 +64,43 @@ class TooManyRows(ValueError):
         self.rows = rows
 
 
-def load_document(text: str, max_rows: int) -> Any:
+class TextRows:
+    """A document's ``results`` array kept as its text: each element is decoded when iteration reaches it and
+    dropped after, so a command that passes rows through holds the file's text and one row, never every row
+    decoded. Iterating again decodes again (the text was checked whole when it was counted)."""
+
+    def __init__(self, text: str, start: int, count: int) -> None:
+        self._text, self._start, self._count = text, start, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Any]:
+        decode, space, text = json.JSONDecoder().raw_decode, _SPACE.match, self._text
+        pos = space(text, self._start + 1).end()
+        for _ in range(self._count):
+            value, pos = decode(text, pos)
+            yield value
+            pos = space(text, space(text, pos).end() + 1).end()  # past the comma (or the closing bracket)
+
+
+def load_document(text: str, max_rows: int, *, lazy: bool = False) -> Any:
     """:func:`load_json` for a result document, its ``results`` array refused past ``max_rows`` elements
     before more than that many are kept (:class:`TooManyRows`): the decoded rows, not the file's bytes, are
-    what a big artifact costs. The rest is counted, each element decoded and dropped."""
+    what a big artifact costs. The rest is counted, each element decoded and dropped. With ``lazy`` no row
+    is kept: ``results`` is a :class:`TextRows` over ``text``, every element already decoded once (and
+    checked) to count it."""
     if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
         at = nesting_too_deep(text)
         if at is not None:
             raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", text, at)
     try:
-        return _walk_document(text, max_rows)
+        return _walk_document(text, max_rows, lazy)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
 
 
-def _walk_document(text: str, max_rows: int) -> Any:
+def _walk_document(text: str, max_rows: int, lazy: bool = False) -> Any:
     """The top-level object key by key; anything unexpected is decoded by ``json.loads``, which gives the
     value (or the error, with its line and column) exactly as it would have."""
     decode, space = json.JSONDecoder().raw_decode, _SPACE.match
@@ -97,7 +120,12 @@ def _walk_document(text: str, max_rows: int) -> Any:
             return json.loads(text)
         pos = space(text, pos + 1).end()
         if key == "results" and text.startswith("[", pos):
-            doc[key], pos = _rows(text, pos, max_rows)
+            start = pos
+            doc[key], pos = _rows(text, pos, -1 if lazy else max_rows)
+            if lazy:
+                if doc[key] > max_rows:
+                    raise TooManyRows(doc[key])
+                doc[key] = TextRows(text, start, doc[key])
         else:
             doc[key], pos = decode(text, pos)
         pos = space(text, pos).end()
@@ -109,13 +137,14 @@ def _walk_document(text: str, max_rows: int) -> Any:
         return json.loads(text)
 
 
-def _rows(text: str, pos: int, max_rows: int) -> tuple[list[Any], int]:
+def _rows(text: str, pos: int, max_rows: int) -> tuple[Any, int]:
+    """The elements of the array at ``pos`` (only how many when ``max_rows`` is -1) and where it ends."""
     decode, space = json.JSONDecoder().raw_decode, _SPACE.match
     rows: list[Any] = []
     count = 0
     pos = space(text, pos + 1).end()
     if text.startswith("]", pos):
-        return rows, pos + 1
+        return (0 if max_rows < 0 else rows), pos + 1
     while True:
         value, pos = decode(text, pos)
         count += 1
@@ -127,6 +156,8 @@ def _rows(text: str, pos: int, max_rows: int) -> tuple[list[Any], int]:
         if text.startswith(",", pos):
             pos = space(text, pos + 1).end()
             continue
+        if text.startswith("]", pos) and max_rows < 0:
+            return count, pos + 1
         if text.startswith("]", pos) and count > max_rows:
             raise TooManyRows(count)
         if text.startswith("]", pos):

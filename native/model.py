@@ -7,6 +7,7 @@ version of the format loses nothing on the way through.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,26 @@ class Row:
         }
 
 
+class StreamedRows:
+    """A document's rows made again each time they are iterated, never all kept: what a command that only
+    passes rows through reads (``native samples``). Holds what the rest of a document's reading needs from
+    every row, gathered while each was checked: the metric names in first-seen order and whether a metric
+    column names a judge as its evaluator."""
+
+    def __init__(
+        self, count: int, make: Callable[[], Iterator[Row]], metric_names: list[str], judge_evaluator: bool
+    ) -> None:
+        self._count, self._make = count, make
+        self.metric_names = metric_names
+        self.judge_evaluator = judge_evaluator
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Row]:
+        return self._make()
+
+
 def identity_label(
     name: str, group: str | None, operation: str | None, source: str | None, occurrence: int
 ) -> str:
@@ -217,7 +238,7 @@ class Evaluation:
     duration_ms: float | None
     info: dict[str, str]
     report_metadata: dict[str, Any]
-    rows: list[Row]
+    rows: list[Row] | StreamedRows
     summary: list[SummaryMetric]
     extra: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
@@ -240,7 +261,9 @@ class Evaluation:
     def metric_names(self) -> list[str]:
         """Metric columns in display order: ``ColumnOrdering`` first, then as first seen."""
         seen: dict[str, None] = {}
-        for row in self.rows:
+        if isinstance(self.rows, StreamedRows):
+            seen = dict.fromkeys(self.rows.metric_names)
+        for row in self.rows if isinstance(self.rows, list) else ():
             for metric in row.metrics:
                 seen.setdefault(metric.name, None)
         ordering = self.report_metadata.get("ColumnOrdering")
@@ -270,7 +293,7 @@ class Evaluation:
         }
 
 
-def looks_like_judge(rows: list[Row], summary: list[SummaryMetric]) -> bool:
+def looks_like_judge(rows: list[Row] | StreamedRows, summary: list[SummaryMetric]) -> bool:
     """Whether a document holds subjective model-judge scores.
 
     True when any metric column has an ``evaluatorKind`` other than
@@ -279,7 +302,11 @@ def looks_like_judge(rows: list[Row], summary: list[SummaryMetric]) -> bool:
     helpfulness, clarity or completeness.
     """
     names: set[str] = set()
-    for row in rows:
+    if isinstance(rows, StreamedRows):
+        if rows.judge_evaluator:
+            return True
+        names.update(rows.metric_names)
+    for row in rows if isinstance(rows, list) else ():
         for metric in row.metrics:
             if metric.evaluator_kind not in (None, "custom"):
                 return True

@@ -29,7 +29,7 @@ from fmbench.runfile.user_files import FileTooLarge, UnreadableFile, is_special,
 
 from .document import json_error_text, parse_document
 from .errors import ArtifactError
-from .json_text import TooManyRows, load_document
+from .json_text import TextRows, TooManyRows, load_document
 from .manifest import MANIFEST_NAME, Manifest, read_manifest
 from .model import Evaluation, ManifestEntry
 
@@ -77,8 +77,9 @@ class ReadResult:
 class _Batch:
     """State of one ``read_artifacts`` call: manifests met and files already read."""
 
-    def __init__(self, limits: ReadLimits) -> None:
+    def __init__(self, limits: ReadLimits, lazy: bool = False) -> None:
         self.limits = limits
+        self.lazy = lazy
         self.result = ReadResult()
         self.manifests: dict[Path, Manifest] = {}
         self.entries: dict[Path, ManifestEntry] = {}
@@ -122,16 +123,21 @@ class _Batch:
         beside = path.parent / MANIFEST_NAME
         if beside.is_file():
             self.manifest(beside)
-        self.result.extend(read_file(path, manifest=self.entries.get(key), limits=self.limits))
+        self.result.extend(read_file(path, manifest=self.entries.get(key), limits=self.limits, lazy=self.lazy))
 
 
-def read_artifacts(paths: Iterable[Path | str], limits: ReadLimits = DEFAULT_LIMITS) -> ReadResult:
+def read_artifacts(
+    paths: Iterable[Path | str], limits: ReadLimits = DEFAULT_LIMITS, *, lazy: bool = False
+) -> ReadResult:
     """Read every result document under ``paths`` (files and folders).
 
     Problems are collected as :class:`ArtifactError` in ``errors``; the other
-    files are still read. A file reached twice is read once.
+    files are still read. A file reached twice is read once. With ``lazy`` each
+    document's rows are :class:`~native.model.StreamedRows` over the file's text
+    (every row still checked here): memory bounded by the files' sizes, for
+    commands that only pass rows through.
     """
-    batch = _Batch(limits)
+    batch = _Batch(limits, lazy)
     for given in paths:
         path = Path(given)
         if path.is_dir():
@@ -168,11 +174,14 @@ def artifact_text(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> tuple[str,
         raise ArtifactError(path, f"not UTF-8 text (byte {error.start})") from None
 
 
-def decode_document(text: str, path: Path, limits: ReadLimits, line: int | None = None, before: int = 0) -> object:
+def decode_document(
+    text: str, path: Path, limits: ReadLimits, line: int | None = None, before: int = 0, *, lazy: bool = False
+) -> object:
     """One document's JSON, its rows refused past ``limits.max_rows`` (less the ``before`` rows earlier lines
-    of the file held) before more are kept; every refusal an :class:`ArtifactError` naming the file and line."""
+    of the file held) before more are kept; every refusal an :class:`ArtifactError` naming the file and line.
+    With ``lazy`` its ``results`` are a :class:`~native.json_text.TextRows` over ``text``."""
     try:
-        return load_document(text, limits.max_rows - before)
+        return load_document(text, limits.max_rows - before, lazy=lazy)
     except TooManyRows as error:
         raise _too_many_rows(path, before + error.rows, limits.max_rows, line) from None
     except json.JSONDecodeError as error:
@@ -180,7 +189,7 @@ def decode_document(text: str, path: Path, limits: ReadLimits, line: int | None 
 
 
 def read_file(
-    path: Path, *, manifest: ManifestEntry | None = None, limits: ReadLimits = DEFAULT_LIMITS
+    path: Path, *, manifest: ManifestEntry | None = None, limits: ReadLimits = DEFAULT_LIMITS, lazy: bool = False
 ) -> ReadResult:
     """Read one file: a JSON document, or JSON Lines when the suffix is ``.jsonl``; within ``limits``."""
     result = ReadResult()
@@ -191,11 +200,11 @@ def read_file(
         return result
 
     if path.suffix.lower() == JSON_LINES_SUFFIX:
-        _read_lines(text, path, sha256, manifest, result, limits)
+        _read_lines(text, path, sha256, manifest, result, limits, lazy)
         return result
     try:
-        data = decode_document(text, path, limits)
-        del text  # the decoded document is all that is needed from here
+        data = decode_document(text, path, limits, lazy=lazy)
+        del text  # the decoded document is all that is needed from here (lazy: its rows hold the text)
         result.documents.append(parse_document(data, path=path, sha256=sha256, manifest=manifest))
     except ArtifactError as error:
         result.errors.append(error)
@@ -204,7 +213,7 @@ def read_file(
 
 def _row_count(data: object) -> int:
     results = data.get("results") if isinstance(data, dict) else None
-    return len(results) if isinstance(results, list) else 0
+    return len(results) if isinstance(results, list | TextRows) else 0
 
 
 def _too_many_rows(path: Path, rows: int, limit: int, line: int | None = None) -> ArtifactError:
@@ -221,6 +230,7 @@ def _read_lines(
     manifest: ManifestEntry | None,
     result: ReadResult,
     limits: ReadLimits = DEFAULT_LIMITS,
+    lazy: bool = False,
 ) -> None:
     found = False
     rows = 0
@@ -229,7 +239,7 @@ def _read_lines(
             continue
         found = True
         try:
-            data = decode_document(line, path, limits, number, rows)
+            data = decode_document(line, path, limits, number, rows, lazy=lazy)
         except ArtifactError as error:
             result.errors.append(error)
             if "-row limit" in error.message:  # the file's documents together: the rest is not read

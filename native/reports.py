@@ -236,7 +236,7 @@ def stream_samples(
 ) -> SampleStream:
     """What :func:`list_samples` lists, as a stream: the documents read (and the errors met), each row
     normalized only when the stream reaches it (``native samples`` writes each line as it is made)."""
-    result = read_artifacts([path], limits)
+    result = read_artifacts([path], limits, lazy=True)  # rows made again as written, never all kept
     return SampleStream(result.documents, only_failures, metric, kind, result.errors)
 
 

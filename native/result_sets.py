@@ -14,6 +14,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from fmbench.runfile.user_files import is_special
 
 from .document import parse_document
 from .errors import ArtifactError
+from .json_text import TextRows
 from .reader import (
     ARTIFACT_SUFFIX,
     DEFAULT_LIMITS,
@@ -108,8 +110,10 @@ def _documents_in_file(path: Path, limits: ReadLimits) -> list[StoredDocument]:
     out: list[StoredDocument] = []
     rows = 0
     for line, piece in pieces:
-        data = decode_document(piece, path, limits, line, rows)  # raises with file and place
-        rows += len(data["results"]) if isinstance(data, dict) and isinstance(data.get("results"), list) else 0
+        # rows kept as text, made again as they are written: a conversion holds the files' text, not their rows
+        data = decode_document(piece, path, limits, line, rows, lazy=True)  # raises with file and place
+        results = data.get("results") if isinstance(data, dict) else None
+        rows += len(results) if isinstance(results, list | TextRows) else 0
         parse_document(data, path=path, sha256="", line=line)  # raises with file and place
         out.append(StoredDocument(path, line, data))
     return out
@@ -146,20 +150,21 @@ def result_file_name(data: dict[str, Any], ordinal: int) -> str:
     return f"{stem or f'result-{ordinal}'}{ARTIFACT_SUFFIX}"
 
 
-def _stage(folder: Path, name: str, text: str) -> Path:
-    """``text`` written whole into a hidden temporary file of ``folder``, to be moved to ``name`` once checked."""
+def _stage(folder: Path, name: str, text: Iterable[str]) -> Path:
+    """``text`` (its pieces, each written as it is made) into a hidden temporary file of ``folder``, to be
+    moved to ``name`` once checked."""
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+            stream.writelines(text)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return Path(temporary)
 
 
-def _write_all(folder: Path, files: list[tuple[str, str]], force: bool) -> list[Path]:
+def _write_all(folder: Path, files: list[tuple[str, Iterable[str]]], force: bool) -> list[Path]:
     """Write every ``(name, text)`` into ``folder``, or none: a file there that fmbench would not write is
     refused, naming it, unless ``force`` (:func:`fmbench.owned_files.place_files`; no record is kept, so an
     existing file is replaced only when it already holds what is written)."""
@@ -189,25 +194,54 @@ def convert(
     documents = read_documents(source, limits)
     suffix = target.suffix.lower()
     if suffix == JSON_LINES_SUFFIX:
-        lines = [json.dumps(d.data, ensure_ascii=False, separators=(",", ":")) for d in documents]
-        return _write_all(target.parent, [(target.name, "\n".join(lines) + "\n")], force)
+        lines = (piece for d in documents for piece in (*_compact(d.data), "\n"))
+        return _write_all(target.parent, [(target.name, lines)], force)
     if suffix == ARTIFACT_SUFFIX:
         if len(documents) != 1:
             raise ArtifactError(
                 source,
                 f"holds {len(documents)} results: convert it into a folder or a .jsonl file, not one {ARTIFACT_SUFFIX}",
             )
-        return _write_all(
-            target.parent, [(target.name, json.dumps(documents[0].data, indent=2, ensure_ascii=False) + "\n")], force
-        )
+        return _write_all(target.parent, [(target.name, _indented(documents[0].data))], force)
     if target.exists() and not target.is_dir():
         raise ArtifactError(target, f"is a file: name a folder, a .jsonl or a {ARTIFACT_SUFFIX} file to convert into")
     names: dict[str, int] = {}
-    planned: list[tuple[str, str]] = []
+    planned: list[tuple[str, Iterable[str]]] = []
     for ordinal, document in enumerate(documents, start=1):
         name = result_file_name(document.data, ordinal)
         names[name] = names.get(name, 0) + 1
         if names[name] > 1:
             name = name.removesuffix(ARTIFACT_SUFFIX) + f"-{names[name]}{ARTIFACT_SUFFIX}"
-        planned.append((name, json.dumps(document.data, indent=2, ensure_ascii=False) + "\n"))
+        planned.append((name, _indented(document.data)))
     return _write_all(target, planned, force)
+
+
+def _compact(data: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(data, separators=(",", ":"))`` in pieces, one row of ``results`` at a time."""
+    for number, (key, value) in enumerate(data.items()):
+        yield ("," if number else "{") + json.dumps(key, ensure_ascii=False) + ":"
+        if isinstance(value, TextRows):
+            yield "["
+            for position, row in enumerate(value):
+                yield ("," if position else "") + json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+            yield "]"
+        else:
+            yield json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    yield "}" if data else "{}"
+
+
+def _indented(data: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(data, indent=2)`` and a newline, in pieces, one row of ``results`` at a time (a JSON
+    string holds no raw newline, so indenting a value's text one level deeper is prefixing its lines)."""
+    for number, (key, value) in enumerate(data.items()):
+        yield (",\n  " if number else "{\n  ") + json.dumps(key, ensure_ascii=False) + ": "
+        if isinstance(value, TextRows) and len(value):
+            for position, row in enumerate(value):
+                text = json.dumps(row, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+                yield (",\n    " if position else "[\n    ") + text
+            yield "\n  ]"
+        elif isinstance(value, TextRows):
+            yield "[]"
+        else:
+            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    yield "\n}\n" if data else "{}\n"
