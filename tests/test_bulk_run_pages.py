@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fmbench.analysis.revisions import fixtures_registry
 from fmbench.ingest import ingest_paths
 from fmbench.native.store import ingest_artifacts
 from fmbench.storage.dataset import open_database
@@ -39,8 +40,9 @@ def _replay_db(path: Path) -> Path:
 def _fixture_corpus_db(path: Path) -> Path:
     """Every fixture run: agentic runs with tool calls and final state on trials and failures, PCC runs whose
     scenarios ran on more than one executed model, annotations, stored summaries that differ from the
-    recomputation and scenarios that never ran."""
-    assert ingest_paths([FIXTURES], path).ok
+    recomputation and scenarios that never ran; judged by the fixtures' own revisions, as the demo judges them
+    (under the public registry every fixture run's commit is unknown, so every run would carry a reason)."""
+    assert ingest_paths([FIXTURES], path, registry=fixtures_registry()).ok
     return path
 
 
