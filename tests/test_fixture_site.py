@@ -79,3 +79,15 @@ def test_every_two_devices_sharing_a_generation_and_configuration_have_a_device_
         assert (out / urls.device_comparison(a, b, generation) / "index.html").is_file(), (a, b, generation)
     index = (out / "compare" / "index.html").read_text(encoding="utf-8")
     assert all(f'href="/{urls.device_comparison(a, b, g)}"' in index for a, b, g in expected)
+
+
+def test_no_page_of_the_fixture_site_lays_out_a_card_for_a_chart_with_no_value(built: tuple[Path, Path]) -> None:
+    _, out = built
+    named = 0
+    for page in out.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "nothing to chart" not in html and "no change to chart" not in html, page.relative_to(out)
+        for section in html.split("<section")[1:]:  # a place's charts are named once, in one sentence
+            assert section.count('class="muted charts-none"') <= 1, page.relative_to(out)
+        named += html.count('class="muted charts-none"')
+    assert named  # the corpus has such charts (a PCC run that recorded no TTFT): they are said in words

@@ -26,7 +26,30 @@ def test_a_chart_without_any_value_is_a_sentence_not_empty_axes() -> None:
     assert chart.empty == "TTFT was not recorded for these scenarios, so there is nothing to chart."
     html = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.chart(c) }}').render(c=chart)
     assert "data-chart" not in html and "application/json" not in html and chart.empty in html
+    assert "<figure" not in html  # a line of text, not a card
     assert not draws_a_chart([chart])  # a page holding only this chart loads no chart code
+
+
+def test_a_chart_without_any_value_gets_no_card_and_its_title_is_named_once_beside_the_charts_drawn() -> None:
+    drawn = _ttft([0.8, 0.9], [1.1, 1.2])
+    one = charts.median_p90("one", "Output tokens/s by scenario", ["scenario 0", "scenario 1"],
+                            [charts.Series("", [41.0, None], [44.0, None])], value_title="tokens/s",
+                            label_title="Scenario", fmt=lambda v: None if v is None else f"{v:.0f}")
+    blank = [charts.median_p90(f"blank-{i}", title, ["scenario 0"], [charts.Series("", [None], [None])],
+                               value_title="s", label_title="Scenario", fmt=d.seconds, what="TTFT")
+             for i, title in enumerate(("Time to first token, Quick", "Time to first token, Full"))]
+    assert [c.blank for c in (drawn, one, *blank)] == [False, False, True, True]
+    assert one.value_said and not one.drawn  # one value is said as a number, in its card
+    html = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.charts(cs) }}').render(
+        cs=[blank[0], drawn, one, blank[1]])
+    assert html.count("<figure") == 2 and html.count("data-chart=") == 1
+    assert "nothing to chart" not in html and "blank-0" not in html and "blank-1" not in html
+    assert html.count("No value recorded, so not charted") == 1
+    assert "not charted: Time to first token, Quick; Time to first token, Full." in html
+    assert "median 41, p90 44" in html
+    nothing = Renderer().env.from_string('{% import "_macros.html" as m %}{{ m.charts(cs) }}').render(cs=blank)
+    assert "<figure" not in nothing and 'class="grid"' not in nothing
+    assert nothing.count("No value recorded, so not charted") == 1
 
 
 def test_a_drawn_chart_says_what_its_marks_mean_and_starts_at_zero() -> None:

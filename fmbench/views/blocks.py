@@ -66,7 +66,9 @@ NUMERIC_COLUMNS_STYLED = 24
 @dataclass(frozen=True, slots=True)
 class Chart:
     """A chart and the table of its numbers. ``marks`` says what its marks mean (its caption); ``empty``, when
-    set, is the sentence shown in place of a chart that has no data to draw (nothing is drawn then)."""
+    set, is the sentence shown in place of a chart that has no data to draw (nothing is drawn then): the chart's
+    one value said as a number (``value_said``), else why there is no value at all (a blank chart, which gets no
+    card of its own: see :attr:`blank`)."""
 
     id: str
     title: str
@@ -76,10 +78,17 @@ class Chart:
     alt: str | None = None
     marks: str | None = None
     empty: str | None = None
+    value_said: bool = False
 
     @property
     def drawn(self) -> bool:
         return self.empty is None
+
+    @property
+    def blank(self) -> bool:
+        """No value at all: neither drawn nor said as a number. A page lays out no card for it; its title is
+        named once in a sentence beside the charts that are (``_macros.html``'s ``charts``)."""
+        return self.empty is not None and not self.value_said
 
     @property
     def height(self) -> int:

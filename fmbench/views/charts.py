@@ -3,8 +3,8 @@
 Honest by construction:
 
 - a value that was not recorded leaves a gap (``null``) and the chart's note says so; it is never plotted
-  as 0; a chart with no value at all is not drawn: its :attr:`~fmbench.views.blocks.Chart.empty` sentence
-  says so in words instead;
+  as 0; a chart with no value at all is not drawn and gets no card (:attr:`~fmbench.views.blocks.Chart.blank`):
+  the page names it once, in words, beside the charts it draws; a chart of one value says it as a number;
 - every chart says what its marks mean (:attr:`~fmbench.views.blocks.Chart.marks`, its caption), taken
   with its axis title and whether its value axis starts at zero from the figure catalog's chart spec
   (:class:`fmbench.analysis.figure_catalog.Chart`, :class:`~fmbench.analysis.figure_catalog.DeltaChart`);
@@ -89,10 +89,13 @@ def chart(
     empty: str,
     note: str | None = None,
     alt: str | None = None,
+    value_said: bool = False,
 ) -> Chart:
-    """A chart, or when ``has_data`` is false the ``empty`` sentence in its place (no traces, no axes)."""
+    """A chart, or when ``has_data`` is false the ``empty`` sentence in its place (no traces, no axes);
+    ``value_said``: that sentence says the chart's one value (else the chart is blank: it gets no card)."""
     if not has_data:
-        return Chart(id=chart_id, title=title, figure_json={}, table=table, alt=alt, marks=None, empty=empty)
+        return Chart(id=chart_id, title=title, figure_json={}, table=table, alt=alt, marks=None, empty=empty,
+                     value_said=value_said)
     return Chart(
         id=chart_id,
         title=title,
@@ -185,7 +188,7 @@ def median_p90(
             chart_id, title, [], {}, Table(f"{chart_id}-table", title, columns, rows), marks="", has_data=False,
             empty=f"One value, said rather than drawn: {name}{label}: median {fmt(median)}, p90 "
                   f"{fmt(p90) or 'not recorded'}.",
-            alt=f"{title}: one value",
+            alt=f"{title}: one value", value_said=True,
         )
     return chart(
         chart_id,
