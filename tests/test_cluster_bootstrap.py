@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fmbench.analysis import stats
+from fmbench.analysis import clustered_quantile, stats
 
 
 def _side(rng: random.Random, *, centre: float, samples: int, reps: int, sample_sd: float, trial_sd: float,
@@ -34,9 +34,10 @@ def _width(interval: stats.Interval | None) -> float:
 
 
 def test_the_same_inputs_give_the_same_interval_and_other_inputs_another() -> None:
+    # Nine samples a side: fewer than FLOOR_SAMPLES, so unpaired sides of one run are still resampled.
     rng = random.Random(3)
-    a = _side(rng, centre=0.4, samples=10, reps=20, sample_sd=0.05, trial_sd=0.01)
-    b = _side(rng, centre=0.4, samples=10, reps=20, sample_sd=0.05, trial_sd=0.01)
+    a = _side(rng, centre=0.4, samples=9, reps=20, sample_sd=0.05, trial_sd=0.01)
+    b = _side(rng, centre=0.4, samples=9, reps=20, sample_sd=0.05, trial_sd=0.01)
     first = stats.cluster_bootstrap_quantile_difference(a, b, 0.5)
     again = stats.cluster_bootstrap_quantile_difference([list(r) for r in a], b, 0.5)
     assert first == again  # seeded from a digest of the values, not from the clock or a counter
@@ -56,16 +57,15 @@ def test_repetitions_of_few_samples_are_not_treated_as_independent_draws() -> No
 
 
 def test_several_runs_a_side_are_resampled_first_so_run_to_run_variation_widens_the_interval() -> None:
-    rng = random.Random(11)
-    kwargs = {"centre": 0.4, "samples": 10, "reps": 10, "sample_sd": 0.01, "trial_sd": 0.01}
-    varied_a = _side(rng, runs=4, run_sd=0.05, **kwargs)
-    varied_b = _side(rng, runs=4, run_sd=0.05, **kwargs)
-    # The same trials pooled into one run per side: the run level is lost.
-    pooled_a = [[s for run in varied_a for s in run]]
-    pooled_b = [[s for run in varied_b for s in run]]
-    by_run = stats.cluster_bootstrap_quantile_difference(varied_a, varied_b, 0.5)
-    pooled = stats.cluster_bootstrap_quantile_difference(pooled_a, pooled_b, 0.5)
-    assert _width(by_run) > 2 * _width(pooled)
+    # The same samples and trials with and without a shift per run: the runs are drawn first, so their
+    # spread shows in the interval.
+    kwargs = {"centre": 0.4, "samples": 10, "reps": 10, "sample_sd": 0.01, "trial_sd": 0.01, "runs": 4}
+    varied = [_side(random.Random(seed), run_sd=0.05, **kwargs) for seed in (11, 12)]
+    steady = [_side(random.Random(seed), run_sd=0.0, **kwargs) for seed in (11, 12)]
+    by_run = stats.cluster_bootstrap_quantile_difference(*varied, 0.5)
+    alike = stats.cluster_bootstrap_quantile_difference(*steady, 0.5)
+    assert by_run is not None and by_run.method == stats.CLUSTER_METHOD
+    assert _width(by_run) > 2 * _width(alike)
 
 
 def test_a_clear_shift_is_detected_and_its_interval_covers_it() -> None:
@@ -75,7 +75,15 @@ def test_a_clear_shift_is_detected_and_its_interval_covers_it() -> None:
     interval = stats.cluster_bootstrap_quantile_difference(a, b, 0.9, confidence=0.99)
     assert interval is not None and interval.sign == 1
     assert interval.low < 0.1 < interval.high
-    assert interval.method == stats.CLUSTER_METHOD
+    assert interval.method == clustered_quantile.METHOD  # unpaired sides of one run and 25 samples
+
+
+def test_unpaired_sides_of_several_runs_keep_the_cluster_bootstrap() -> None:
+    rng = random.Random(5)
+    a = _side(rng, centre=0.40, samples=25, reps=5, sample_sd=0.02, trial_sd=0.02, runs=2, run_sd=0.01)
+    b = _side(rng, centre=0.50, samples=25, reps=5, sample_sd=0.02, trial_sd=0.02, runs=2, run_sd=0.01)
+    interval = stats.cluster_bootstrap_quantile_difference(a, b, 0.9)
+    assert interval is not None and interval.method == stats.CLUSTER_METHOD
 
 
 def test_too_few_values_on_a_side_give_no_interval() -> None:

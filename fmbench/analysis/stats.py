@@ -82,6 +82,7 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from fmbench.analysis import clustered_quantile
 from fmbench.analysis.figures import nearest_rank
 from fmbench.analysis.pairing import (
     Clusters,
@@ -780,16 +781,16 @@ def cluster_bootstrap_quantile_difference(
     resamples are independent; resample ``i`` of one is paired with resample ``i`` of the other.
     ``together``: the quantiles (``q`` among them) the caller takes of the same values, worked out from
     one set of resamples and memoized together (a figure catalog's median and p90); else ``q`` alone.
-    ``samples``, ``on_shared_samples``: as :func:`cluster_bootstrap_mean_difference` takes them.
-    """
+    ``samples``, ``on_shared_samples``: as :func:`cluster_bootstrap_mean_difference` takes them. Unpaired sides of
+    one run each and enough samples take :func:`clustered_quantile.unpaired` instead (no resampling)."""
     if min(_cluster_count(baseline), _cluster_count(candidate)) < MIN_BOOTSTRAP_VALUES:
         return None
     z_value(confidence)  # validates the level
-    qs = together if q in together else (q,)
-    row = qs.index(q)
+    row = (qs := together if q in together else (q,)).index(q)
     pb, pc, paired = _sample_draws(baseline, candidate, samples)
     found = _paired_noise_interval(baseline, candidate, q, confidence) if paired and on_shared_samples else None
-    if found is not None:
+    bounds = None if paired else clustered_quantile.unpaired(baseline, candidate, q, confidence, FLOOR_SAMPLES)
+    if (found := found or (Interval(*bounds, confidence, clustered_quantile.METHOD) if bounds else None)) is not None:
         return found
     clusters = _clusters(baseline, candidate, pb, pc, paired)
     differences = resampled_quantiles(candidate, qs, kept, pc)[row] - resampled_quantiles(baseline, qs, kept, pb)[row]

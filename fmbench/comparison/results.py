@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fmbench.analysis import detectable, stats
+from fmbench.analysis import clustered_quantile, detectable, stats
 from fmbench.analysis import display as d
 from fmbench.analysis import tolerance as tol
 from fmbench.comparison import text as comparison_text
@@ -227,7 +227,8 @@ class Comparison:
                 else ""
             )
             + ".",
-            f"Medians and p90s: {stats.CLUSTER_METHOD}.",
+            f"Medians and p90s: {stats.CLUSTER_METHOD}; where the sides ran samples of their own, one run each and "
+            f"ten or more samples: {clustered_quantile.METHOD}.",
             f"Task success and completed prompt pass: {stats.CLUSTER_RATE_METHOD}.",
             f"Mean constraint score: {stats.CLUSTER_MEAN_METHOD}.",
             *(n for n in (self.pairing_note, self.run_variation_note) if n),
