@@ -72,9 +72,14 @@ def _escaped(match: re.Match[str]) -> str:
     return _SHORT.get(char) or f"\\u{ord(char):04x}"
 
 
+_LOCALE_SPACES = frozenset("\u00a0\u2009\u202f")
+"""The no-break, thin and narrow no-break spaces locales put in numbers ("66,7\u00a0%", "1\u202f250"): a report's
+composed text keeps them (they show as a space); a value from a file still shows them as ``<U+00A0>``."""
+
+
 def _json_escaped_if_hidden(match: re.Match[str]) -> str:
     char = match.group()
-    if not hidden(char):
+    if not hidden(char) or char in _LOCALE_SPACES:
         return char
     code = ord(char)
     if code <= 0xFFFF:
