@@ -179,14 +179,14 @@ def _free_port() -> int:
 def test_a_parquet_location_holding_credentials_is_one_masked_line(
     s3_server: dict[str, str], tmp_path: Path, command: str
 ) -> None:
-    location = f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@bench/p"
+    location = f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@hostile-bucket/p"
     args = ["build", "--parquet", location, "--out", str(tmp_path / "site")] if command == "build" else [
         "serve", "--parquet", location, "--port", str(_free_port()), "--no-warm-up"]
     done = _fmbench(s3_server, *args)
     assert done.returncode == 1, done.stderr
     assert SECRET not in done.stdout + done.stderr and "AKIAFMBENCHEXAMPLE" not in done.stdout + done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "s3://***@bench/p: a location holding credentials is refused" in done.stderr
+    assert "s3://***@hostile-bucket/p: a location holding credentials is refused" in done.stderr
     assert not (tmp_path / "site").exists()
 
 
@@ -380,15 +380,16 @@ def test_native_convert_into_a_folder_writes_nothing_when_one_name_is_taken(tmp_
 
 
 def _s3(s3: dict[str, str]) -> Any:
-    """A client of the moto server, the bucket ``bench`` made; never fsspec's cached instance."""
+    """A client of the moto server, the bucket ``hostile-bucket`` made; never fsspec's cached instance. (moto keeps
+    one state a process: the object-storage tests make a bucket ``bench`` of their own.)"""
     import s3fs
 
     fs = s3fs.S3FileSystem(
         key=s3["AWS_ACCESS_KEY_ID"], secret=s3["AWS_SECRET_ACCESS_KEY"],
         client_kwargs={"endpoint_url": s3["AWS_ENDPOINT_URL"]}, skip_instance_cache=True,
     )
-    if not fs.exists("bench"):
-        fs.mkdir("bench")
+    if not fs.exists("hostile-bucket"):
+        fs.mkdir("hostile-bucket")
     return fs
 
 
@@ -404,28 +405,28 @@ def test_export_parquet_to_s3_writes_the_dataset_into_the_bucket_and_never_a_loc
     _s3(s3_server)  # makes the bucket
     work = tmp_path / "work"
     work.mkdir()
-    done = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/fmbench", cwd=work)
+    done = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://hostile-bucket/fmbench", cwd=work)
     assert done.returncode == 0, done.stderr
-    assert "written to s3://bench/fmbench as Parquet" in done.stdout
+    assert "written to s3://hostile-bucket/fmbench as Parquet" in done.stdout
     assert list(work.iterdir()) == []  # no local "s3:" folder
     local = tmp_path / "local"
     assert _cli("export", "--db", str(db), "--parquet", str(local))[0] == 0
-    remote = _bucket_files(s3_server, "bench/fmbench")
+    remote = _bucket_files(s3_server, "hostile-bucket/fmbench")
     assert remote.keys() == _snapshot(local).keys()
     assert json.loads(remote["fmbench-dataset.json"]) == json.loads((local / "fmbench-dataset.json").read_bytes())
-    again = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/fmbench")  # over its own output
+    again = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://hostile-bucket/fmbench")  # over its own output
     assert again.returncode == 0, again.stderr
-    assert _bucket_files(s3_server, "bench/fmbench").keys() == remote.keys()
+    assert _bucket_files(s3_server, "hostile-bucket/fmbench").keys() == remote.keys()
     site = tmp_path / "site"
-    built = _fmbench(s3_server, "build", "--parquet", "s3://bench/fmbench", "--out", str(site), "-j", "1")
+    built = _fmbench(s3_server, "build", "--parquet", "s3://hostile-bucket/fmbench", "--out", str(site), "-j", "1")
     assert built.returncode == 0, built.stderr
     assert len(list(site.glob("runs/*/index.html"))) == len(RUNS)
     smaller = tmp_path / "one-run.duckdb"
     assert _cli("ingest", str(FIXTURES / RUNS[0]), "--db", str(smaller))[0] == 0
-    assert _fmbench(s3_server, "export", "--db", str(smaller), "--parquet", "s3://bench/fmbench").returncode == 0
+    assert _fmbench(s3_server, "export", "--db", str(smaller), "--parquet", "s3://hostile-bucket/fmbench").returncode == 0
     assert _cli("export", "--db", str(smaller), "--parquet", str(tmp_path / "one-run"))[0] == 0
     # the partition of the run no longer there is removed, not left for a reader to find
-    assert _bucket_files(s3_server, "bench/fmbench").keys() == _snapshot(tmp_path / "one-run").keys()
+    assert _bucket_files(s3_server, "hostile-bucket/fmbench").keys() == _snapshot(tmp_path / "one-run").keys()
 
 
 def test_export_parquet_refuses_a_prefix_that_is_not_a_dataset_and_a_location_with_credentials(
@@ -433,16 +434,16 @@ def test_export_parquet_refuses_a_prefix_that_is_not_a_dataset_and_a_location_wi
 ) -> None:
     db, _ = exported
     fs = _s3(s3_server)
-    fs.pipe_file("bench/mine/notes.txt", b"the user's")
-    refused = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://bench/mine")
+    fs.pipe_file("hostile-bucket/mine/notes.txt", b"the user's")
+    refused = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://hostile-bucket/mine")
     assert refused.returncode == 1
     assert refused.stderr.strip() == (
-        "Error: s3://bench/mine: holds objects and is not an fmbench Parquet dataset; choose another prefix"
+        "Error: s3://hostile-bucket/mine: holds objects and is not an fmbench Parquet dataset; choose another prefix"
     )
-    assert fs.find("bench/mine") == ["bench/mine/notes.txt"]
-    secret = _fmbench(s3_server, "export", "--db", str(db), "--parquet", f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@bench/x", cwd=tmp_path)
+    assert fs.find("hostile-bucket/mine") == ["hostile-bucket/mine/notes.txt"]
+    secret = _fmbench(s3_server, "export", "--db", str(db), "--parquet", f"s3://AKIAFMBENCHEXAMPLE:{SECRET}@hostile-bucket/x", cwd=tmp_path)
     assert secret.returncode == 1 and SECRET not in secret.stdout + secret.stderr
-    assert "s3://***@bench/x: a location holding credentials is refused" in secret.stderr
+    assert "s3://***@hostile-bucket/x: a location holding credentials is refused" in secret.stderr
     assert not (tmp_path / "s3:").exists()
     missing = _fmbench(s3_server, "export", "--db", str(db), "--parquet", "s3://no-such-bucket/x")
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
@@ -455,7 +456,7 @@ def test_export_parquet_to_a_scheme_it_does_not_know_makes_no_folder_of_that_nam
 ) -> None:
     db, _ = exported
     monkeypatch.chdir(tmp_path)
-    for location in ("s3:/bench/x", "S3://bench/x", "ftp://host/x"):
+    for location in ("s3:/hostile-bucket/x", "S3://hostile-bucket/x", "ftp://host/x"):
         error = _one_line_error(*_cli("export", "--db", str(db), "--parquet", location))
         assert "not a location fmbench writes to" in error
     assert not [p for p in tmp_path.iterdir() if ":" in p.name]

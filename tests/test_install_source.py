@@ -146,9 +146,14 @@ def fresh_venv(folder: Path, *pip_args: str | Path) -> Path:
                     cwd=folder.parent)
     assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
     purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=folder.parent)
-    # After the venv's own site-packages: its fmbench is found first, the dependencies here.
-    (Path(purelib.stdout.strip()) / "zz_test_dependencies.pth").write_text(
-        sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    # This venv's dependencies, fmbench itself left out: under `make test` this venv holds fmbench installed (not
+    # editable), and on the path it would be found before an editable install's finder in the new venv.
+    dependencies = folder.parent / "dependencies"
+    dependencies.mkdir(exist_ok=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.startswith(("fmbench", "__editable__")) and not (dependencies / entry.name).exists():
+            (dependencies / entry.name).symlink_to(entry)
+    (Path(purelib.stdout.strip()) / "zz_test_dependencies.pth").write_text(f"{dependencies}\n", encoding="utf-8")
     return python
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -12,8 +13,10 @@ from testdata import REPO
 
 def dry_run(target: str) -> list[str]:
     """The commands ``make TARGET`` would run in a checkout with no venv yet (``make -n`` runs none of them)."""
-    done = subprocess.run(["make", "-n", "-B", target, "VENV=.venv-dry-run"], cwd=REPO, capture_output=True,
-                          text=True, check=False, timeout=60)
+    # run under `make test` too: a make inherited through MAKEFLAGS and MAKELEVEL would print its directories
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    done = subprocess.run(["make", "-n", "-B", "--no-print-directory", target, "VENV=.venv-dry-run"], cwd=REPO,
+                          capture_output=True, text=True, check=False, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
