@@ -36,6 +36,18 @@ def fixture_site(root: Path) -> tuple[Path, Path]:
     return db, out
 
 
+def purpose_and_fixture_site(root: Path) -> Path:
+    """The purpose-written runs, the benchmark's own published example and the fixture corpus (where the checkout
+    has it), judged by the fixtures' registry and built into ``root / "_site"``: the site the browser tests read."""
+    registry = fixtures_registry()
+    db = purpose_db(root / "site.duckdb", registry)
+    if FIXTURES.is_dir():
+        assert ingest_paths([FIXTURES], db, registry=registry).ok
+    out = root / "_site"
+    build_site(db, out, registry=registry)
+    return out
+
+
 def one_page_per_kind(site: Path) -> dict[str, str]:
     """For each page kind of the registry the site has an instance of, its largest page (the most rows and
     the longest texts): ``{kind: path}``."""

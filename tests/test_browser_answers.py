@@ -10,13 +10,8 @@ from typing import Any
 
 import pytest
 
-from fmbench.analysis.revisions import fixtures_registry
-from fmbench.ingest import ingest_paths
-from fmbench.publish.build import build_site
-
 from browser_support import draw_every_chart, static_server
-from sitebuild import purpose_db
-from testdata import FIXTURES
+from sitebuild import purpose_and_fixture_site
 
 pytestmark = pytest.mark.browser
 SCREENS = {390: 844, 1280: 800}
@@ -27,13 +22,7 @@ HOME_MAX_HEIGHT = 6_000
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The purpose-written runs, the benchmark's own published example and the fixture corpus, built."""
-    root = tmp_path_factory.mktemp("answers")
-    registry = fixtures_registry()
-    db = purpose_db(root / "answers.duckdb", registry)
-    assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return out
+    return purpose_and_fixture_site(tmp_path_factory.mktemp("answers"))
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,11 @@ from typing import Any
 
 import pytest
 
-from fmbench.analysis.revisions import fixtures_registry
-from fmbench.ingest import ingest_paths
-from fmbench.publish.build import build_site
 from fmbench.runfile.record import run_id_for
 
 from browser_support import draw_every_chart, static_server
-from sitebuild import purpose_db
-from testdata import FIXTURES, RUNS
+from sitebuild import purpose_and_fixture_site
+from testdata import RUNS
 
 pytestmark = pytest.mark.browser
 
@@ -28,13 +25,7 @@ WORDS = {"trials", "feed.xml"}
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("charts")
-    registry = fixtures_registry()
-    db = purpose_db(root / "charts.duckdb", registry)
-    assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return out
+    return purpose_and_fixture_site(tmp_path_factory.mktemp("charts"))
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,9 @@ from typing import Any
 
 import pytest
 
-from fmbench.analysis.revisions import fixtures_registry
-from fmbench.ingest import ingest_paths
-from fmbench.publish.build import build_site
-
 from browser_support import static_server
-from sitebuild import one_page_per_kind, purpose_db
-from testdata import FIXTURES, REPO
+from sitebuild import one_page_per_kind, purpose_and_fixture_site
+from testdata import REPO
 
 pytestmark = pytest.mark.browser
 SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
@@ -30,14 +26,7 @@ SHOT_MAX_HEIGHT = 15_000  # px: a screenshot of a taller page keeps its first 15
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The purpose-written runs, the benchmark's own published example and the fixture corpus, built."""
-    root = tmp_path_factory.mktemp("layout")
-    registry = fixtures_registry()
-    db = purpose_db(root / "layout.duckdb", registry)
-    if FIXTURES.is_dir():
-        assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return out
+    return purpose_and_fixture_site(tmp_path_factory.mktemp("layout"))
 
 
 @pytest.fixture(scope="module")

@@ -12,15 +12,11 @@ from typing import Any
 
 import pytest
 
-from fmbench.analysis.revisions import fixtures_registry
-from fmbench.ingest import ingest_paths
-from fmbench.publish.build import build_site
 from fmbench.views import NAVIGATION, PAGES
 from fmbench.views.render import assets_dir
 
 from browser_support import AXE, axe_violations, draw_every_chart, static_server
-from sitebuild import one_page_per_kind, purpose_db
-from testdata import FIXTURES
+from sitebuild import one_page_per_kind, purpose_and_fixture_site
 
 pytestmark = pytest.mark.browser
 WIDTHS = (390, 1280)
@@ -29,13 +25,7 @@ WIDTHS = (390, 1280)
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The purpose-written runs, the benchmark's own published example and the fixture corpus, built."""
-    root = tmp_path_factory.mktemp("readers")
-    registry = fixtures_registry()
-    db = purpose_db(root / "readers.duckdb", registry)
-    assert ingest_paths([FIXTURES], db, registry=registry).ok
-    out = root / "_site"
-    build_site(db, out, registry=registry)
-    return out
+    return purpose_and_fixture_site(tmp_path_factory.mktemp("readers"))
 
 
 @pytest.fixture(scope="module")
