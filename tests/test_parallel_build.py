@@ -148,7 +148,7 @@ def test_a_parallel_build_killed_part_way_leaves_the_previous_site_and_its_worke
     assert killed.returncode == -9
     assert _snapshot(out) == before
     assert [n.rsplit("-", 1)[0] for n in _leftovers(out)] == [".site.staging"]
-    deadline = time.monotonic() + 120  # a worker notices its parent is gone when it next waits; slow on a busy machine
+    deadline = time.monotonic() + 120  # generous: a busy machine starts and stops processes slowly
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(marker) == []  # the workers of the killed build stopped

@@ -41,12 +41,10 @@ removed by hand) renders again what is missing.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import multiprocessing
 import os
 import shutil
-import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -383,9 +381,6 @@ def build_site(
             report.seconds = time.perf_counter() - started
             return report  # nothing it is made from changed: nothing to render, nothing to write
         kept: list[BuildRegressions] = []
-        # The change list's false-discovery control needs scipy.stats, about half a second to import: a thread
-        # imports it while this process reads the database and the workers start, off the build's critical path.
-        threading.Thread(target=importlib.import_module, args=("scipy.stats",), daemon=True).start()
         fingerprints = {run_id: facts.fingerprint for run_id, facts in index.runs.items()}
         # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
         # changes every key, so nothing of another fmbench's is read).
