@@ -151,6 +151,14 @@ class _OnStep:
     def candidate_build(self) -> str:
         return self.step.candidate_build
 
+    @property
+    def exploratory(self) -> bool:
+        return self.step.exploratory
+
+    @property
+    def path(self) -> str:
+        return self.step.path
+
 
 @dataclass(frozen=True)
 class BuildChange(_OnStep):
@@ -178,14 +186,6 @@ class BuildChange(_OnStep):
     def direction(self) -> Literal["increased", "decreased"]:
         assert self.figure.interval is not None
         return "increased" if self.figure.interval.sign > 0 else "decreased"
-
-    @property
-    def exploratory(self) -> bool:
-        return self.step.exploratory
-
-    @property
-    def path(self) -> str:
-        return self.step.path
 
     @property
     def caveats(self) -> tuple[str, ...]:
@@ -268,14 +268,6 @@ class BuildSampleChange(_OnStep):
     @property
     def is_regression(self) -> bool:
         return self.samples.worse
-
-    @property
-    def exploratory(self) -> bool:
-        return self.step.exploratory
-
-    @property
-    def path(self) -> str:
-        return self.step.path
 
     def tag_specific(self) -> str:
         return "/".join(
