@@ -94,7 +94,7 @@ from fmbench.analysis.pairing import (
 )
 
 if TYPE_CHECKING:
-    from fmbench.comparison.resample_store import Resamples
+    from fmbench.analysis.kept_resamples import KeptResamples as Resamples
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_BOOTSTRAP_VALUES = 5
