@@ -242,10 +242,6 @@ class RunReplay:
     """Rows of these artifacts that link to no trial or failure at all."""
 
     @property
-    def deterministic(self) -> tuple[LinkedArtifact, ...]:
-        return tuple(a for a in self.artifacts if not a.is_judge)
-
-    @property
     def judge(self) -> tuple[LinkedArtifact, ...]:
         return tuple(a for a in self.artifacts if a.is_judge)
 

@@ -2,8 +2,9 @@
 function says why it is there, and no module is over 800 lines.
 
 Every module of ``fmbench/``, ``ingest/`` (``fmbench.ingest``) and ``native/`` (``fmbench.native``) is parsed
-(never imported). Its imports of fmbench modules, at module level and inside functions, make the graph; an
-import under ``if TYPE_CHECKING:`` is for annotations only and never runs, so it is left out. An edge is an
+(never imported). Its imports of fmbench modules, at module level, inside functions and under
+``if TYPE_CHECKING:``, make the graph: an import for annotations only never runs, but it still says the module
+needs the other one to be read, so it counts for cycles and layers like any other. An edge is an
 import a module writes (``from fmbench.views.common import x`` is an edge to ``fmbench.views.common``, not to
 the package ``fmbench.views`` whose ``__init__`` Python also runs first).
 """
@@ -47,13 +48,6 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _resolve(module: str, path: Path, node: ast.ImportFrom | ast.Import) -> list[str]:
     """The fmbench modules an import statement loads (a name from a package that is a module: that module)."""
     targets: list[str] = []
@@ -77,16 +71,12 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom | ast.Import) -> list
 
 
 def _imports(module: str, path: Path) -> list[tuple[str, int, bool]]:
-    """(imported module, line, inside a function) of each fmbench import that runs."""
+    """(imported module, line, inside a function) of each fmbench import, ``if TYPE_CHECKING:`` ones too."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[tuple[str, int, bool]] = []
 
     def walk(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    walk(other, in_function)
-                continue
             if isinstance(child, ast.Import | ast.ImportFrom):
                 found.extend((t, child.lineno, in_function) for t in _resolve(module, path, child) if t != module)
             walk(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
@@ -155,6 +145,15 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_modules_import_one_another_without_a_cycle() -> None:
     cycle = _cycle(_graph())
     assert cycle is None, "import cycle: " + " → ".join(cycle or [])
+
+
+def test_an_import_for_annotations_only_counts_as_an_edge(tmp_path: Path) -> None:
+    module = tmp_path / "annotated.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from fmbench.comparison.results import Comparison\n",
+        encoding="utf-8",
+    )
+    assert _imports("fmbench.annotated", module) == [("fmbench.comparison.results", 4, False)]
 
 
 def _layer(module: str) -> int | None:

@@ -90,14 +90,7 @@ from fmbench.analysis.revisions import Registry, load_registry
 from fmbench.comparison import rules
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.load import FigureDef, Trials, figures, side_scenario_order, side_trials
-from fmbench.comparison.results import (
-    Comparison,
-    DroppedScenario,
-    FigureComparison,
-    FigureVerdict,
-    Multiplicity,
-    ScenarioComparison,
-)
+from fmbench.comparison.results import Comparison, Multiplicity
 from fmbench.comparison.rules import (
     ESTIMATED_TOKENS_NOTE,
     LABELS,
@@ -107,6 +100,12 @@ from fmbench.comparison.rules import (
     ComparisonRefused,
 )
 from fmbench.comparison.sample_changes import sample_changes
+from fmbench.comparison.scenario_results import (
+    DroppedScenario,
+    FigureComparison,
+    FigureVerdict,
+    ScenarioComparison,
+)
 from fmbench.comparison.selection import AttemptRule, Side, SideSpec, select_side
 from fmbench.errors import FmbenchError
 from fmbench.ingest import ingest_file

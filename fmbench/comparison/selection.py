@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -219,6 +220,11 @@ class RunInfo:
         for name in _DERIVED:
             out[name] = getattr(self, name)
         return out
+
+
+def ids_text(runs: Sequence[RunInfo]) -> str:
+    """Run ids, comma-separated."""
+    return ", ".join(r.run_id for r in runs)
 
 
 _DERIVED = ("token_count_source", "pcc_connection", "pcc_location")
