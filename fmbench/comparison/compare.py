@@ -317,16 +317,9 @@ def _compare_selected(
     tolerance: tol.Tolerance,
     caches: Caches | None,
 ) -> Comparison:
-    if baseline.rule != candidate.rule:
-        raise ValueError("both sides of a comparison use one attempt rule")
-    for name, side in (("baseline", baseline), ("candidate", candidate)):
-        rules.refuse_invalid(name, side)
-        rules.refuse_mixed_pool(name, side)
-    shared = set(baseline.run_ids) & set(candidate.run_ids)
-    if shared:
-        raise ComparisonRefused(
-            "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
-        )
+    """:func:`compare_selected` worked out: the refusals, the label, the caveats, each kept scenario's figures at
+    the confidence the multiplicity rule gives them, and the samples whose outcome changed."""
+    _refuse_uncomparable(baseline, candidate)
     differences, differing = rules.differences(baseline, candidate)
     rules.refuse_unlike_configuration(baseline, candidate)
     kind = rules.kind(differing, baseline, candidate)
@@ -339,19 +332,7 @@ def _compare_selected(
     # The newest run's scenario order (its file's summaries order), then what it lacks.
     order = list(dict.fromkeys([*side_scenario_order((baseline, candidate), listed_b + listed_c), *titles_b, *titles_c]))
     titles = {**titles_c, **titles_b}
-    dropped: list[DroppedScenario] = []
-    kept: list[str] = []
-    for sid in order:
-        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
-        title = titles[sid][0]
-        if strict_os and sid in vocab.OS27_ONLY_SCENARIOS:
-            dropped.append(DroppedScenario(sid, title, "runs on OS 27 only (strict OS 26 vs OS 27 mode)"))
-        elif strict_os and not (b.present and c.present):
-            missing = "the baseline" if not b.present else "the candidate"
-            dropped.append(DroppedScenario(sid, title, f"not run on {missing} (strict mode keeps shared workloads)"))
-        else:
-            kept.append(sid)
-
+    kept, dropped = _kept_scenarios(order, data_b, data_c, titles, strict_os)
     tested = sum(
         _testable(f, data_b.get(sid, Trials()), data_c.get(sid, Trials()), speed_comparable)
         for sid in kept
@@ -360,24 +341,12 @@ def _compare_selected(
     figure_confidence = confidence
     if multiplicity == "bonferroni" and tested > 1:
         figure_confidence = 1 - (1 - confidence) / tested
-    scenarios = []
-    for sid in kept:
-        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
-        note = None
-        if not b.present or not c.present:
-            note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
-        figures = tuple(
-            _with_detectability(
-                _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
-                        caches=caches),
-                f, b, c, tolerance,
-            )
-            for f in _scenario_figures(b, c, speed_comparable)
-        )
-        scenarios.append(
-            ScenarioComparison(sid, titles[sid][0], titles[sid][1], b.trials, b.attempts, c.trials, c.attempts,
-                               figures, note)
-        )
+    scenarios = [
+        _compare_scenario(sid, titles[sid], data_b.get(sid, Trials()), data_c.get(sid, Trials()),
+                          speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
+                          caches=caches)
+        for sid in kept
+    ]
     changed = sample_changes(con, baseline, candidate, [(s.scenario_id, s.title) for s in scenarios], confidence)
     return Comparison(
         kind=kind,
@@ -400,6 +369,70 @@ def _compare_selected(
         tolerance=tolerance,
         sample_changes=changed,
     )
+
+
+def _refuse_uncomparable(baseline: Side, candidate: Side) -> None:
+    """Raise :class:`ComparisonRefused` for an invalid run or a mixed pool on either side, or a run on both sides."""
+    if baseline.rule != candidate.rule:
+        raise ValueError("both sides of a comparison use one attempt rule")
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        rules.refuse_invalid(name, side)
+        rules.refuse_mixed_pool(name, side)
+    shared = set(baseline.run_ids) & set(candidate.run_ids)
+    if shared:
+        raise ComparisonRefused(
+            "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
+        )
+
+
+def _kept_scenarios(
+    order: list[str],
+    data_b: dict[str, Trials],
+    data_c: dict[str, Trials],
+    titles: dict[str, tuple[str, str | None]],
+    strict_os: bool,
+) -> tuple[list[str], list[DroppedScenario]]:
+    """The scenarios compared, in ``order``, and those strict OS mode drops (OS 27-only, or not run on a side)."""
+    dropped: list[DroppedScenario] = []
+    kept: list[str] = []
+    for sid in order:
+        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
+        title = titles[sid][0]
+        if strict_os and sid in vocab.OS27_ONLY_SCENARIOS:
+            dropped.append(DroppedScenario(sid, title, "runs on OS 27 only (strict OS 26 vs OS 27 mode)"))
+        elif strict_os and not (b.present and c.present):
+            missing = "the baseline" if not b.present else "the candidate"
+            dropped.append(DroppedScenario(sid, title, f"not run on {missing} (strict mode keeps shared workloads)"))
+        else:
+            kept.append(sid)
+    return kept, dropped
+
+
+def _compare_scenario(
+    sid: str,
+    title: tuple[str, str | None],
+    b: Trials,
+    c: Trials,
+    *,
+    speed_comparable: bool,
+    confidence: float,
+    tolerance: tol.Tolerance,
+    caches: Caches | None,
+) -> ScenarioComparison:
+    """One scenario's figures compared at ``confidence`` (each with its "too few to tell" sentence, if any), and
+    a note when a side did not run it."""
+    note = None
+    if not b.present or not c.present:
+        note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
+    figures = tuple(
+        _with_detectability(
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=confidence, tolerance=tolerance,
+                    caches=caches),
+            f, b, c, tolerance,
+        )
+        for f in _scenario_figures(b, c, speed_comparable)
+    )
+    return ScenarioComparison(sid, title[0], title[1], b.trials, b.attempts, c.trials, c.attempts, figures, note)
 
 
 def compare_sides(
