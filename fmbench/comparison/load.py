@@ -12,6 +12,7 @@ from itertools import pairwise
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from fmbench.analysis import figure_catalog as fc
 from fmbench.comparison.caches import Caches
@@ -200,8 +201,6 @@ def _column(table: Any, name: str) -> Any:
 
 def _encoded(table: Any, name: str) -> tuple[Any, list[str]]:
     """A column dictionary-encoded: each row's code (a numpy array) and the names the codes stand for."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     found = _column(table, name).dictionary_encode()
     return found.indices.to_numpy().astype(np.int64), found.dictionary.to_pylist()
@@ -209,8 +208,6 @@ def _encoded(table: Any, name: str) -> tuple[Any, list[str]]:
 
 def _first_appearance_codes(found: Any, names: list[str], in_order: Any) -> tuple[Any, list[str]]:
     """Encoded values in trial order (``in_order``), numbered in order of first appearance, and their names."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     found = found[in_order]
     _, first = np.unique(found, return_index=True)
@@ -222,8 +219,6 @@ def _first_appearance_codes(found: Any, names: list[str], in_order: Any) -> tupl
 
 def _order_trials(table: Any) -> _Ordered:
     """The table's trials in (run id, ordinal) order, then put scenario by scenario by a stable sort."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     run_ids = _encoded(table, "run_id")
     rank = np.empty(len(run_ids[1]), dtype=np.int64)
@@ -256,8 +251,6 @@ def _values(table: Any, name: str, ordered: _Ordered) -> tuple[Any, Any]:
 
 def _per_scenario(read: Any, selected: Any, ordered: _Ordered) -> list[list[Any]]:
     """Each scenario's selected values, in trial order."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     at = np.flatnonzero(selected)
     cuts = np.searchsorted(at, ordered.bounds).tolist()
@@ -269,8 +262,6 @@ def _series_selections(table: Any, ordered: _Ordered, kept: Any) -> list[_Series
     """Each figure's series once: its source's values (a 0/1 outcome as a float) and which trials give one.
 
     A rate counts every trial; a speed figure's values are the ``kept`` (PCC-executed, on a PCC side) trials' only."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     everything = np.ones(ordered.scenario.size, dtype=bool)
     selections: list[_Series] = []
@@ -286,8 +277,6 @@ def _series_selections(table: Any, ordered: _Ordered, kept: Any) -> list[_Series
 
 def _fill_values(ours: list[Trials], table: Any, ordered: _Ordered, selections: list[_Series], fell_back: Any) -> None:
     """Each scenario's counts (trials, fallbacks), the kept trials' token count sources and its series' values."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     kept = ~fell_back
     sources = _column(table, "token_count_source").to_numpy(zero_copy_only=False)[ordered.trial_order]
@@ -303,8 +292,6 @@ def _fill_values(ours: list[Trials], table: Any, ordered: _Ordered, selections: 
 def _clusters_of(ordered: _Ordered, selected: Any) -> _Clusters:
     """The selected trials in cluster order, each cluster's slice of them and sample, and per scenario its
     first trial and its runs' ranges of clusters."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     runs, samples = ordered.runs, ordered.samples
     at = np.flatnonzero(selected)
@@ -338,8 +325,6 @@ def _fill_clusters(ours: list[Trials], ordered: _Ordered, selections: list[_Seri
 
     A scenario's series come in the order its trials first gave each a value (in catalog order within one
     trial), as adding the values trial by trial orders them."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
 
     metrics_of: list[list[tuple[int, int, str, dict[str, dict[str, list[float]]]]]] = [[] for _ in ordered.scenarios]
     grouped: list[tuple[Any, _Clusters]] = []
