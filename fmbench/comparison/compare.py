@@ -55,12 +55,15 @@ Choices this module makes, stated once:
   sides ran the same samples, each figure's interval is paired by sample
   (:mod:`fmbench.analysis.pairing`); where they did not, it is not, and
   the interval, the workload and the comparison say so.
-- **Many figures, one comparison**: a comparison tests up to seven figures
-  per scenario, so at 95 % each, identical distributions would still show
-  about one "change" in twenty. By default (``multiplicity="bonferroni"``)
-  each interval is computed at ``1 − 0.05 / m`` for the ``m`` figures tested,
-  which keeps the chance of *any* noise verdict in the whole comparison
-  below 5 % (family-wise). ``multiplicity="none"`` gives plain per-figure
+- **Many figures, one comparison**: a comparison tests every compared figure
+  of the catalog (``CATALOG.compared()``) in every scenario, so at 95 % each,
+  identical distributions would still show about one "change" in twenty. By
+  default (``multiplicity="bonferroni"``) each interval is computed at
+  ``1 − 0.05 / m`` for the ``m`` figures tested across the scenarios
+  (``Comparison.tested_figures``, stated in every output), which keeps the
+  chance of *any* noise verdict in the whole comparison below 5 %
+  (family-wise); a compared figure added to the catalog makes ``m`` larger
+  and so every other figure's interval wider. ``multiplicity="none"`` gives plain per-figure
   95 % intervals; the level used is stated in every output.
 - **Smallest detectable change**: every figure with an interval states the change it would detect 80% of the
   time (:mod:`fmbench.analysis.detectable`); an inconclusive figure whose smallest detectable change is above the
