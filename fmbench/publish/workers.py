@@ -41,6 +41,7 @@ from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.errors import FmbenchError
+from fmbench.processes import NO_CHECKPOINTS, Checkpoints
 from fmbench.storage.dataset import open_database
 from fmbench.storage.originals import gzipped_original, original_bytes
 from fmbench.views import (
@@ -164,13 +165,15 @@ def write(
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool) -> None:
-
+def _init_worker(
+    settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool, checkpoints: Checkpoints
+) -> None:
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores
     _worker.update(
-        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent, keep=keep
+        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent, keep=keep,
+        checkpoints=checkpoints,
     )
 
 
@@ -185,8 +188,7 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
     """
     site: SiteContext = _worker["site"]
     staging: Path = _worker["staging"]
-    if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == "worker":  # crash-safety test hook (see fmbench.publish.build)
-        os.kill(os.getpid(), 9)
+    _worker["checkpoints"].reached("worker")
     done = Done()
     job = jobs[0]
     gc.disable()  # see _work's docstring
@@ -226,14 +228,16 @@ def _check_parent() -> None:
 
 
 def start_pool(
-    workers: int, settings: SiteSettings, out_dir: Path, staging: Path, *, keep: bool = False
+    workers: int, settings: SiteSettings, out_dir: Path, staging: Path, *, keep: bool = False,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> ProcessPoolExecutor:
-    """Workers that render into ``staging`` (``keep``: a patching build's, see :func:`write`)."""
+    """Workers that render into ``staging`` (``keep``: a patching build's, see :func:`write`); each tells its copy
+    of ``checkpoints`` (pickled to it) ``worker`` as it starts a task."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings, out_dir, staging, os.getpid(), keep),
+        initargs=(settings, out_dir, staging, os.getpid(), keep, checkpoints),
     )
 
 
