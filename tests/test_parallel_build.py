@@ -20,6 +20,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+import fmbench.project
 import fmbench.publish.build
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
@@ -167,7 +168,7 @@ def test_a_worker_killed_part_way_fails_the_build_in_one_line_and_leaves_the_pre
     assert _leftovers(out) == []
 
     # The command's build, with the same checkpoints: its workers die the same way.
-    monkeypatch.setattr(fmbench.publish.build, "build_site", functools.partial(build_site, checkpoints=killing))
+    monkeypatch.setattr(fmbench.project, "build_site", functools.partial(build_site, checkpoints=killing))
     result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--jobs", "2"])
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and "worker process of the build stopped" in result.output
