@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import fmbench.publish.build as build
+from fmbench.analysis.tolerance import DEFAULT_TOLERANCE
 from fmbench.ingest import ingest_paths
 from fmbench.processes import Checkpoints
+from fmbench.publish import workers as bw
 from fmbench.publish.build import BuildError
 
 TESTS = Path(__file__).resolve().parent
@@ -67,8 +70,12 @@ def child(job: str, *args: str | int | os.PathLike[str]) -> list[str]:
 
 def _main() -> None:
     """In the child: ``build DB OUT BASE_URL STAGE AT``, ``parallel-build DB OUT BASE_URL STAGE AT`` (two workers,
-    however few pages) or ``ingest PATH DB STAGE``, each killed by :class:`KillAt` at ``STAGE``."""
+    however few pages) or ``ingest PATH DB STAGE``, each killed by :class:`KillAt` at ``STAGE``; or
+    ``idle-workers DB STAGING``, killed with its workers idle."""
     job, *args = sys.argv[1:]
+    if job == "idle-workers":
+        _idle_workers(*args)
+        return
     if job == "ingest":
         path, db, stage = args
         ingest_paths([path], db, checkpoints=KillAt(stage))
@@ -78,3 +85,16 @@ def _main() -> None:
     if job == "parallel-build":
         build.PARALLEL_MIN_TRIAL_PAGES, jobs = 1, 2
     build.build_site(db, out, base_url=base_url, jobs=jobs, checkpoints=KillAt(stage, int(at)))
+
+
+def _idle_workers(db: str, out: str) -> None:
+    """Two build workers, both started and one of them done with a page, waiting for the next task when this
+    process (their build) is SIGKILLed."""
+    made = bw.SiteSettings(db, "/", datetime.now(UTC), None, None, "", {}, DEFAULT_TOLERANCE, "gzip")
+    staging = Path(out)
+    staging.mkdir()
+    pool = bw.start_pool(2, made, staging, staging)
+    pending = [bw.work(pool, [bw.Job("methodology/index.html", "methodology", {}, None, None)]) for _ in range(2)]
+    for future in pending:
+        future.result()
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -179,6 +179,18 @@ def test_a_worker_killed_part_way_fails_the_build_in_one_line_and_leaves_the_pre
     assert report.changed and _leftovers(out) == []
 
 
+def test_build_workers_waiting_for_a_task_stop_when_their_build_is_killed(db: Path, tmp_path: Path) -> None:
+    marker = f"FMBENCH_TEST_MARK={tmp_path}"
+    env = dict(os.environ, FMBENCH_TEST_MARK=str(tmp_path))  # marks the killed process's workers
+    killed = subprocess.run(child("idle-workers", db, tmp_path / "staging"), env=env, check=False)
+
+    assert killed.returncode == -9
+    deadline = time.monotonic() + 60  # each looks every second; a busy machine is slow to end processes
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+
+
 def _processes_with(marker: str) -> list[int]:
     """Processes whose environment holds ``marker`` (the killed build's workers inherit it)."""
     found = []

@@ -26,6 +26,7 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -61,6 +62,8 @@ from fmbench.views.run_queries import RunData
 from fmbench.write_errors import refusal
 
 ORIGINAL_KINDS = ("source", "source_gzip")
+PARENT_WATCH_SECONDS = 1.0
+"""How often an idle worker looks whether its build still runs (a task looks before each file it writes)."""
 KINDS: dict[str, PageKind | DataKind] = {k.name: k for k in (*PAGES, *DATA)}
 
 
@@ -168,6 +171,7 @@ _worker: dict[str, Any] = {}
 def _init_worker(
     settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool, checkpoints: Checkpoints
 ) -> None:
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent watch", daemon=True).start()
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores
@@ -219,6 +223,14 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
         site.forget_kept()  # one run's trials at a time
         gc.enable()
     return done
+
+
+def _watch_parent(parent: int) -> None:
+    """A worker waiting for a task when its build is killed stops too: it would wait for ever (the queue it reads
+    from stays open, this worker holding both of its ends), keeping the database open."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_WATCH_SECONDS)
+    os._exit(1)
 
 
 def _check_parent() -> None:
