@@ -335,8 +335,9 @@ def test_scenario_separates_on_device_from_pcc_runs(site: SiteContext) -> None:
     assert len(page.on_device.rows) == 1 and len(page.pcc.rows) == 1
     assert _column(page.on_device, "tokens") == ["System tokenizer (counted)"]
     assert _column(page.pcc, "tokens") == ["Session usage (counted)"]
-    # one TTFT chart per configuration, named by it
-    assert [c.title.split(",")[1].split(" · ")[1] for c in page.charts] == ["Practical Quick", "Practical Quick"]
+    # one TTFT chart per route, each configuration a trace named by it (the route said once, in the title)
+    assert [c.id for c in page.charts] == ["ttft-on-device", "ttft-pcc"]
+    assert [c.table.rows[0].cells[0].split(" · ")[0] for c in page.charts] == ["Practical Quick", "Practical Quick"]
 
 
 def test_a_pcc_scenario_shows_speed_and_memory_of_the_trials_pcc_answered_and_counts_the_fallbacks(
@@ -385,7 +386,8 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
     assert "7 trial(s) that fell back to the on-device model left out" in ttft.title
     # one series per device and configuration: suite and session are in its name, never pooled
     names = [trace["name"] for trace in ttft.figure_json["data"]]
-    assert len(names) == 1 and "Private Cloud Compute" in names[0] and "fallback enabled" in names[0]
+    # (the route left out: every series of the page is PCC)
+    assert names == ["iPhone18,1 · Practical Quick · Cold session · reasoning Light · falls back on-device"]
 
 
 def test_pcc_sets_on_device_beside_pcc_per_workload_an_empty_column_said_as_such(site: SiteContext) -> None:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis.configuration import config_key, config_label
+from fmbench.analysis.configuration import ROUTE, config_key, config_label
 from fmbench.analysis.os_builds import build_sort_key
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.names import from_visible, name_findings
@@ -494,25 +494,28 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        # One chart per configuration (fmbench.analysis.configuration.config_label): never pooled.
+        # One chart a route, each configuration (fmbench.analysis.configuration.config_label) a trace: never pooled.
         configurations: dict[str, list[dict[str, Any]]] = {}
         for r in route_rows:
             configurations.setdefault(config_label(r), []).append(r)
-        for i, (config, config_rows) in enumerate(configurations.items()):
-            labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in config_rows]
-            chart_list.append(
-                charts.median_p90(
-                    f"{ttft.id}-{label}" + (f"-{i + 1}" if i else ""),
-                    f"{ttft.name}, {config}{suffix}",
-                    labels,
-                    [charts.Series("", [r[median.stored] for r in config_rows], [r[p90.stored] for r in config_rows])],
-                    value_title=ttft.axis,
-                    label_title="Run",
-                    fmt=median.format,
-                    what=ttft.what,
-                    spec=ttft,
-                )
+        if not configurations:
+            continue
+        route = ROUTE.show(route_rows[0]["route"]) or route_rows[0]["route"]
+        groups = [
+            charts.Group(
+                config.removeprefix(route + " · "),  # the chart is of one route: its traces need not say it
+                [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
+                 for r in config_rows],
+                [r[median.stored] for r in config_rows],
+                [r[p90.stored] for r in config_rows],
+                [r["verdict"] == "exploratory" for r in config_rows],
             )
+            for config, config_rows in configurations.items()
+        ]
+        chart_list.append(charts.runs_by_configuration(
+            f"{ttft.id}-{label}", f"{ttft.name}, {'on-device' if not suffix else 'PCC'} runs by configuration{suffix}",
+            groups, fmt=median.format, what=ttft.what, spec=ttft,
+        ))
     run_label = {
         r["run_id"]: f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
         for r in found

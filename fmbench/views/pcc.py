@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from fmbench import urls
 from fmbench.analysis import display as d
-from fmbench.analysis.configuration import config_label, pcc_setup_label
+from fmbench.analysis.configuration import ROUTE, config_label, pcc_setup_label
 from fmbench.analysis.figures import distribution
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import charts
@@ -45,8 +45,10 @@ class PccPage(Page):
 
 
 def _series(r: dict[str, Any]) -> str:
-    """A time series' name: the device and the whole configuration, so no series pools two of them."""
-    return f"{r['hardware_model'] or r['device_name']} · {config_label(r)} · {pcc_setup_label(r)}"
+    """A time series' name: the device and the whole configuration, so no series pools two of them; the route left
+    out (every series of the page is PCC) so the legend stays short enough to read on a phone."""
+    route = ROUTE.show(r[ROUTE.key]) or r[ROUTE.key]
+    return f"{r['hardware_model'] or r['device_name']} · {config_label(r).removeprefix(route + ' · ')}"
 
 
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
