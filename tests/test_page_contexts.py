@@ -295,6 +295,20 @@ def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenar
     assert resolve(f"runs/{run_id}/trials/synthetic-throughput/page-2/") is None  # no page-N URL any more
 
 
+def test_a_trials_page_sets_its_failing_samples_against_the_previous_build_the_changed_ones_first(
+    site: SiteContext,
+) -> None:
+    baseline, candidate = _run_id(site, BASELINE), _run_id(site, CANDIDATE)
+    builds = dict(site.con.execute("SELECT run_id, os_build FROM runs WHERE run_id IN (?, ?)",
+                                   [baseline, candidate]).fetchall())
+    page = _page(site, "trials", run_id=candidate, scenario="synthetic-throughput")
+    assert page.previous_build == builds[baseline]
+    changed = [s.changed for s in page.failing_samples]  # (the order itself: tests/test_trials_by_sample.py)
+    assert changed == sorted(changed, reverse=True)  # every changed sample before every unchanged one
+    first = _page(site, "trials", run_id=baseline, scenario="synthetic-throughput")
+    assert first.previous_build is None and all(s.before is None and not s.changed for s in first.failing_samples)
+
+
 def test_devices_groups_runs_by_hardware_model(site: SiteContext) -> None:
     page = _page(site, "devices")
     assert page.nav_active == "devices"
