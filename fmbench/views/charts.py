@@ -150,7 +150,8 @@ def median_p90(
         trace: dict = {
             "type": "scatter",
             "mode": "markers",
-            "name": f"{s.name} median (whisker to p90)" if s.name else "median (whisker to p90)",
+            # a series' own name in the legend (its caption says what dot and whisker are, once for all)
+            "name": s.name or "median (whisker to p90)",
             "text": list(labels),
             "hoverinfo": "x+y+name",
             "marker": {"size": 9},
