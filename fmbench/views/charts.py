@@ -288,17 +288,22 @@ def time_series(
     fmt: Fmt,
     what: str = "Values",
     rate: bool = False,
+    exploratory: Sequence[Sequence[bool]] = (),
 ) -> Chart:
     """Points over time, one trace per named configuration (kept apart, never pooled). ``rate``: the values are
     rates (0–1), drawn in percent on an axis from 0 to 100%. Fewer than two instants: each is a category of
-    its own (a date axis of one instant would tick in fractions of a millisecond)."""
+    its own (a date axis of one instant would tick in fractions of a millisecond). ``exploratory``: per series,
+    per point, whether its run is exploratory (an open dot, apart from a publishable run's filled one)."""
     instants = {x for _, xs, _ in series for x in xs}
     dated = len(instants) >= 2
+    open_ = list(exploratory) or [[] for _ in series]
     traces = [
         {"type": "scatter", "mode": "lines+markers", "name": name,
          "x": list(xs) if dated else [x.replace("T", " ") + " UTC" for x in xs],
-         "y": list(ys), "connectgaps": False, "marker": {"size": 8}}
-        for name, xs, ys in series
+         "y": list(ys), "connectgaps": False,
+         "marker": {"size": 8, "symbol": ["circle-open" if e else "circle" for e in flags]} if any(flags)
+         else {"size": 8}}
+        for (name, xs, ys), flags in zip(series, open_, strict=True)
     ]
     x = axis("Run start (UTC)" if dated else "Run start", category=not dated)
     if dated:
@@ -319,7 +324,8 @@ def time_series(
             [Column("series", "Configuration"), Column("x", "Run start (UTC)"), Column("y", value_title, True)],
             rows,
         ),
-        marks=f"Dot: one run at its start time{lines}. The axis starts at 0.",
+        marks=f"Dot: one run at its start time{lines}. The axis starts at 0."
+        + (EXPLORATORY_MARKS if any(any(flags) for flags in open_) else ""),
         has_data=has_data,
         empty=f"{what} was not recorded for these runs, so there is nothing to chart.",
         note=f"{what} not recorded for {gaps} point(s): left as gaps, not plotted as 0." if gaps else None,

@@ -135,12 +135,15 @@ def _availability_table(rows: list[Row]) -> Table:
 def _charts(site: SiteContext, found: list[dict[str, Any]], fallbacks: dict[str, int]) -> list[Chart]:
     """Execution success and median TTFT over time, a series per device and configuration (invalid runs left out)."""
     series: dict[str, tuple[list[str], list[float | None]]] = {}
+    exploratory: dict[str, list[bool]] = {}
     for r in found:
         if r["verdict"] != "invalid":
             attempts = r["trial_count"] + r["failure_count"]
             xs, ys = series.setdefault(_series(r), ([], []))
             xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
             ys.append(r["trial_count"] / attempts if attempts else None)
+            exploratory.setdefault(_series(r), []).append(r["verdict"] == "exploratory")
+    flags = [exploratory[name] for name in sorted(series)]  # both charts draw the same runs, in the same order
     first_token_times = q.pcc_first_token_times(site.con, [r["run_id"] for r in found if r["verdict"] != "invalid"])
     ttft_series: dict[str, tuple[list[str], list[float | None]]] = {}
     for r in found:
@@ -160,6 +163,7 @@ def _charts(site: SiteContext, found: list[dict[str, Any]], fallbacks: dict[str,
                 fmt=d.percent,
                 what="Execution success",
                 rate=True,
+                exploratory=flags,
             )
         )
     if ttft_series:
@@ -173,6 +177,7 @@ def _charts(site: SiteContext, found: list[dict[str, Any]], fallbacks: dict[str,
                 value_title="Median TTFT (seconds)",
                 fmt=d.seconds,
                 what="TTFT",
+                exploratory=flags,
             )
         )
     return chart_list
