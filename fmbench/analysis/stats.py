@@ -620,7 +620,8 @@ def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool 
     """The variance a side's figure would have from its trials' noise alone, the samples held as they are: of its
     mean (``q`` ``None``), ``Σ n·s² / N²`` over its (run, sample) cells of ``n`` trials and variance ``s²``; or of its
     nearest-rank ``q`` quantile ``Q``, the same of whether each value is at most ``Q``, over the density at ``Q``
-    squared (the density from the values ``√N`` ranks either side of ``Q``). 0 where the values show none.
+    squared (the density from the values ``√N`` ranks either side of ``Q`` against their normal scores,
+    :func:`clustered_quantile.density_at`). 0 where the values show none.
     ``unbiased``: each cell's variance with ``n − 1`` in its denominator (a cell of one trial shows none)."""
     cells = [list(sample) for run in side for sample in run if len(sample)]
     total = sum(len(c) for c in cells)
@@ -639,12 +640,8 @@ def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool 
     for c in cells:
         p = sum(v <= at for v in c) / len(c)
         spread += len(c) * p * (1 - p) * _bessel(len(c), unbiased)
-    reach = max(1, math.ceil(math.sqrt(total)))
-    lo, hi = max(k - reach, 0), min(k + reach, total - 1)
-    if ordered[hi] <= ordered[lo]:
-        return 0.0
-    density = (hi - lo) / total / (ordered[hi] - ordered[lo])
-    return spread / total / total / density / density
+    density = clustered_quantile.density_at(ordered, k)
+    return 0.0 if density is None else spread / total / total / density / density
 
 
 def _percentile_interval(
