@@ -51,13 +51,14 @@ def test_only_unpaired_sides_of_one_run_and_enough_samples_take_it() -> None:
 
 
 def test_the_density_in_a_tail_against_normal_scores_is_the_normal_density_where_the_spacing_overstates_it() -> None:
-    # Values exactly at the normal scores of their ranks: the density at the p90 rank is the standard normal's there.
+    # Values exactly at the normal scores of their ranks (Blom's): the density at the p90 rank is the standard
+    # normal's there.
     # The plain spacing (the share of ranks between the values √N either side over their distance) takes the
     # quantile function's curvature in a tail for a lower density: about 5 % lower at p90 of 400 values.
     from statistics import NormalDist  # only this test needs it
 
     normal = NormalDist()
-    ordered = [normal.inv_cdf((i + 0.5) / 400) for i in range(400)]
+    ordered = [normal.inv_cdf((i + 0.625) / 400.25) for i in range(400)]
     k = math.ceil(0.9 * 400) - 1
     exact = normal.pdf(ordered[k])
     assert math.isclose(clustered_quantile.density_at(ordered, k) or 0.0, exact, rel_tol=1e-12)
@@ -69,11 +70,14 @@ def test_the_density_in_a_tail_against_normal_scores_is_the_normal_density_where
     assert clustered_quantile.density_at([1.0] * 50, 45) is None
 
 
-def test_the_paired_quantile_variance_takes_the_density_against_normal_scores() -> None:
+def test_the_paired_interval_takes_the_density_against_normal_scores_and_a_few_samples_floor_the_spacing() -> None:
     run = [[float(i + j) for j in range(4)] for i in range(12)]
     ordered = sorted(v for s in run for v in s)
     k = math.ceil(0.9 * len(ordered)) - 1
     below = [sum(v <= ordered[k] for v in s) / 4 for s in run]
     spread = sum(4 * p * (1 - p) * 4 / 3 for p in below)
     density = clustered_quantile.density_at(ordered, k) or 0.0
-    assert math.isclose(stats.trial_noise_variance([run], 0.9, True), spread / 48 / 48 / density / density)
+    assert math.isclose(stats.trial_noise_variance([run], 0.9, True, True), spread / 48 / 48 / density / density)
+    # A few samples' floor keeps the plain spacing.
+    plain = clustered_quantile.density_at(ordered, k, scores=False) or 0.0
+    assert math.isclose(stats.trial_noise_variance([run], 0.9, True), spread / 48 / 48 / plain / plain)
