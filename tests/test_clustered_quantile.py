@@ -4,6 +4,7 @@ its quantile, checked against the same sums worked out with numpy, and the sides
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 from scipy.stats import t as student
@@ -55,8 +56,6 @@ def test_the_density_in_a_tail_against_normal_scores_is_the_normal_density_where
     # normal's there.
     # The plain spacing (the share of ranks between the values √N either side over their distance) takes the
     # quantile function's curvature in a tail for a lower density: about 5 % lower at p90 of 400 values.
-    from statistics import NormalDist  # only this test needs it
-
     normal = NormalDist()
     ordered = [normal.inv_cdf((i + 0.625) / 400.25) for i in range(400)]
     k = math.ceil(0.9 * 400) - 1
