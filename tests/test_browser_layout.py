@@ -1,8 +1,8 @@
 """In a real headless Chromium, at a phone's 390 px and a laptop's 1280 px: every page kind of the registry keeps to
 the screen's width (a wide table scrolls in its own box, its first column in view), the tables readers need whole
 fit at 1280 px, and any table sorts by a header with the mouse or the keyboard. A full-page screenshot of each page
-kind at both widths (its first 15,000 px on a taller page) is kept in test-artifacts/screenshots/ for a reviewer to
-open."""
+kind at both widths, its charts drawn (its first 15,000 px on a taller page), is kept in test-artifacts/screenshots/
+for a reviewer to open."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import static_server
+from browser_support import draw_every_chart, static_server
 from sitebuild import one_page_per_kind, purpose_and_fixture_site
 from testdata import REPO
 
@@ -81,6 +81,7 @@ def test_no_page_kind_scrolls_sideways_and_every_table_fits_or_scrolls_in_its_ow
                     problems.append(f"{kind} ({path}) at {width} px: table {t['id']} neither fits nor scrolls in its box")
                 if t["shown"] and not t["fits"] and not t["sticky"]:
                     problems.append(f"{kind} ({path}) at {width} px: table {t['id']} scrolls without its first column kept")
+            assert draw_every_chart(tab) == [], path  # the screenshot shows the charts drawn, not their empty boxes
             target = SCREENSHOTS / f"{kind}-{width}.jpeg"
             # The whole page, but at most the first SHOT_MAX_HEIGHT px of it: past its texture limit Chromium writes an
             # empty image of a very tall page (a long comparison at 390 px). JPEG: smaller and quicker to write than PNG.

@@ -245,3 +245,30 @@ def test_no_chart_label_is_cut_and_no_two_ticks_overlap_at_either_width(
             context.close()
     assert drawn > 10
     assert problems == [], "\n".join(problems)
+
+
+PLOT_SHARE = """() => [...document.querySelectorAll('[data-chart]')].filter(p => p.querySelector('.main-svg .legend'))
+  .map(p => ({id: p.dataset.chart, chart: p.getBoundingClientRect().height,
+              plot: p.querySelector('.nsewdrag').getBoundingClientRect().height,
+              scrolls: p.querySelector('.legend .scrollbar')?.getBoundingClientRect().height > 0}))"""
+
+
+def test_at_390_px_every_chart_with_a_legend_is_at_least_half_plot_and_its_legend_is_whole(
+    browser: Any, base: str, pages: dict[str, str]
+) -> None:
+    """A legend of many configurations (the PCC page's) never takes most of a chart on a phone, nor hides entries
+    behind a scrollbar: the plot area is at least half the chart's height."""
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    tab = context.new_page()
+    measured: list[dict[str, Any]] = []
+    try:
+        for kind, path in pages.items():
+            tab.goto(base + path, wait_until="load")
+            if not tab.locator("[data-chart]").count():
+                continue
+            assert draw_every_chart(tab) == [], path
+            measured += [{**m, "kind": kind} for m in tab.evaluate(PLOT_SHARE)]
+    finally:
+        context.close()
+    assert {"pcc", "scenario"} <= {m["kind"] for m in measured}
+    assert [m for m in measured if m["plot"] < m["chart"] / 2 or m["scrolls"]] == []

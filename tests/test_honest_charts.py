@@ -102,3 +102,30 @@ def test_a_trend_chart_says_not_recorded_only_for_the_series_and_builds_it_does_
         horizontal=False, what="Time to first token",
     )
     assert every.note is None
+
+
+def test_a_chart_of_runs_draws_each_configuration_as_a_trace_on_one_axis_exploratory_runs_open() -> None:
+    ttft = fc.CATALOG.chart("ttft")
+    groups = [
+        charts.Group("Practical Quick · Cold session", ["Mac · 25B78 · a", "Mac · 26A5 · b"], [0.4, None], [0.5, None],
+                     [False, False]),
+        charts.Group("Practical Full · Cold session", ["iPad · 24A · c"], [0.9], [1.2], [True]),
+    ]
+    chart = charts.runs_by_configuration("ttft-on-device", "TTFT", groups, fmt=str, what="TTFT", spec=ttft)
+    traces = chart.figure_json["data"]
+    assert [t["name"] for t in traces] == [g.name for g in groups]  # one chart, a trace a configuration
+    assert traces[1]["marker"]["symbol"] == ["circle-open"] and "open dot: an exploratory run" in (chart.marks or "")
+    assert chart.note is not None and "Mac · 26A5 · b" in chart.note and "not plotted as 0" in chart.note
+    one = charts.runs_by_configuration("x", "TTFT", groups[1:], fmt=str, what="TTFT", spec=ttft)
+    assert one.figure_json == {} and one.value_said and "median 0.9" in (one.empty or "")
+
+
+def test_an_exploratory_run_over_time_is_an_open_dot_apart_from_a_publishable_ones_filled_dot() -> None:
+    series = [("a", ["2026-11-06T08:39:03", "2026-11-07T08:39:03"], [1.0, 0.5]), ("b", ["2026-11-08T08:39:03"], [0.9])]
+    chart = charts.time_series("t", "t", series, value_title="v", fmt=d.percent, rate=True,
+                               exploratory=[[False, True], [False]])
+    a, b = chart.figure_json["data"]
+    assert a["marker"]["symbol"] == ["circle", "circle-open"] and "symbol" not in b["marker"]
+    assert "open dot: an exploratory run" in (chart.marks or "")
+    plain = charts.time_series("t", "t", series, value_title="v", fmt=d.percent, rate=True)
+    assert "exploratory" not in (plain.marks or "")

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from fmbench import urls
+from fmbench.analysis.os_builds import build_sort_key
 from fmbench.comparison.cache import CACHE_FILE as COMPARISONS_FILE
 from fmbench.ingest import ingest_paths
 from fmbench.publish.build import BuildReport, build_site, output_file
@@ -57,6 +58,11 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
             "SELECT DISTINCT scenario_id FROM scenario_figures WHERE list_contains(?, category)", [categories]
         ).fetchall()] if categories else []
         pages = trial_pages(con, run_id)
+        # a trials page sets its samples against its device's previous build: the trials pages of the device's runs
+        # of the route on a later build
+        device_trials = [urls.trials(r, s) for r, b in con.execute(
+            "SELECT run_id, os_build FROM runs WHERE hardware_model = ? AND route = ? AND os_build IS NOT NULL",
+            [hardware, route]).fetchall() if build_sort_key(b) > build_sort_key(os_build) for s in trial_pages(con, r)]
         # a board stands each device on evidence chosen among all its runs: every board the device is on
         device_scenarios = [s for (s,) in con.execute(
             "SELECT DISTINCT f.scenario_id FROM scenario_figures f JOIN runs r USING (run_id) WHERE r.hardware_model = ?",
@@ -81,7 +87,7 @@ def _expected(db: Path, run_id: str, site: Path) -> set[str]:
     paths += [urls.leaderboard(s) for s in device_scenarios]
     paths += [urls.leaderboard_category(c) for c in device_categories]
     paths += [urls.build(b) for b in device_builds]  # each build page says what changed against the device's others
-    paths += [urls.trials(run_id, s) for s in pages]
+    paths += [urls.trials(run_id, s) for s in pages] + device_trials
     paths += [
         p for s in scenarios for p in (urls.scenario(s), urls.leaderboard(s), urls.data_trials_json(run_id, s))
     ]

@@ -31,7 +31,7 @@ from fmbench.comparison.build_history import read_histories
 from fmbench.comparison.compare import compare_files, compare_runs, compare_selected
 from fmbench.comparison.evidence import RULE
 from fmbench.comparison.history_changes import HistoryChange, newest_first
-from fmbench.comparison.regressions import BuildChange, find_build_changes
+from fmbench.comparison.regressions import BuildChange, BuildSampleChange, find_build_changes
 from fmbench.ingest import ingest_paths
 from fmbench.publish.regression_cache import build_regressions
 from fmbench.serving.serve import create_app
@@ -384,3 +384,16 @@ def test_a_device_page_shows_each_build_by_the_run_it_stands_on_not_a_newer_expl
     linked = {c.href.rstrip("/").rsplit("/", 1)[-1] for r in rows for c in r.cells if isinstance(c, Cell) and c.href
               and "/runs/" in c.href}
     assert linked == {ids["mac-candidate.json"]}  # not u-cand.json, newer and exploratory
+
+
+def test_within_one_build_the_changed_samples_come_before_the_figures_that_moved(site: SiteContext) -> None:
+    listed = newest_first(site.change_list().listed())
+    kinds: dict[datetime, list[bool]] = {}
+    for change in listed:
+        kinds.setdefault(change.step.candidate_first_seen, []).append(isinstance(change, BuildSampleChange))
+    assert [k for k in kinds.values() if len(set(k)) == 2], "a build with both a changed sample and a moved figure"
+    assert all(k == sorted(k, reverse=True) for k in kinds.values())
+    # Home's short list keeps that order, so a build's changed samples stay on it whatever else moved.
+    home = home_page(site, Filters())
+    assert [c.text for c in home.changes] == [c.headline() for c in listed][: len(home.changes)]
+    assert any("now fail every trial" in c.text for c in home.changes)

@@ -296,6 +296,20 @@ def test_trials_is_one_page_a_scenario_its_failing_trials_numbered_in_the_scenar
     assert resolve(f"runs/{run_id}/trials/synthetic-throughput/page-2/") is None  # no page-N URL any more
 
 
+def test_a_trials_page_sets_its_failing_samples_against_the_previous_build_the_changed_ones_first(
+    site: SiteContext,
+) -> None:
+    baseline, candidate = _run_id(site, BASELINE), _run_id(site, CANDIDATE)
+    builds = dict(site.con.execute("SELECT run_id, os_build FROM runs WHERE run_id IN (?, ?)",
+                                   [baseline, candidate]).fetchall())
+    page = _page(site, "trials", run_id=candidate, scenario="synthetic-throughput")
+    assert page.previous_build == builds[baseline]
+    changed = [s.changed for s in page.failing_samples]  # (the order itself: tests/test_trials_by_sample.py)
+    assert changed == sorted(changed, reverse=True)  # every changed sample before every unchanged one
+    first = _page(site, "trials", run_id=baseline, scenario="synthetic-throughput")
+    assert first.previous_build is None and all(s.before is None and not s.changed for s in first.failing_samples)
+
+
 def test_devices_groups_runs_by_hardware_model(site: SiteContext) -> None:
     page = _page(site, "devices")
     assert page.nav_active == "devices"
@@ -336,8 +350,9 @@ def test_scenario_separates_on_device_from_pcc_runs(site: SiteContext) -> None:
     assert len(page.on_device.rows) == 1 and len(page.pcc.rows) == 1
     assert _column(page.on_device, "tokens") == ["System tokenizer (counted)"]
     assert _column(page.pcc, "tokens") == ["Session usage (counted)"]
-    # one TTFT chart per configuration, named by it
-    assert [c.title.split(",")[1].split(" · ")[1] for c in page.charts] == ["Practical Quick", "Practical Quick"]
+    # one TTFT chart per route, each configuration a trace named by it (the route said once, in the title)
+    assert [c.id for c in page.charts] == ["ttft-on-device", "ttft-pcc"]
+    assert [c.table.rows[0].cells[0].split(" · ")[0] for c in page.charts] == ["Practical Quick", "Practical Quick"]
 
 
 def test_a_pcc_scenario_shows_speed_and_memory_of_the_trials_pcc_answered_and_counts_the_fallbacks(
@@ -386,7 +401,8 @@ def test_pcc_reports_availability_fallback_and_connection_notes_per_run(site: Si
     assert "7 trial(s) that fell back to the on-device model left out" in ttft.title
     # one series per device and configuration: suite and session are in its name, never pooled
     names = [trace["name"] for trace in ttft.figure_json["data"]]
-    assert len(names) == 1 and "Private Cloud Compute" in names[0] and "fallback enabled" in names[0]
+    # (the route left out: every series of the page is PCC)
+    assert names == ["iPhone18,1 · Practical Quick · Cold session · reasoning Light · falls back on-device"]
 
 
 def test_pcc_sets_on_device_beside_pcc_per_workload_an_empty_column_said_as_such(site: SiteContext) -> None:

@@ -197,3 +197,31 @@ def test_fmbench_compare_inside_a_project_uses_its_practical_threshold(tmp_path:
     assert inside["relative_delta"] == outside["relative_delta"]
     markdown = runner.invoke(main, ["--project", str(project), "compare", a, b, "--markdown"])
     assert markdown.exit_code == 0 and "±50% for latency" in markdown.output
+
+
+def test_a_change_of_exactly_the_threshold_is_never_called_within_tolerance(tmp_path: Path) -> None:
+    # A 5 % run-level TTFT shift, the threshold itself: the issue's case, where judging the point estimate called
+    # about half such figures within tolerance. Each figure's verdict is the one its interval, point and threshold
+    # allow, and a latency figure whose interval reaches past +5 % is not within tolerance.
+    runs = tmp_path / "runs"
+    shift = WORKLOAD.ttft
+    rb.write_run(LARGE.but(build="24A100a", started=day(1), noise_seed=21), runs, "a")
+    rb.write_run(LARGE.but(build="24A200b", started=day(2), noise_seed=22, ttft_offset=0.05 * shift), runs, "b")
+    db = tmp_path / "db.duckdb"
+    assert ingest_paths([runs], db).ok
+    report = detect_regressions(db)
+    [step] = report.steps
+    assert step.comparison is not None
+    figures = [f for f in step.comparison.scenario(WORKLOAD.id).figures if f.interval is not None]
+    assert figures
+    for f in figures:
+        assert f.delta is not None
+        assert f.verdict == judge(f.interval, f.delta, f.relative_delta, f.unit, f.better, baseline=f.baseline)
+    for key in ("ttft_median", "ttft_p90"):
+        ttft = step.comparison.scenario(WORKLOAD.id).figure(key)
+        assert ttft.relative_delta == pytest.approx(0.05, abs=0.02) and ttft.interval is not None
+        assert ttft.baseline is not None and ttft.interval.high > 0.05 * ttft.baseline  # reaches past the threshold
+        assert ttft.verdict in ("worse", "inconclusive")
+    # Here p90's point lies inside the threshold (+3.6 %), where a point-estimate verdict said within tolerance.
+    p90 = step.comparison.scenario(WORKLOAD.id).figure("ttft_p90")
+    assert p90.relative_delta is not None and p90.relative_delta < 0.05 and p90.verdict == "inconclusive"

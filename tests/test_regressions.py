@@ -420,3 +420,4 @@ def test_a_site_whose_histories_are_noise_says_so_on_home_and_states_the_level_o
         assert str(escape(method_statement(DEFAULT_LEVEL))) in regressions
     finally:
         con.close()
+

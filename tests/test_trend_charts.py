@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.os_builds import build_sort_key
 from fmbench.views import catalog, charts
+from fmbench.views.blocks import Table
 
 
 def test_build_ids_sort_by_os_version_seeds_before_their_release() -> None:
@@ -50,3 +52,24 @@ def test_a_single_value_is_said_as_a_number_and_not_drawn() -> None:
                             [charts.Series("", [0.412, 0.5], [0.61, 0.7])], value_title="s", label_title="Device",
                             fmt=str)
     assert two.drawn
+
+
+def _trend(key: str, top: float) -> charts.Chart:
+    ttft = fc.CATALOG.chart("ttft")
+    return charts.median_p90(f"{ttft.id}-{key}", "TTFT", ["25B78", "26A5378f"],
+                             [charts.Series("Task capture", [top / 2, top / 3], [top, top / 2])],
+                             value_title=ttft.axis, label_title="OS build", fmt=str, horizontal=False, spec=ttft)
+
+
+def test_a_devices_configurations_charts_of_one_figure_share_one_value_axis_pcc_apart() -> None:
+    table = Table("t", "t", [], [])
+    sections = [
+        catalog.ConfigSection("On-device · Quick", [], table, [_trend("c0", 0.4)], False, "c0"),
+        catalog.ConfigSection("On-device · Full", [], table, [_trend("c1", 1.0)], False, "c1"),
+        catalog.ConfigSection("PCC · Quick", [], table, [_trend("c2", 9.0)], True, "c2"),
+    ]
+    shared = catalog._on_shared_axes(sections)
+    ranges = [s.charts[0].figure_json["layout"]["yaxis"].get("range") for s in shared]
+    assert ranges[0] == ranges[1] == [0, 1.0 * 1.08]  # small multiples: the on-device charts on one axis
+    assert ranges[2] is None  # the only PCC chart keeps its own axis, never the on-device one
+    assert "every on-device configuration's chart" in (shared[0].charts[0].marks or "")

@@ -45,3 +45,17 @@ def test_the_page_links_at_most_its_share_of_failing_trials_and_cuts_a_long_resp
     assert sum(len(g.failing) for g in groups) == trials.FAILING_SHOWN
     assert [(len(g.failing), g.more) for g in groups] == [(50, 10), (0, 60)]
     assert all(len(g.response or "") == trials.RESPONSE_SHOWN + 1 and g.response.endswith("…") for g in groups)
+
+
+def test_the_samples_whose_outcome_changed_against_the_previous_build_come_first_and_say_how_they_did_there() -> None:
+    details = _scenario()
+    # on the previous build -001 failed every trial too (no change), -002 passed all 20: it changed
+    before = {"task-capture-001": (20, 20), "task-capture-002": (0, 20), "task-capture-003": (0, 20)}
+    groups = trials._failing_samples(details, trials._failing(details), before)
+    assert [(g.sample_id, g.changed, g.before) for g in groups] == [
+        ("task-capture-002", True, (0, 20)), ("task-capture-001", False, (20, 20)),
+    ]
+    # a sample the previous build did not measure is not "changed": it keeps its place by count
+    unmeasured = trials._failing_samples(details, trials._failing(details), {"task-capture-002": (19, 20)})
+    assert [(g.sample_id, g.changed) for g in unmeasured] == [("task-capture-001", False), ("task-capture-002", False)]
+

@@ -614,12 +614,15 @@ def _bessel(n: int, unbiased: bool) -> float:
     return n / (n - 1) if unbiased and n > 1 else (0.0 if unbiased else 1.0)
 
 
-def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool = False) -> float:
+def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool = False, scores: bool = False
+                         ) -> float:
     """The variance a side's figure would have from its trials' noise alone, the samples held as they are: of its
     mean (``q`` ``None``), ``Σ n·s² / N²`` over its (run, sample) cells of ``n`` trials and variance ``s²``; or of its
     nearest-rank ``q`` quantile ``Q``, the same of whether each value is at most ``Q``, over the density at ``Q``
-    squared (the density from the values ``√N`` ranks either side of ``Q``). 0 where the values show none.
-    ``unbiased``: each cell's variance with ``n − 1`` in its denominator (a cell of one trial shows none)."""
+    squared (the density from the values ``√N`` ranks either side of ``Q``, :func:`clustered_quantile.density_at`).
+    0 where the values show none. ``unbiased``: each cell's variance with ``n − 1`` in its denominator (a cell of one
+    trial shows none). ``scores``: the density against the ranks' normal scores (the paired interval's, calibrated
+    in ``benchmarks/coverage.py``); a few samples' floor keeps the plain spacing, the wider in a tail."""
     cells = [list(sample) for run in side for sample in run if len(sample)]
     total = sum(len(c) for c in cells)
     if total == 0:
@@ -637,12 +640,8 @@ def trial_noise_variance(side: Clusters, q: float | None = None, unbiased: bool 
     for c in cells:
         p = sum(v <= at for v in c) / len(c)
         spread += len(c) * p * (1 - p) * _bessel(len(c), unbiased)
-    reach = max(1, math.ceil(math.sqrt(total)))
-    lo, hi = max(k - reach, 0), min(k + reach, total - 1)
-    if ordered[hi] <= ordered[lo]:
-        return 0.0
-    density = (hi - lo) / total / (ordered[hi] - ordered[lo])
-    return spread / total / total / density / density
+    density = clustered_quantile.density_at(ordered, k, scores)
+    return 0.0 if density is None else spread / total / total / density / density
 
 
 def _percentile_interval(
@@ -722,7 +721,7 @@ def _paired_noise_interval(baseline: Clusters, candidate: Clusters, q: float | N
     runs = [[run for run in side if run] for side in runs]
     if any(len(side) != 1 or len(side[0]) < FLOOR_SAMPLES or any(len(s) < 2 for s in side[0]) for side in runs):
         return None  # several runs, a sample of one trial, or too few samples to stand for the workload
-    variance = trial_noise_variance(baseline, q, True) + trial_noise_variance(candidate, q, True)
+    variance = trial_noise_variance(baseline, q, True, True) + trial_noise_variance(candidate, q, True, True)
     if not variance > 0:
         return None
     b, c = (sorted(v for s in side[0] for v in s) for side in runs)

@@ -293,7 +293,9 @@ def _title_of(step: BuildStep, scenario_id: str) -> str:
 
 
 def newest_first(listed: Sequence[Listed]) -> list[Listed]:
-    """Newest candidate build first (by when its first run started), as home and the feed put them."""
-    def moment(c: Listed) -> datetime:
-        return c.step.candidate_first_seen
-    return sorted(listed, key=moment, reverse=True)
+    """Newest candidate build first (by when its first run started), as home and the feed put them; within one
+    build the samples whose outcome changed come before the figures that moved, as a comparison's headline names
+    them, so a build with many moved figures never pushes its changed samples off a short list."""
+    def order(c: Listed) -> tuple[datetime, bool]:
+        return c.step.candidate_first_seen, isinstance(c, BuildSampleChange)
+    return sorted(listed, key=order, reverse=True)

@@ -163,7 +163,7 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("run", urls.run, run_page.run_page, _run_ids, route="runs/{run_id}/", inputs=I.the_run),
     PageKind(
         "trials", None, trials.trials_page, _run_scenarios, route="runs/{run_id}/trials/{scenario}/",
-        inputs=I.the_run,
+        inputs=I.the_run_and_its_earlier_builds,
     ),
     PageKind(
         "devices", urls.devices, catalog.devices_page, _single,

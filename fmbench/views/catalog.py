@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from fmbench import urls
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
-from fmbench.analysis.configuration import config_key, config_label
+from fmbench.analysis.configuration import ROUTE, config_key, config_label
 from fmbench.analysis.os_builds import build_sort_key
 from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.names import from_visible, name_findings
@@ -258,6 +258,45 @@ def _section(
     return ConfigSection(label, builds, table, chart_list, service, key)
 
 
+def _top(chart: Chart) -> float | None:
+    """The highest value a chart over builds draws: a median plus its whisker to the p90."""
+    tops = [
+        y + (e or 0.0)
+        for trace in chart.figure_json.get("data", [])
+        for y, e in zip(trace["y"], trace["error_y"]["array"], strict=True)
+        if y is not None
+    ]
+    return max(tops, default=None)
+
+
+def _on_shared_axes(sections: list[ConfigSection]) -> list[ConfigSection]:
+    """The configurations' charts of one figure as small multiples: one value axis, from zero to the highest p90 of
+    them all, so two configurations' charts read against each other. On-device and PCC never share one (PCC's
+    figures are a service's, network and server included)."""
+    tops: dict[tuple[str, bool], float] = {}
+    for s in sections:
+        for c in s.charts:
+            top = _top(c)
+            if top is not None:
+                group = (c.id.rsplit("-", 1)[0], s.service)
+                tops[group] = max(tops.get(group, 0.0), top)
+    shared = {group for group in tops if sum(1 for s in sections for c in s.charts
+                                            if (c.id.rsplit("-", 1)[0], s.service) == group and _top(c) is not None) > 1}
+
+    def on_axis(c: Chart, service: bool) -> Chart:
+        group = (c.id.rsplit("-", 1)[0], service)
+        if group not in shared or not c.figure_json or tops[group] <= 0 or not fc.CATALOG.chart(group[0]).from_zero:
+            return c
+        y = {**c.figure_json["layout"]["yaxis"], "range": [0, tops[group] * 1.08]}
+        y.pop("rangemode", None)
+        route = "PCC" if service else "on-device"
+        return replace(c, figure_json={**c.figure_json, "layout": {**c.figure_json["layout"], "yaxis": y}},
+                       marks=f"{c.marks} Its value axis is the one of every {route} configuration's chart of it on "
+                             "this page.")
+
+    return [replace(s, charts=[on_axis(c, s.service) for c in s.charts]) for s in sections]
+
+
 VARIATION_TABLE: fc.Table = "device-one-build"
 """The headline figures whose spread across runs of one build a device page shows (the columns of this table)."""
 
@@ -365,7 +404,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             noun="rows",
         ),
         runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths, empty=empty_text(filters)),
-        sections=sections,
+        sections=_on_shared_axes(sections),
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
         configs=[
@@ -494,25 +533,28 @@ def scenario_page(site: SiteContext, filters: Filters, scenario: str) -> Scenari
         (on_device, "on-device", ""),
         (pcc, "pcc", " (PCC service: network and server included)"),
     ):
-        # One chart per configuration (fmbench.analysis.configuration.config_label): never pooled.
+        # One chart a route, each configuration (fmbench.analysis.configuration.config_label) a trace: never pooled.
         configurations: dict[str, list[dict[str, Any]]] = {}
         for r in route_rows:
             configurations.setdefault(config_label(r), []).append(r)
-        for i, (config, config_rows) in enumerate(configurations.items()):
-            labels = [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}" for r in config_rows]
-            chart_list.append(
-                charts.median_p90(
-                    f"{ttft.id}-{label}" + (f"-{i + 1}" if i else ""),
-                    f"{ttft.name}, {config}{suffix}",
-                    labels,
-                    [charts.Series("", [r[median.stored] for r in config_rows], [r[p90.stored] for r in config_rows])],
-                    value_title=ttft.axis,
-                    label_title="Run",
-                    fmt=median.format,
-                    what=ttft.what,
-                    spec=ttft,
-                )
+        if not configurations:
+            continue
+        route = ROUTE.show(route_rows[0]["route"]) or route_rows[0]["route"]
+        groups = [
+            charts.Group(
+                config.removeprefix(route + " · "),  # the chart is of one route: its traces need not say it
+                [f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
+                 for r in config_rows],
+                [r[median.stored] for r in config_rows],
+                [r[p90.stored] for r in config_rows],
+                [r["verdict"] == "exploratory" for r in config_rows],
             )
+            for config, config_rows in configurations.items()
+        ]
+        chart_list.append(charts.runs_by_configuration(
+            f"{ttft.id}-{label}", f"{ttft.name}, {'on-device' if not suffix else 'PCC'} runs by configuration{suffix}",
+            groups, fmt=median.format, what=ttft.what, spec=ttft,
+        ))
     run_label = {
         r["run_id"]: f"{r['device_name']} · {r['os_build'] or 'no build'} · {r['started_at']:%m-%d} · {r['run_id'][:6]}"
         for r in found

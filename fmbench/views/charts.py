@@ -150,7 +150,8 @@ def median_p90(
         trace: dict = {
             "type": "scatter",
             "mode": "markers",
-            "name": f"{s.name} median (whisker to p90)" if s.name else "median (whisker to p90)",
+            # a series' own name in the legend (its caption says what dot and whisker are, once for all)
+            "name": s.name or "median (whisker to p90)",
             "text": list(labels),
             "hoverinfo": "x+y+name",
             "marker": {"size": 9},
@@ -206,6 +207,72 @@ def median_p90(
     )
 
 
+@dataclass(frozen=True)
+class Group:
+    """One configuration's runs on a chart of runs: its name (the trace's, in the legend) and, per run, its label,
+    median, p90 and whether the run is exploratory."""
+
+    name: str
+    labels: Sequence[str]
+    medians: Sequence[float | None]
+    p90s: Sequence[float | None]
+    exploratory: Sequence[bool]
+
+
+def runs_by_configuration(
+    chart_id: str,
+    title: str,
+    groups: Sequence[Group],
+    *,
+    fmt: Fmt,
+    what: str,
+    spec: fc.Chart,
+) -> Chart:
+    """One chart of a figure over runs: a run a row (its label on the shared category axis), each configuration a
+    trace of its own colour (never pooled, never a chart each), the p90 a whisker right of each median, an
+    exploratory run an open dot. A run with no median is named in the note; one value in all is said, not drawn."""
+    traces: list[dict[str, Any]] = []
+    for g in groups:
+        upper = [None if (m is None or p is None) else p - m for m, p in zip(g.medians, g.p90s, strict=True)]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": g.name, "x": list(g.medians), "y": list(g.labels),
+            "error_x": {"type": "data", "array": upper, "arrayminus": [0] * len(upper), "symmetric": False,
+                        "visible": True},
+            "hoverinfo": "x+y+name",
+            "marker": {"size": 9, "symbol": ["circle-open" if e else "circle" for e in g.exploratory]},
+            "showlegend": len(groups) > 1,
+        })
+    labels = [label for g in groups for label in g.labels]
+    figure_layout = layout(axis(spec.axis, from_zero=spec.from_zero), axis("Run", category=True, reversed_=True),
+                           height=max(200, 90 + 34 * len(labels)))
+    columns = [Column("config", "Configuration"), Column("label", "Run"), Column("median", "Median", True),
+               Column("p90", "p90", True)]
+    rows = [Row([g.name, label, fmt(m), fmt(p)])
+            for g in groups for label, m, p in zip(g.labels, g.medians, g.p90s, strict=True)]
+    table = Table(f"{chart_id}-table", title, columns, rows)
+    points = [(g.name, label, m, p) for g in groups for label, m, p in zip(g.labels, g.medians, g.p90s, strict=True)
+              if m is not None]
+    if len(points) == 1:  # one value: said as a number, not drawn as a lone dot on an axis of its own
+        name, label, median, p90 = points[0]
+        return chart(chart_id, title, [], {}, table, marks="", has_data=False,
+                     empty=f"One value, said rather than drawn: {name}, {label}: median {fmt(median)}, p90 "
+                           f"{fmt(p90) or 'not recorded'}.",
+                     alt=f"{title}: one value", value_said=True)
+    missing = [label for g in groups for label, m in zip(g.labels, g.medians, strict=True) if m is None]
+    exploratory = any(e for g in groups for e in g.exploratory)
+    return chart(
+        chart_id, title, traces, figure_layout, table,
+        marks=spec.marks + (" Colour: the configuration." if len(groups) > 1 else "")
+        + (EXPLORATORY_MARKS if exploratory else ""),
+        has_data=bool(points),
+        empty=f"{what} was not recorded for these runs, so there is nothing to chart.",
+        note=(f"{what} not recorded for {', '.join(missing[:6])}"
+              + (f" and {len(missing) - 6} more" if len(missing) > 6 else "") + ": left as a gap, not plotted as 0."
+              if missing else None),
+        alt=f"{title}: median and 90th percentile per run, a trace per configuration",
+    )
+
+
 def _these(label_title: str) -> str:
     plural = {"scenario": "scenarios", "workload": "workloads", "run": "runs", "os build": "OS builds",
               "build": "builds", "configuration": "configurations"}
@@ -221,17 +288,22 @@ def time_series(
     fmt: Fmt,
     what: str = "Values",
     rate: bool = False,
+    exploratory: Sequence[Sequence[bool]] = (),
 ) -> Chart:
     """Points over time, one trace per named configuration (kept apart, never pooled). ``rate``: the values are
     rates (0–1), drawn in percent on an axis from 0 to 100%. Fewer than two instants: each is a category of
-    its own (a date axis of one instant would tick in fractions of a millisecond)."""
+    its own (a date axis of one instant would tick in fractions of a millisecond). ``exploratory``: per series,
+    per point, whether its run is exploratory (an open dot, apart from a publishable run's filled one)."""
     instants = {x for _, xs, _ in series for x in xs}
     dated = len(instants) >= 2
+    open_ = list(exploratory) or [[] for _ in series]
     traces = [
         {"type": "scatter", "mode": "lines+markers", "name": name,
          "x": list(xs) if dated else [x.replace("T", " ") + " UTC" for x in xs],
-         "y": list(ys), "connectgaps": False, "marker": {"size": 8}}
-        for name, xs, ys in series
+         "y": list(ys), "connectgaps": False,
+         "marker": {"size": 8, "symbol": ["circle-open" if e else "circle" for e in flags]} if any(flags)
+         else {"size": 8}}
+        for (name, xs, ys), flags in zip(series, open_, strict=True)
     ]
     x = axis("Run start (UTC)" if dated else "Run start", category=not dated)
     if dated:
@@ -252,7 +324,8 @@ def time_series(
             [Column("series", "Configuration"), Column("x", "Run start (UTC)"), Column("y", value_title, True)],
             rows,
         ),
-        marks=f"Dot: one run at its start time{lines}. The axis starts at 0.",
+        marks=f"Dot: one run at its start time{lines}. The axis starts at 0."
+        + (EXPLORATORY_MARKS if any(any(flags) for flags in open_) else ""),
         has_data=has_data,
         empty=f"{what} was not recorded for these runs, so there is nothing to chart.",
         note=f"{what} not recorded for {gaps} point(s): left as gaps, not plotted as 0." if gaps else None,

@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 
 from fmbench import urls
+from fmbench.analysis.os_builds import build_sort_key
 from fmbench.storage.queries import named_rows, scenario_titles
 
 
@@ -149,6 +150,20 @@ def no_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
 
 def the_run(index: RunIndex, params: dict[str, Any]) -> Inputs:
     return (params["run_id"],)
+
+
+def the_run_and_its_earlier_builds(index: RunIndex, params: dict[str, Any]) -> Inputs:
+    """The run and every run of its device and route on an earlier OS build (version order): a trials page sets its
+    samples against the device's previous build measured with the run's configuration."""
+    run = index.runs.get(params["run_id"])
+    if run is None or run.hardware_model is None or run.os_build is None:
+        return (params["run_id"],)
+    mine = build_sort_key(run.os_build)
+    return [
+        r.run_id for r in index.runs.values()
+        if r.run_id == run.run_id or (r.hardware_model == run.hardware_model and r.route == run.route
+                                      and r.os_build is not None and build_sort_key(r.os_build) < mine)
+    ]
 
 
 def device_runs(index: RunIndex, params: dict[str, Any]) -> Inputs:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from fmbench import urls
 from fmbench.analysis import display as d
-from fmbench.analysis.configuration import config_label, pcc_setup_label
+from fmbench.analysis.configuration import ROUTE, config_label, pcc_setup_label
 from fmbench.analysis.figures import distribution
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views import charts
@@ -45,8 +45,10 @@ class PccPage(Page):
 
 
 def _series(r: dict[str, Any]) -> str:
-    """A time series' name: the device and the whole configuration, so no series pools two of them."""
-    return f"{r['hardware_model'] or r['device_name']} · {config_label(r)} · {pcc_setup_label(r)}"
+    """A time series' name: the device and the whole configuration, so no series pools two of them; the route left
+    out (every series of the page is PCC) so the legend stays short enough to read on a phone."""
+    route = ROUTE.show(r[ROUTE.key]) or r[ROUTE.key]
+    return f"{r['hardware_model'] or r['device_name']} · {config_label(r).removeprefix(route + ' · ')}"
 
 
 def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
@@ -55,57 +57,101 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
     run_ids = [r["run_id"] for r in found]
     kinds = q.failure_kinds(con, run_ids)
     fallbacks = q.fallback_counts(con, run_ids)
-    availability_rows = []
+    return PccPage(
+        title="Private Cloud Compute",
+        routes=route_pairs(site),
+        routes_caveat=CAVEAT,
+        filters=filter_form(
+            con,
+            site.url(urls.pcc()),
+            filters,
+            fields=["os_build", "device", "suite", "revision", "verdict"],
+            scope=("r.route = 'privateCloudCompute'", []),
+            noun="rows",
+        ),
+        availability=_availability_table([_availability_row(site, r, kinds, fallbacks) for r in found]),
+        failure_kinds=_failure_kinds_table(site, found, kinds),
+        fallback_trials=_fallback_table(site, found, q.fallback_trials(con, run_ids)),
+        connections=_connections_table(site, found),
+        charts=_charts(site, found, fallbacks),
+    )
+
+
+def _availability_row(
+    site: SiteContext, r: dict[str, Any], kinds: dict[str, dict[str, int]], fallbacks: dict[str, int],
+) -> Row:
+    """A PCC run's row: when, where, its configuration, its requests and how many answered, its failures by kind,
+    its quota before and after, its fallback trials and its verdict."""
+    attempts = r["trial_count"] + r["failure_count"]
+    success = r["trial_count"] / attempts if attempts else None
+    return Row(
+        [
+            run_link(r, site.url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
+            r["device_name"],
+            os_label(r),
+            pcc_setup_label(r),
+            vocab.label("suite", r["suite"]),
+            d.count(attempts),
+            Cell(d.percent(success), reason="no measured request", sort=success),
+            _kinds_text(kinds.get(r["run_id"], {})),
+            *(
+                Cell(
+                    quota_text(r[f"quota_{when}_status"], r[f"quota_{when}_approaching"],
+                               r[f"quota_{when}_reached"], r[f"quota_{when}_reset"]),
+                    reason="no quota snapshot",
+                )
+                for when in ("before", "after")
+            ),
+            d.count(fallbacks.get(r["run_id"], 0)),
+            verdict_cell(r["verdict"], site.url),
+        ],
+        run_attrs(r),
+    )
+
+
+def _availability_table(rows: list[Row]) -> Table:
+    return Table(
+        "pcc-runs",
+        "PCC runs over time: availability, failures, quota and fallback (fallback enabled and disabled are separate configurations)",
+        [
+            Column("run", "Run (UTC)"),
+            Column("device", "Device"),
+            Column("os", "OS (build)"),
+            Column("config", "Configuration"),
+            Column("suite", "Suite"),
+            Column("attempts", "Requests", True),
+            Column("success", "Execution success", True),
+            Column("kinds", "Failures by kind"),
+            Column("qb", "Quota before"),
+            Column("qa", "Quota after"),
+            Column("fallback", "Fallback trials", True),
+            Column("verdict", "Verdict"),
+        ],
+        rows,
+        "No PCC run matches these filters.",
+    )
+
+
+def _charts(site: SiteContext, found: list[dict[str, Any]], fallbacks: dict[str, int]) -> list[Chart]:
+    """Execution success and median TTFT over time, a series per device and configuration (invalid runs left out)."""
     series: dict[str, tuple[list[str], list[float | None]]] = {}
-    ttft_series: dict[str, tuple[list[str], list[float | None]]] = {}
+    exploratory: dict[str, list[bool]] = {}
     for r in found:
-        attempts = r["trial_count"] + r["failure_count"]
-        success = r["trial_count"] / attempts if attempts else None
-        config = pcc_setup_label(r)
-        series_name = _series(r)
-        availability_rows.append(
-            Row(
-                [
-                    run_link(r, site.url, f"{r['started_at']:%Y-%m-%d %H:%M}"),
-                    r["device_name"],
-                    os_label(r),
-                    config,
-                    vocab.label("suite", r["suite"]),
-                    d.count(attempts),
-                    Cell(d.percent(success), reason="no measured request", sort=success),
-                    _kinds_text(kinds.get(r["run_id"], {})),
-                    *(
-                        Cell(
-                            quota_text(r[f"quota_{when}_status"], r[f"quota_{when}_approaching"],
-                                       r[f"quota_{when}_reached"], r[f"quota_{when}_reset"]),
-                            reason="no quota snapshot",
-                        )
-                        for when in ("before", "after")
-                    ),
-                    d.count(fallbacks.get(r["run_id"], 0)),
-                    verdict_cell(r["verdict"], site.url),
-                ],
-                run_attrs(r),
-            )
-        )
         if r["verdict"] != "invalid":
-            xs, ys = series.setdefault(series_name, ([], []))
+            attempts = r["trial_count"] + r["failure_count"]
+            xs, ys = series.setdefault(_series(r), ([], []))
             xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
-            ys.append(success)
-    first_token_times = q.pcc_first_token_times(con, [r["run_id"] for r in found if r["verdict"] != "invalid"])
+            ys.append(r["trial_count"] / attempts if attempts else None)
+            exploratory.setdefault(_series(r), []).append(r["verdict"] == "exploratory")
+    flags = [exploratory[name] for name in sorted(series)]  # both charts draw the same runs, in the same order
+    first_token_times = q.pcc_first_token_times(site.con, [r["run_id"] for r in found if r["verdict"] != "invalid"])
+    ttft_series: dict[str, tuple[list[str], list[float | None]]] = {}
     for r in found:
         if r["verdict"] == "invalid":
             continue
         xs, ys = ttft_series.setdefault(_series(r), ([], []))
         xs.append(f"{r['started_at']:%Y-%m-%dT%H:%M:%S}")
         ys.append(distribution(first_token_times.get(r["run_id"], [])).median)
-    failure_rows = [
-        Row([run_link(r, site.url), vocab.label("failureKind", k) if k != "not recorded" else Cell(None, reason="the run file records no kind"), d.count(n)], run_attrs(r))
-        for r in found
-        for k, n in kinds.get(r["run_id"], {}).items()
-    ]
-    fallback_trials = q.fallback_trials(con, run_ids)
-    by_id = {r["run_id"]: r for r in found}
     chart_list = []
     if series:
         chart_list.append(
@@ -117,6 +163,7 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                 fmt=d.percent,
                 what="Execution success",
                 rate=True,
+                exploratory=flags,
             )
         )
     if ttft_series:
@@ -130,101 +177,83 @@ def pcc_page(site: SiteContext, filters: Filters) -> PccPage:
                 value_title="Median TTFT (seconds)",
                 fmt=d.seconds,
                 what="TTFT",
+                exploratory=flags,
             )
         )
-    return PccPage(
-        title="Private Cloud Compute",
-        routes=route_pairs(site),
-        routes_caveat=CAVEAT,
-        filters=filter_form(
-            con,
-            site.url(urls.pcc()),
-            filters,
-            fields=["os_build", "device", "suite", "revision", "verdict"],
-            scope=("r.route = 'privateCloudCompute'", []),
-            noun="rows",
-        ),
-        availability=Table(
-            "pcc-runs",
-            "PCC runs over time: availability, failures, quota and fallback (fallback enabled and disabled are separate configurations)",
-            [
-                Column("run", "Run (UTC)"),
-                Column("device", "Device"),
-                Column("os", "OS (build)"),
-                Column("config", "Configuration"),
-                Column("suite", "Suite"),
-                Column("attempts", "Requests", True),
-                Column("success", "Execution success", True),
-                Column("kinds", "Failures by kind"),
-                Column("qb", "Quota before"),
-                Column("qa", "Quota after"),
-                Column("fallback", "Fallback trials", True),
-                Column("verdict", "Verdict"),
-            ],
-            availability_rows,
-            "No PCC run matches these filters.",
-        ),
-        failure_kinds=Table(
-            "pcc-failure-kinds",
-            "Failures by kind (availability and quota failures are counted, not dropped)",
-            [Column("run", "Run"), Column("kind", "Kind"), Column("n", "Failures", True)],
-            failure_rows,
-            "No PCC request failed.",
-        ),
-        fallback_trials=Table(
-            "pcc-fallback-trials",
-            "Fallback trials: requested PCC, executed on-device",
-            [
-                Column("run", "Run"),
-                Column("scenario", "Scenario"),
-                Column("sample", "Sample"),
-                Column("iteration", "Iteration", True),
-                Column("requested", "Requested"),
-                Column("executed", "Executed"),
-                Column("reason", "Reason"),
-            ],
-            [
-                Row(
-                    [
-                        run_link(by_id[t["run_id"]], site.url),
-                        t["scenario_id"],
-                        t["sample_id"],
-                        str(t["iteration"]),
-                        vocab.label("route", t["requested_model"]),
-                        vocab.label("route", t["executed_model"]),
-                        Cell(t["fallback_reason"], reason="no reason recorded"),
-                    ],
-                    run_attrs(by_id[t["run_id"]]),
-                )
-                for t in fallback_trials
-            ],
-            "No trial fell back.",
-        ),
-        connections=Table(
-            "pcc-connections",
-            "Connection notes from operator annotations",
-            [
-                Column("run", "Run"),
-                Column("connection", "Connection"),
-                Column("location", "Approximate location"),
-                Column("entitlement", "Entitlement"),
-                Column("note", "Note"),
-            ],
-            [
-                Row(
-                    [
-                        run_link(r, site.url),
-                        Cell(r["connection"], reason="not given by the operator"),
-                        Cell(r["location"], reason="not given by the operator"),
-                        Cell(r["entitlement"], reason="not given by the operator"),
-                        Cell(None if r["note"] is None else markdown_as_text(r["note"]), reason="no note"),
-                    ],
-                    run_attrs(r),
-                )
-                for r in found
-            ],
-        ),
-        charts=chart_list,
+    return chart_list
+
+
+def _failure_kinds_table(site: SiteContext, found: list[dict[str, Any]], kinds: dict[str, dict[str, int]]) -> Table:
+    return Table(
+        "pcc-failure-kinds",
+        "Failures by kind (availability and quota failures are counted, not dropped)",
+        [Column("run", "Run"), Column("kind", "Kind"), Column("n", "Failures", True)],
+        [
+            Row([run_link(r, site.url), vocab.label("failureKind", k) if k != "not recorded" else Cell(None, reason="the run file records no kind"), d.count(n)], run_attrs(r))
+            for r in found
+            for k, n in kinds.get(r["run_id"], {}).items()
+        ],
+        "No PCC request failed.",
+    )
+
+
+def _fallback_table(site: SiteContext, found: list[dict[str, Any]], fallback_trials: list[dict[str, Any]]) -> Table:
+    by_id = {r["run_id"]: r for r in found}
+    return Table(
+        "pcc-fallback-trials",
+        "Fallback trials: requested PCC, executed on-device",
+        [
+            Column("run", "Run"),
+            Column("scenario", "Scenario"),
+            Column("sample", "Sample"),
+            Column("iteration", "Iteration", True),
+            Column("requested", "Requested"),
+            Column("executed", "Executed"),
+            Column("reason", "Reason"),
+        ],
+        [
+            Row(
+                [
+                    run_link(by_id[t["run_id"]], site.url),
+                    t["scenario_id"],
+                    t["sample_id"],
+                    str(t["iteration"]),
+                    vocab.label("route", t["requested_model"]),
+                    vocab.label("route", t["executed_model"]),
+                    Cell(t["fallback_reason"], reason="no reason recorded"),
+                ],
+                run_attrs(by_id[t["run_id"]]),
+            )
+            for t in fallback_trials
+        ],
+        "No trial fell back.",
+    )
+
+
+def _connections_table(site: SiteContext, found: list[dict[str, Any]]) -> Table:
+    return Table(
+        "pcc-connections",
+        "Connection notes from operator annotations",
+        [
+            Column("run", "Run"),
+            Column("connection", "Connection"),
+            Column("location", "Approximate location"),
+            Column("entitlement", "Entitlement"),
+            Column("note", "Note"),
+        ],
+        [
+            Row(
+                [
+                    run_link(r, site.url),
+                    Cell(r["connection"], reason="not given by the operator"),
+                    Cell(r["location"], reason="not given by the operator"),
+                    Cell(r["entitlement"], reason="not given by the operator"),
+                    Cell(None if r["note"] is None else markdown_as_text(r["note"]), reason="no note"),
+                ],
+                run_attrs(r),
+            )
+            for r in found
+        ],
     )
 
 

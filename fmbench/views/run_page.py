@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -456,7 +456,6 @@ def executed_model_table(
 def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
     """One run: its conditions, figures, failures, charts, trials by scenario and any Evaluations replay."""
     con, url, registry, data = site.con, site.url, site.registry, site.run_data
-    repository_file = site.source_links.get(run_id)
     bundle = run_trials(site, run_id)
     run, failures = bundle.run, bundle.failure_list
     executed, offline, spread = bundle.executed_models(), bundle.offline_counts(), bundle.trial_values()
@@ -472,9 +471,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         for own, named in zip(stored, figures, strict=True)
         if own["title"] and own["title"] != named["title"]
     ]
-    samples: dict[str, set[str]] = {}
-    for sid, sample in zip(bundle.column("scenario_id"), bundle.column("sample_id"), strict=True):
-        samples.setdefault(sid, set()).add(sample)
+    samples = _samples(bundle.column("scenario_id"), bundle.column("sample_id"))
     mismatches = data.mismatches([run_id])[run_id]
     flags = [f"{loc}: {msg}" for loc, msg in data.flags([run_id])[run_id]]
     annotations, corrections = _annotations(data.annotation([run_id])[run_id])
@@ -493,26 +490,11 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         conditions=_conditions(run, executed, url, (int(offline[0]), int(offline[1])),
                                token_count_source(f["token_count_source"] for f in figures),
                                {sid: len(found) for sid, found in samples.items()}),
-        downloads=[
-            *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
-            Link("Recomputed figures as JSON", url(urls.data_figures(run_id))),
-            *(
-                [Link("The run file in the publisher's repository", repository_file)]
-                if repository_file and site.originals != "link"
-                else []
-            ),
-        ],
+        downloads=_downloads(site, run_id, original),
         annotations=annotations,
         corrections=corrections,
         flags=flags,
-        mismatches=Table(
-            "mismatches",
-            "Where the file's stored summaries differ from the recomputation",
-            [Column("scenario", "Scenario"), Column("field", "Field"), Column("stored", "Stored", True), Column("recomputed", "Recomputed", True)],
-            [Row([m["scenario_id"], m["field"], m["stored_json"], m["recomputed_json"]]) for m in mismatches],
-        )
-        if mismatches
-        else None,
+        mismatches=_mismatches_table(mismatches) if mismatches else None,
         scenarios=scenario_table(figures, url, run_id, paths=site.paths),
         executed_models=executed_model_table(con, run_id, site.scenario_title)
         if has("scenarios on several executed models") else None,
@@ -525,17 +507,7 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
         if warmups
         else None,
         charts=run_charts(figures, run_id, run["route"]) if any(f["trial_count"] for f in figures) else [],
-        trial_sections=[
-            ScenarioTrials(
-                f["scenario_id"],
-                f["title"],
-                f["trial_count"],
-                f["failure_count"],
-                url(site.paths.trials(run_id, f["scenario_id"])),
-                url(site.paths.data_trials_json(run_id, f["scenario_id"])),
-            )
-            for f in figures
-        ],
+        trial_sections=_trial_sections(site, run_id, figures),
         replay=replay_section(con, url, run_id) if has(q.LINKED_REPLAY) else None,
         not_run=not_run,
         own_names=own_names,
@@ -549,3 +521,49 @@ def run_page(site: SiteContext, filters: Filters, run_id: str) -> RunPage:
             if (c := dist.trials_chart(f"trials-{f.key}-{run_id}", f, titles, spread, order)) is not None
         ],
     )
+
+
+def _downloads(site: SiteContext, run_id: str, original: tuple[str, str, str] | None) -> list[Link]:
+    """The run's files to download: its original (where the site keeps it), its recomputed figures and the file in
+    the publisher's repository (where known and the site does not only link it)."""
+    repository_file = site.source_links.get(run_id)
+    return [
+        *([Link(f"Original run file ({original[0]})", original[1], original[2])] if original else []),
+        Link("Recomputed figures as JSON", site.url(urls.data_figures(run_id))),
+        *(
+            [Link("The run file in the publisher's repository", repository_file)]
+            if repository_file and site.originals != "link"
+            else []
+        ),
+    ]
+
+
+def _mismatches_table(mismatches: list[dict[str, Any]]) -> Table:
+    return Table(
+        "mismatches",
+        "Where the file's stored summaries differ from the recomputation",
+        [Column("scenario", "Scenario"), Column("field", "Field"), Column("stored", "Stored", True), Column("recomputed", "Recomputed", True)],
+        [Row([m["scenario_id"], m["field"], m["stored_json"], m["recomputed_json"]]) for m in mismatches],
+    )
+
+
+def _samples(scenario_ids: Sequence[str], sample_ids: Sequence[str]) -> dict[str, set[str]]:
+    """Per scenario, the samples its trials ran."""
+    samples: dict[str, set[str]] = {}
+    for sid, sample in zip(scenario_ids, sample_ids, strict=True):
+        samples.setdefault(sid, set()).add(sample)
+    return samples
+
+
+def _trial_sections(site: SiteContext, run_id: str, figures: list[dict[str, Any]]) -> list[ScenarioTrials]:
+    return [
+        ScenarioTrials(
+            f["scenario_id"],
+            f["title"],
+            f["trial_count"],
+            f["failure_count"],
+            site.url(site.paths.trials(run_id, f["scenario_id"])),
+            site.url(site.paths.data_trials_json(run_id, f["scenario_id"])),
+        )
+        for f in figures
+    ]

@@ -17,6 +17,8 @@ import duckdb
 
 from fmbench import urls
 from fmbench.analysis import display as d
+from fmbench.analysis.os_builds import build_sort_key, in_version_order
+from fmbench.comparison.evidence import configuration_of
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
 from fmbench.views.blocks import Cell, Column, Row, Table
@@ -70,6 +72,15 @@ class FailingSample:
     """Its failing trials linked (the page links :data:`FAILING_SHOWN` in all)."""
     more: int
     """Its failing trials not linked."""
+    before: tuple[int, int] | None = None
+    """``(failed, trials)`` of this sample on the previous OS build (the device's evidence of the run's configuration
+    there); ``None``: no previous build measured it."""
+
+    @property
+    def changed(self) -> bool:
+        """Its share of failing trials differs from the previous build's (a sample that passed every trial there
+        and fails here, say)."""
+        return self.before is not None and self.before[0] * self.trials != self.failed * self.before[1]
 
 
 @dataclass(frozen=True)
@@ -92,7 +103,11 @@ class TrialsPage(Page):
     """The measured failures grouped by kind and message (a run repeats a failure's message many times; each one
     is in the run page's failures table and in the trial data)."""
     failing_samples: list[FailingSample]
-    """The samples with failing trials, those that failed every trial first, then by how many failed."""
+    """The samples with failing trials: those whose outcome changed against the previous OS build first, then those
+    that failed every trial, then by how many failed."""
+    previous_build: str | None
+    """The OS build the samples are set against (the device's previous build measured with the run's
+    configuration); ``None``: none."""
     samples_more: int
     """Samples with failing trials not listed (past :data:`SAMPLES_SHOWN`): the trial list shows them."""
     data_href: str
@@ -110,7 +125,9 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
     details = bundle.details.get(scenario_id, [])
     failures = bundle.failures.get(scenario_id, [])
     failing = _failing(details)
-    samples = _failing_samples(details, failing)
+    previous = _previous_build(site, run_id)
+    before = _outcomes(site, previous[1], scenario_id) if previous else {}
+    samples = _failing_samples(details, failing, before)
     kinds = Counter(vocab.label("failureKind", f["kind"]) or "kind not recorded" for f in failures)
     return TrialsPage(
         title=f"{title}: trials of {run_title(bundle.run)}",
@@ -124,6 +141,7 @@ def trials_page(site: SiteContext, filters: Filters, run_id: str, scenario: str)
         failures_by_kind=sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])),
         failures=_failure_groups(failures) if failures else None,
         failing_samples=samples[:SAMPLES_SHOWN],
+        previous_build=previous[0] if previous else None,
         samples_more=max(0, len(samples) - SAMPLES_SHOWN),
         data_href=url(paths.data_trials_json(run_id, scenario_id)),
     )
@@ -160,15 +178,53 @@ def _failing(details: list[TrialDetail]) -> list[FailingTrial]:
     ]
 
 
-def _failing_samples(details: list[TrialDetail], failing: list[FailingTrial]) -> list[FailingSample]:
-    """The failing trials grouped by sample: the samples that failed every trial first, then the most failing
-    trials, then by id; the first :data:`FAILING_SHOWN` trials of that order are linked."""
+def _previous_build(site: SiteContext, run_id: str) -> tuple[str, tuple[str, ...]] | None:
+    """The OS build before the run's, in version order, on which its device was measured with its configuration,
+    and the runs that stand for it there (:meth:`SiteContext.evidence`); ``None``: no such build."""
+    run = next((r for r in site.run_catalog().runs if r.run_id == run_id), None)
+    if run is None or run.hardware_model is None or run.os_build is None:
+        return None
+    evidence = site.evidence()
+    configuration = configuration_of(run)
+    earlier = [b for b in in_version_order(evidence.builds(run.hardware_model))
+               if b is not None and build_sort_key(b) < build_sort_key(run.os_build)]
+    for build in reversed(earlier):
+        found = evidence.cell(run.hardware_model, build, configuration)
+        if found is not None:
+            return build, found.run_ids
+    return None
+
+
+def _outcomes(site: SiteContext, run_ids: tuple[str, ...], scenario_id: str) -> dict[str, tuple[int, int]]:
+    """Per sample of the scenario, ``(failed, trials)`` over the runs' trials."""
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    found = site.con.execute(
+        f"SELECT sample_id, count(*) FILTER (WHERE NOT task_passed), count(*) FROM trials "
+        f"WHERE run_id IN ({marks}) AND scenario_id = ? GROUP BY sample_id",
+        [*run_ids, scenario_id],
+    ).fetchall()
+    return {sample: (int(failed), int(total)) for sample, failed, total in found}
+
+
+def _failing_samples(
+    details: list[TrialDetail], failing: list[FailingTrial], before: dict[str, tuple[int, int]] | None = None,
+) -> list[FailingSample]:
+    """The failing trials grouped by sample: the samples whose outcome changed against the previous build
+    (``before``: each sample's failed and measured trials there) first, then those that failed every trial, then
+    the most failing trials, then by id; the first :data:`FAILING_SHOWN` trials of that order are linked."""
+    before = before or {}
     trials = Counter(t.sample_id for t in details)
     by_sample: dict[str, list[FailingTrial]] = {}
     for t in failing:
         by_sample.setdefault(t.sample_id, []).append(t)
     response = {t.ordinal: t.response for t in details}
-    order = sorted(by_sample, key=lambda s: (-len(by_sample[s]) / trials[s], -len(by_sample[s]), s))
+    def changed(s: str) -> bool:
+        was = before.get(s)
+        return was is not None and was[0] * trials[s] != len(by_sample[s]) * was[1]
+
+    order = sorted(by_sample, key=lambda s: (not changed(s), -len(by_sample[s]) / trials[s], -len(by_sample[s]), s))
     out: list[FailingSample] = []
     budget = FAILING_SHOWN
     for sample in order:
@@ -182,7 +238,7 @@ def _failing_samples(details: list[TrialDetail], failing: list[FailingTrial]) ->
         budget -= len(linked)
         out.append(FailingSample(
             sample, len(its), trials[sample], sorted(checks.items(), key=lambda kv: (-kv[1], kv[0])), text,
-            first.number, linked, len(its) - len(linked),
+            first.number, linked, len(its) - len(linked), before.get(sample),
         ))
     return out
 

@@ -266,7 +266,7 @@
 
   /* Fits a figure to the width it is drawn at: a numeric axis gets as many ticks as its length holds, a
    * category's long label wraps onto lines (never rotated, never cut), and a legend entry too long for the
-   * width is shortened with an ellipsis (the chart's table holds every name whole). */
+   * width wraps onto lines too (never cut: the end of a name is often what tells two traces apart). */
   function fitToWidth(fig, width, height) {
     var layout = fig.layout;
     var plotWidth = Math.max(120, width - 80);
@@ -312,13 +312,55 @@
         }
       }
     });
-    var longest = Math.max(12, Math.floor(plotWidth / CHAR_PX) - 4);
+    var longest = Math.max(12, Math.floor((width - 60) / CHAR_PX));
     fig.data.forEach(function (trace) {
       if (typeof trace.name === "string" && trace.name.length > longest) {
-        trace.name = trace.name.slice(0, longest - 1) + "\u2026";
+        trace.name = wrapLines(trace.name, longest).join("<br>"); /* whole, on lines: its end tells traces apart */
       }
     });
+    makeRoomForLegend(fig, width, height);
     return fig;
+  }
+
+  /* The legend's rows at this width, and the chart made that much taller, so the legend (above the plot) never
+   * takes the plot's own height: every entry shown whole, no scrolling legend, the plot as tall as the figure
+   * asked. An entry is its longest line plus about 40 px of symbol and gap, as tall as its lines; entries fill a
+   * row before the next. */
+  var LEGEND_LINE_PX = 17; /* a line of a 13 px legend entry */
+  var LEGEND_GAP_PX = 14; /* between two entries */
+  var LEGEND_PLOT_EXTRA = 100; /* px: how much taller than its legend a plot is kept */
+
+  function makeRoomForLegend(fig, width, height) {
+    var named = fig.data.filter(function (t) {
+      return t.showlegend !== false && typeof t.name === "string" && t.name;
+    });
+    var shown = named.length > 1 || named.some(function (t) { return t.showlegend === true; });
+    if (fig.layout.showlegend === false || !shown) {
+      return;
+    }
+    var room = 12;
+    var row = 0;
+    var used = 0;
+    named.forEach(function (t) {
+      var lines = t.name.split("<br>");
+      var entry = 40 + lines.reduce(function (m, l) { return Math.max(m, l.length); }, 0) * CHAR_PX;
+      var tall = lines.length * LEGEND_LINE_PX + LEGEND_GAP_PX;
+      if (used > 0 && used + entry > width) {
+        room += row;
+        row = 0;
+        used = 0;
+      }
+      used += entry;
+      row = Math.max(row, tall);
+    });
+    room += row;
+    /* a legend of many long names (a phone's width wraps them) would still dwarf the plot: the plot is then made
+     * taller than the legend and its margins, so the chart stays mostly plot */
+    var asked = fig.layout.height || height;
+    var plot = asked - 90;
+    fig.layout.height = asked + room + Math.max(0, room + LEGEND_PLOT_EXTRA - plot);
+    fig.layout.legend = fig.layout.legend || {};
+    fig.layout.legend.maxheight = room + 2 * LEGEND_LINE_PX; /* px: the whole legend, never a scrolled part of it */
   }
 
   /* ---------- figures ---------- */
