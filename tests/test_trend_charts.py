@@ -54,17 +54,17 @@ def test_a_single_value_is_said_as_a_number_and_not_drawn() -> None:
 
 
 def _trend(name: str, builds: list[str], ttft: list[float | None], *, service: bool = False,
-           exploratory: frozenset[str] = frozenset()) -> device_charts.Trend:
+           exploratory: frozenset[str] = frozenset(), more: int = 0) -> device_charts.Trend:
     values = {b: (t, None if t is None else t * 2) for b, t in zip(builds, ttft, strict=True)}
     workloads = {c.id: [device_charts.Workload("Task capture", values)] for c in fc.CATALOG.charts}
-    return device_charts.Trend(name, service, builds, exploratory, workloads)
+    return device_charts.Trend(name, service, builds, exploratory, workloads, more)
 
 
 def test_a_devices_configurations_are_traces_of_one_chart_a_figure_and_route_pcc_on_its_own() -> None:
     found = device_charts.device_charts([
         _trend("Quick", ["26A5378f", "25B78"], [0.4, 0.5], exploratory=frozenset({"25B78"})),
         _trend("Full", ["26A5353q", "26A5378f"], [1.0, None]),
-        _trend("Quick", ["25B78", "26A5378f"], [3.0, 9.0], service=True),
+        _trend("Quick", ["25B78", "26A5378f"], [3.0, 9.0], service=True, more=2),
     ])
     assert [c.id for c in found] == [f"{c.id}-{route}" for c in fc.CATALOG.charts for route in ("on-device", "pcc")]
     on_device, pcc = found[0], found[1]
@@ -87,6 +87,7 @@ def test_a_devices_configurations_are_traces_of_one_chart_a_figure_and_route_pcc
     assert "network and server included" in pcc.title and pcc.marks is not None
     assert pcc.marks.endswith(device_charts.PCC_MARKS) and device_charts.PCC_MARKS not in (on_device.marks or "")
     assert [t["name"] for t in pcc.figure_json["data"]] == ["Task capture"]
+    assert pcc.note == "Quick: its first 8 workloads drawn, 2 more in its section's table."  # what is left out, said
 
 
 def test_a_devices_chart_of_one_value_says_it_as_a_number() -> None:

@@ -30,7 +30,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.comparisons import build_pairs
-from fmbench.views.device_charts import Trend, Workload, device_charts
+from fmbench.views.device_charts import DRAWN_WORKLOADS, Trend, Workload, device_charts
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
@@ -240,12 +240,13 @@ def _section(
         workloads[chart.id] = [
             Workload(title, {b: (by[(b, sid)][median.stored], by[(b, sid)][p90.stored]) if (b, sid) in by
                              else (None, None) for b in measured})
-            for sid, title in ordered[:8]
+            for sid, title in ordered[:DRAWN_WORKLOADS]
         ]
     route = ROUTE.show(next(iter(latest.values()))["route"]) or ""
     return ConfigSection(label, builds, table, Trend(
         label.removeprefix(route + " · "), service, measured,
         frozenset(b for b in measured if latest[b]["verdict"] == "exploratory"), workloads,
+        max(0, len(ordered) - DRAWN_WORKLOADS),
     ), service, key)
 
 

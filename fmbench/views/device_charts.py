@@ -14,6 +14,9 @@ from fmbench.views.blocks import Chart, Column, Row, Table
 NOT_RECORDED = "not recorded"
 """The label of a run's OS build that its file does not record: drawn last, after every build in version order."""
 
+DRAWN_WORKLOADS = 8
+"""The most workloads of one configuration a chart draws (its first ones in the page's order)."""
+
 PCC_MARKS = (" PCC's figures are a service's, network and server included: they get this chart of their own, never "
              "an on-device axis.")
 
@@ -40,7 +43,9 @@ class Trend:
     exploratory: frozenset[str]
     """The builds whose run it stands on there is exploratory (an open dot)."""
     workloads: dict[str, list[Workload]]
-    """Per catalog chart id, its workloads in the page's order."""
+    """Per catalog chart id, its workloads in the page's order (at most :data:`DRAWN_WORKLOADS` of them)."""
+    more: int = 0
+    """How many more workloads it measured than the charts draw (they are in its section's table)."""
 
 
 def in_order(builds: set[str]) -> list[str]:
@@ -90,6 +95,8 @@ def _route_chart(spec: fc.Chart, trends: Sequence[Trend], service: bool) -> Char
     note = " ".join(filter(None, [
         f"{spec.what} not recorded for {'; '.join(gaps)}: left as a gap, not plotted as 0." if gaps else "",
         "A configuration has no point on an OS build it was not measured on." if unmeasured else "",
+        *(f"{t.name}: its first {DRAWN_WORKLOADS} workloads drawn, {t.more} more in its section's table." for t in trends
+          if t.more),
     ])) or None
     if not one:
         marks = " A trace: one workload of one configuration."
