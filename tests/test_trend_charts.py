@@ -75,7 +75,8 @@ def test_a_devices_configurations_are_traces_of_one_chart_a_figure_and_route_pcc
     assert all(t["x"] == builds for t in on_device.figure_json["data"])
     assert on_device.figure_json["data"][0]["marker"]["symbol"] == ["circle-open", "circle", "circle"]
     assert on_device.marks is not None and "open dot: an exploratory run" in on_device.marks
-    assert "A trace: one workload of one configuration." in on_device.marks
+    assert "A trace: one workload of one configuration, its dots beside the other traces' at each OS build." in on_device.marks
+    assert on_device.figure_json["layout"]["scattermode"] == "group"  # side by side in a build's column
     # a gap said only where the configuration ran; an unmeasured build said once, never "not recorded"
     assert on_device.note == ("TTFT not recorded for Full · Task capture on 26A5378f: left as a gap, not plotted as "
                               "0. A configuration has no point on an OS build it was not measured on.")

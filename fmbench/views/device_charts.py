@@ -99,12 +99,15 @@ def _route_chart(spec: fc.Chart, trends: Sequence[Trend], service: bool) -> Char
           if t.more),
     ])) or None
     if not one:
-        marks = " A trace: one workload of one configuration."
+        marks = " A trace: one workload of one configuration, its dots beside the other traces' at each OS build."
     elif len(series) > 1:
-        marks = " A trace: one workload."
+        marks = " A trace: one workload, its dots beside the other traces' at each OS build."
     else:
         marks = ""
-    return replace(drawn, figure_json={**drawn.figure_json, "layout": {**layout, "xaxis": x}}, table=table, note=note,
+    # several traces: each its own slot within an OS build's column, so their dots and whiskers never hide each other
+    grouped = {"scattermode": "group", "scattergap": 0.3} if len(series) > 1 else {}
+    return replace(drawn, figure_json={**drawn.figure_json, "layout": {**layout, "xaxis": x, **grouped}},
+                   table=table, note=note,
                    marks=(drawn.marks or "") + marks + (PCC_MARKS if service else ""))
 
 
