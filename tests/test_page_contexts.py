@@ -328,7 +328,8 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: on the page's trend charts
     quick = next(s for s in page.sections if s.label == "On-device · Practical Quick · Warm reused session · offline")
     assert quick.trend is None and [c.key for c in quick.table.columns][-5:] == ["task", "ttft50", "tps50", "mem", "tokens"]
-    assert quick.label in page.single_build  # named once beside the charts: measured on one build, not drawn
+    # named once beside the charts, linked to its section: measured on one build, so not drawn
+    assert (quick.label, f"#{quick.anchor}") in [(c.text, c.href) for c in page.single_build]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
     pcc = page.sections[-1].table

@@ -144,8 +144,9 @@ class DevicePage(Page):
     charts: list[Chart] = field(default_factory=list)
     """One chart a figure and route (:func:`~fmbench.views.device_charts.device_charts`): each configuration measured
     on two OS builds or more drawn across them, on-device and PCC never on one axis."""
-    single_build: list[str] = field(default_factory=list)
-    """The configurations measured on one OS build only: no trend to draw, their figures in their table."""
+    single_build: list[Cell] = field(default_factory=list)
+    """The configurations measured on one OS build only, each linked to its section: no trend to draw, their figures
+    in their table."""
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -359,7 +360,7 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
         runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths, empty=empty_text(filters)),
         sections=sections,
         charts=device_charts([s.trend for s in sections if s.trend is not None]),
-        single_build=[s.label for s in sections if s.trend is None],
+        single_build=[Cell(s.label, href=f"#{s.anchor}") for s in sections if s.trend is None],
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
         configs=[
