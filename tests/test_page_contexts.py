@@ -350,6 +350,11 @@ def test_a_device_page_has_exactly_one_chart_a_figure_and_route_every_configurat
     layout = ttft.figure_json["layout"]
     assert layout["xaxis"]["categoryarray"] == ["24A5256a", "24A5264n"]  # builds in OS version order
     assert [t["x"] for t in ttft.figure_json["data"]] == [["24A5256a", "24A5264n"]] * len(ttft.figure_json["data"])
+    # rendered: the charts once, above the sections (none holds a chart), the one-build configurations linked
+    html = site.renderer.render(page.template, page)
+    trends, sections = html.split('<details class="config-section"', 1)
+    assert trends.count("data-chart=") == len(page.charts) and "data-chart=" not in sections
+    assert all(f'<a href="{c.href}">' in trends for c in page.single_build)
 
 
 def test_scenarios_lists_every_measured_workload(site: SiteContext) -> None:
