@@ -95,3 +95,16 @@ def test_a_devices_chart_of_one_value_says_it_as_a_number() -> None:
     (ttft, *_) = device_charts.device_charts([_trend("Quick", ["25B78", "26A5378f"], [0.4, None])])
     assert not ttft.drawn and ttft.value_said
     assert ttft.empty is not None and ttft.empty.startswith("One value, said rather than drawn: Task capture, 25B78")
+
+
+def test_a_device_chart_of_one_configuration_names_it_in_its_title_and_each_workload_in_the_legend() -> None:
+    two = {b: (0.4, 0.6) for b in ("25B78", "26A5378f")}
+    trend = device_charts.Trend("Quick · Cold session", False, ["25B78", "26A5378f"], frozenset(),
+                                {c.id: [device_charts.Workload("Task capture", two), device_charts.Workload("Summary", two)]
+                                 for c in fc.CATALOG.charts})
+    (ttft, *_) = device_charts.device_charts([trend])
+    assert ttft.title == "Time to first token across OS builds, on-device: Quick · Cold session"
+    assert [t["name"] for t in ttft.figure_json["data"]] == ["Task capture", "Summary"]
+    assert ttft.marks is not None and ttft.marks.endswith(" A trace: one workload, its dots beside the other traces' "
+                                                          "at each OS build.")
+    assert ttft.note is None  # every build of it measured, every value recorded: nothing to say
