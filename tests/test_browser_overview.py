@@ -112,7 +112,7 @@ def test_the_os_build_pages_render_without_a_script_error(where: str, tab: tuple
     assert errors == []
 
 
-def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
+def test_picking_a_configuration_on_a_device_page_opens_its_section_the_pages_own_charts_drawing_its_trend(
     tab: tuple[Any, list[str]], bases: dict[str, str]
 ) -> None:
     page, errors = tab
@@ -123,7 +123,9 @@ def test_picking_a_configuration_on_a_device_page_opens_it_and_draws_its_trend(
     section = page.locator("details.config-section[open]")
     assert section.count() == 1 and CONFIG in section.locator("summary").first.inner_text()
     assert draw_every_chart(page) == []  # each drawn as it comes into view
-    assert section.locator(".chart-plot:has(.main-svg)").count() == 2
+    # one chart a figure for the device, above the sections (none of them holds a chart of its own)
+    assert page.locator(".device-trends .chart-plot:has(.main-svg)").count() == 2
+    assert section.locator(".chart-plot").count() == 0
     assert errors == []
 
 

@@ -325,15 +325,37 @@ def test_device_shows_each_configuration_across_builds_and_links_their_compariso
     assert [c.href.split("#")[0] for c in page.compare_links] == [f"/compare/{DEVICE}/24A5256a..24A5264n/"]
     assert all(c.href.split("#")[1].startswith("cfg-onDevice-") for c in page.compare_links)
     assert [c.href for c in page.configs] == [f"#{s.anchor}" for s in page.sections]
-    trend = {s.label: [c.id for c in s.charts] for s in page.sections}
-    assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: a trend chart
+    trend = {s.label: s.trend for s in page.sections}
+    assert trend["On-device · Synthetic Performance · Cold session"]  # two builds: on the page's trend charts
     quick = next(s for s in page.sections if s.label == "On-device · Practical Quick · Warm reused session · offline")
-    assert quick.charts == [] and [c.key for c in quick.table.columns][-5:] == ["task", "ttft50", "tps50", "mem", "tokens"]
+    assert quick.trend is None and [c.key for c in quick.table.columns][-5:] == ["task", "ttft50", "tps50", "mem", "tokens"]
+    # named once beside the charts, linked to its section: measured on one build, so not drawn
+    assert (quick.label, f"#{quick.anchor}") in [(c.text, c.href) for c in page.single_build]
     with pytest.raises(NotFoundError):
         catalog.device_page(site, Filters(), device="iPhone99,9")
     pcc = page.sections[-1].table
     assert "7 trial(s) that fell back to the on-device model left out" in pcc.caption
     assert "Session usage (counted)" in _column(pcc, "tokens")
+
+
+def test_a_device_page_has_exactly_one_chart_a_figure_and_route_every_configuration_a_trace_on_it(
+    site: SiteContext,
+) -> None:
+    page = _page(site, "device", device=DEVICE)
+    # one chart per catalog figure and route; here only on-device configurations span two builds
+    assert [c.id for c in page.charts] == [f"{c.id}-on-device" for c in fc.CATALOG.charts]
+    assert not any(c.id.endswith("-pcc") for c in page.charts)
+    ttft = page.charts[0]
+    (trended,) = [s for s in page.sections if s.trend is not None]
+    assert trended.trend is not None and f"on-device: {trended.trend.name} · " in ttft.title  # named once, in the title
+    layout = ttft.figure_json["layout"]
+    assert layout["xaxis"]["categoryarray"] == ["24A5256a", "24A5264n"]  # builds in OS version order
+    assert [t["x"] for t in ttft.figure_json["data"]] == [["24A5256a", "24A5264n"]] * len(ttft.figure_json["data"])
+    # rendered: the charts once, above the sections (none holds a chart), the one-build configurations linked
+    html = site.renderer.render(page.template, page)
+    trends, sections = html.split('<details class="config-section"', 1)
+    assert trends.count("data-chart=") == len(page.charts) and "data-chart=" not in sections
+    assert all(f'<a href="{c.href}">' in trends for c in page.single_build)
 
 
 def test_scenarios_lists_every_measured_workload(site: SiteContext) -> None:

@@ -216,3 +216,14 @@ def test_the_build_command_takes_jobs(db: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(tmp_path / "site"), "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert (state_folder(db, tmp_path / "site") / MANIFEST).is_file()
+
+
+def test_every_file_made_for_one_run_is_a_workers_task() -> None:
+    """A page or data file under a run's own path is rendered with its run in a worker, whatever else it reads
+    (a trials page also reads the device's earlier builds): were it left to the parent, a build of many runs
+    would render its heaviest pages in one process."""
+    from fmbench.views import DATA, PAGES  # the registry the build plans from
+
+    per_run = {k.name for k in (*PAGES, *DATA) if "{run_id}" in k.route}
+    assert {"run", "trials"} <= per_run
+    assert per_run <= set(fmbench.publish.build.RUN_KINDS)

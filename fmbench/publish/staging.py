@@ -148,8 +148,9 @@ def in_order(outputs: list[Output]) -> list[Output]:
     )
 
 
-RUN_KINDS = tuple(k.name for k in (*PAGES, *DATA) if k.inputs is I.the_run)
-"""The kinds of file that read one run (its page, trial pages and data files, its original): a worker's task."""
+RUN_KINDS = tuple(k.name for k in (*PAGES, *DATA) if k.inputs in (I.the_run, I.the_run_and_its_earlier_builds))
+"""The kinds of file made for one run (its page, trial pages and data files, its original): a worker's task. A
+trials page also reads the device's earlier builds (its failing samples are set against them), still one run's."""
 
 
 class Stager:

@@ -30,6 +30,7 @@ from fmbench.views.common import (
     verdict_cell,
 )
 from fmbench.views.comparisons import build_pairs
+from fmbench.views.device_charts import DRAWN_WORKLOADS, Trend, Workload, device_charts
 from fmbench.views.filters import Filters, filter_form, run_attrs
 from fmbench.views.page import Page
 from fmbench.views.pcc_figures import pcc_speed, with_pcc_speed
@@ -116,8 +117,8 @@ class ConfigSection:
     label: str
     builds: list[str]
     table: Table
-    charts: list[Chart]
-    """Trend charts across builds: only where the configuration was measured on two builds or more."""
+    trend: Trend | None
+    """What the page's charts draw of it: only where the configuration was measured on two builds or more."""
     service: bool
     anchor: str = ""
     """The section's fragment id, for the configuration picker at the top of the page."""
@@ -140,6 +141,12 @@ class DevicePage(Page):
     """Every published comparison of two of this device's builds."""
     configs: list[Cell]
     """The configuration picker: one link per section (its label and how many builds measured it)."""
+    charts: list[Chart] = field(default_factory=list)
+    """One chart a figure and route (:func:`~fmbench.views.device_charts.device_charts`): each configuration measured
+    on two OS builds or more drawn across them, on-device and PCC never on one axis."""
+    single_build: list[Cell] = field(default_factory=list)
+    """The configurations measured on one OS build only, each linked to its section: no trend to draw, their figures
+    in their table."""
 
 
 def _build_order(found: list[dict[str, Any]]) -> list[str]:
@@ -226,75 +233,22 @@ def _section(
         table_rows,
     )
     if not trend:
-        return ConfigSection(label, builds, table, [], service, key)
-    shown = ordered[:8]
-    chart_list = []
-    suffix = " (PCC service: network and server included)" if service else ""
+        return ConfigSection(label, builds, table, None, service, key)
+    measured = [b for b in builds if b in latest]
+    workloads = {}
     for chart in fc.CATALOG.charts:
         median, p90 = fc.CATALOG.charted(chart)
-        series = [
-            charts.Series(
-                title,
-                [by[(b, sid)][median.stored] if (b, sid) in by else None for b in builds],
-                [by[(b, sid)][p90.stored] if (b, sid) in by else None for b in builds],
-                [b in latest and latest[b]["verdict"] == "exploratory" for b in builds],
-            )
-            for sid, title in shown
+        workloads[chart.id] = [
+            Workload(title, {b: (by[(b, sid)][median.stored], by[(b, sid)][p90.stored]) if (b, sid) in by
+                             else (None, None) for b in measured})
+            for sid, title in ordered[:DRAWN_WORKLOADS]
         ]
-        chart_list.append(
-            charts.median_p90(
-                f"{chart.id}-{key}",
-                f"{chart.name} across OS builds: {label}{suffix}",
-                builds,
-                series,
-                value_title=chart.axis,
-                label_title="OS build",
-                fmt=median.format,
-                horizontal=False,
-                what=chart.name,
-                spec=chart,
-            )
-        )
-    return ConfigSection(label, builds, table, chart_list, service, key)
-
-
-def _top(chart: Chart) -> float | None:
-    """The highest value a chart over builds draws: a median plus its whisker to the p90."""
-    tops = [
-        y + (e or 0.0)
-        for trace in chart.figure_json.get("data", [])
-        for y, e in zip(trace["y"], trace["error_y"]["array"], strict=True)
-        if y is not None
-    ]
-    return max(tops, default=None)
-
-
-def _on_shared_axes(sections: list[ConfigSection]) -> list[ConfigSection]:
-    """The configurations' charts of one figure as small multiples: one value axis, from zero to the highest p90 of
-    them all, so two configurations' charts read against each other. On-device and PCC never share one (PCC's
-    figures are a service's, network and server included)."""
-    tops: dict[tuple[str, bool], float] = {}
-    for s in sections:
-        for c in s.charts:
-            top = _top(c)
-            if top is not None:
-                group = (c.id.rsplit("-", 1)[0], s.service)
-                tops[group] = max(tops.get(group, 0.0), top)
-    shared = {group for group in tops if sum(1 for s in sections for c in s.charts
-                                            if (c.id.rsplit("-", 1)[0], s.service) == group and _top(c) is not None) > 1}
-
-    def on_axis(c: Chart, service: bool) -> Chart:
-        group = (c.id.rsplit("-", 1)[0], service)
-        if group not in shared or not c.figure_json or tops[group] <= 0 or not fc.CATALOG.chart(group[0]).from_zero:
-            return c
-        y = {**c.figure_json["layout"]["yaxis"], "range": [0, tops[group] * 1.08]}
-        y.pop("rangemode", None)
-        route = "PCC" if service else "on-device"
-        return replace(c, figure_json={**c.figure_json, "layout": {**c.figure_json["layout"], "yaxis": y}},
-                       marks=f"{c.marks} Its value axis is the one of every {route} configuration's chart of it on "
-                             "this page.")
-
-    return [replace(s, charts=[on_axis(c, s.service) for c in s.charts]) for s in sections]
+    route = ROUTE.show(next(iter(latest.values()))["route"]) or ""
+    return ConfigSection(label, builds, table, Trend(
+        label.removeprefix(route + " · "), service, measured,
+        frozenset(b for b in measured if latest[b]["verdict"] == "exploratory"), workloads,
+        max(0, len(ordered) - DRAWN_WORKLOADS),
+    ), service, key)
 
 
 VARIATION_TABLE: fc.Table = "device-one-build"
@@ -404,7 +358,9 @@ def device_page(site: SiteContext, filters: Filters, device: str) -> DevicePage:
             noun="rows",
         ),
         runs=runs_table(found, site.url, "device-runs", f"Runs on {name}", paths=site.paths, empty=empty_text(filters)),
-        sections=_on_shared_axes(sections),
+        sections=sections,
+        charts=device_charts([s.trend for s in sections if s.trend is not None]),
+        single_build=[Cell(s.label, href=f"#{s.anchor}") for s in sections if s.trend is None],
         attempt_rule=ATTEMPT_RULE,
         compare_links=compare_links,
         configs=[
