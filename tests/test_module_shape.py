@@ -1,5 +1,5 @@
 """The shape of the package, read statically: no import cycle among fmbench's modules, every import inside a
-function says why it is there, and no module is over 800 lines.
+function says why it is there, no module is over 800 lines and no function over 80.
 
 Every module of ``fmbench/``, ``ingest/`` (``fmbench.ingest``) and ``native/`` (``fmbench.native``) is parsed
 (never imported). Its imports of fmbench modules, at module level, inside functions and under
@@ -18,6 +18,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 PACKAGES = {"fmbench": REPOSITORY / "fmbench", "fmbench.ingest": REPOSITORY / "ingest",
             "fmbench.native": REPOSITORY / "native"}
 MAX_LINES = 800
+MAX_FUNCTION_LINES = 80
 
 # The layers, lowest first: a module imports only from its own layer or one below. The base modules (the package's
 # version, its exceptions, the refused-write messages and the site's address scheme) sit under every layer; the
@@ -196,3 +197,29 @@ def test_no_module_is_over_800_lines() -> None:
     long = {str(p.relative_to(REPOSITORY)): n for p in MODULES.values()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def _long_functions(path: Path) -> list[tuple[int, str, int]]:
+    """(line, name, length) of each function of the module (methods and nested functions too) longer than
+    :data:`MAX_FUNCTION_LINES`, counted from its ``def`` line (its decorators apart) to its last line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.lineno, node.name, length)
+        for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        if (length := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+
+
+def test_no_function_is_over_80_lines() -> None:
+    long = [
+        f"{path.relative_to(REPOSITORY)}:{line}: {name} is {length} lines"
+        for path in MODULES.values() for line, name, length in _long_functions(path)
+    ]
+    assert not long, "functions over 80 lines (split them into named steps):\n" + "\n".join(long)
+
+
+def test_a_function_of_81_lines_is_reported_and_one_of_80_is_not(tmp_path: Path) -> None:
+    for body, expected in ((79, []), (80, [(1, "long", 81)])):
+        path = tmp_path / f"probe_{body}.py"
+        path.write_text("def long() -> None:\n" + "    x = 1\n" * body, encoding="utf-8")
+        assert _long_functions(path) == expected
