@@ -368,70 +368,74 @@ def build(
     also an annotation and the summary goes to $GITHUB_STEP_SUMMARY.
     """
     # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-    from fmbench.publish.build import build_site
-    from fmbench.publish.summary import build_json, report_to_github, summarize_build
+    from fmbench.project import run_build
 
-    quiet, verbose = verbosity() < 0, verbosity() > 0
-    source = _source(db, parquet)
+    _source(db, parquet)  # refuses --db with --parquet
     problem = None if base_url is None else address_problem(base_url)
     if problem:
         raise click.UsageError(f"--base-url: {problem}")
     project = _project()
-    talk = not (quiet or as_json)
-    mirrored, install_warnings = None, ()
+    talk = not (verbosity() < 0 or as_json)
+    bars = _BuildBars(talk, mirroring=project is not None)
     with user_errors():
-        if project is not None:
-            # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-            from fmbench.project import build_project
+        try:
+            built = run_build(
+                project, db=db, parquet=parquet, out=out, base_url=base_url,
+                originals=originals, strict=strict, jobs=jobs, echo=echo if talk else None, max_bytes=max_bytes,
+                max_trials=max_trials, progress=bars.ingest, build_progress=bars.build,
+            )
+        finally:
+            bars.stop()
+    _report_build(built, as_json=as_json, talk=talk)
 
-            update, stop = _progress_reporter(talk)  # the ingest of new files, on a terminal
 
-            def ingesting(done: int, total: int, name: str) -> None:
-                if update is not None:
-                    update(done, total, name)
-                if done >= total:
-                    stop()  # the bar goes once the files are in, before the pages render
+class _BuildBars:
+    """A build's progress on a terminal: a bar for the ingest of new files (a project's mirroring), then a bar a
+    stage of the build (see :func:`_stage_reporter`); nothing when stderr is not a terminal."""
 
-            stages, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
+    def __init__(self, enabled: bool, *, mirroring: bool) -> None:
+        self._ingesting, self._stop_ingesting = _progress_reporter(enabled and mirroring)
+        self._stages, self._stop_stages = _stage_reporter(enabled)
 
-            def building(stage: str, done: int, total: int) -> None:
-                stop()  # the ingest's bar goes first (it stays up when mirroring had nothing to ingest)
-                if stages is not None:
-                    stages(stage, done, total)
+    @property
+    def ingest(self) -> Callable[[int, int, str], None] | None:
+        return None if self._ingesting is None else self._ingested
 
-            try:
-                built = build_project(
-                    project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo if talk else None,
-                    max_bytes=max_bytes, originals=originals, jobs=jobs, strict=strict, max_trials=max_trials,
-                    progress=ingesting if update is not None else None,
-                    build_progress=building if stages is not None else None,
-                )
-            finally:
-                stop()
-                stop_building()
-            report, summary, mirrored = built.report, built.summary, built.mirrored
-            install_warnings = (built.install_warning,) if built.install_warning else ()
-        else:
-            building, stop_building = _stage_reporter(talk)  # resampling and rendering, on a terminal
-            try:
-                report = build_site(
-                    source, out or Path("_site"), base_url=base_url or "/", originals=originals or "gzip", jobs=jobs,
-                    progress=building,
-                )
-            finally:
-                stop_building()
-            # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
-            from fmbench.analysis.revisions import load_registry
+    @property
+    def build(self) -> Callable[[str, int, int], None] | None:
+        return None if self._stages is None else self._built
 
-            summary = summarize_build(source, registry=load_registry(), strict=strict)
+    def _ingested(self, done: int, total: int, name: str) -> None:
+        if self._ingesting is not None:
+            self._ingesting(done, total, name)
+        if done >= total:
+            self._stop_ingesting()  # the bar goes once the files are in, before the pages render
+
+    def _built(self, stage: str, done: int, total: int) -> None:
+        self._stop_ingesting()  # the ingest's bar goes first (it stays up when mirroring had nothing to ingest)
+        if self._stages is not None:
+            self._stages(stage, done, total)
+
+    def stop(self) -> None:
+        self._stop_ingesting()
+        self._stop_stages()
+
+
+def _report_build(built: Any, *, as_json: bool, talk: bool) -> None:
+    """What ``fmbench build`` prints of a :class:`fmbench.project.ProjectBuild`; exit 1 when its summary fails."""
+    # slow to import (duckdb, Jinja, pyarrow behind it): only the command that runs loads it
+    from fmbench.publish.summary import build_json, report_to_github
+
+    report, summary = built.report, built.summary
+    install_warnings = (built.install_warning,) if built.install_warning else ()
     if as_json:
-        echo(json.dumps(build_json(report, summary, mirrored, install_warnings), indent=2, ensure_ascii=False))
+        echo(json.dumps(build_json(report, summary, built.mirrored, install_warnings), indent=2, ensure_ascii=False))
         with user_errors():  # the annotations on stderr, so that stdout stays one JSON object
             report_to_github(summary, lambda line: echo(line, err=True), os.environ)
         if summary.failed:
             sys.exit(1)
         return
-    if verbose:
+    if verbosity() > 0:
         for path in report.rendered:
             echo(f"rendered {path}")
     if talk:

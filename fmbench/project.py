@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fmbench import DISTRIBUTION, __version__
-from fmbench.analysis.revisions import parse_registry, read_registry_text
+from fmbench.analysis.revisions import load_registry, parse_registry, read_registry_text
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.errors import FmbenchError
 from fmbench.ingest import collect_run_files
@@ -563,6 +563,40 @@ def build_project(
     )
     warning = install_warning(project.config.publishing.install, installed_source(), str(project.file))
     return ProjectBuild(mirrored, report, summary, warning)
+
+
+def run_build(
+    project: Project | None,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    parquet: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    base_url: str | None = None,
+    originals: str | None = None,
+    strict: bool = False,
+    jobs: int | None = None,
+    echo: Any = None,
+    max_bytes: int | None = None,
+    max_trials: int | None = None,
+    progress: Any = None,
+    build_progress: Any = None,
+) -> ProjectBuild:
+    """What ``fmbench build`` does: in a project, :func:`build_project` with these arguments; else the site of
+    the database (or Parquet dataset) alone, into ``out`` (default ``_site``), and its summary by the default
+    registry (``echo``, ``max_bytes``, ``max_trials`` and ``progress`` are about mirroring a project's runs).
+    """
+    if project is not None:
+        return build_project(
+            project, db=db, parquet=parquet, out=out, base_url=base_url, echo=echo, max_bytes=max_bytes,
+            originals=originals, jobs=jobs, strict=strict, max_trials=max_trials, progress=progress,
+            build_progress=build_progress,
+        )
+    source = parquet if parquet is not None else db
+    report = build_site(
+        source, out if out is not None else "_site", base_url=base_url or "/", originals=originals or "gzip",
+        jobs=jobs, progress=build_progress,
+    )
+    return ProjectBuild(None, report, summarize_build(source, registry=load_registry(), strict=strict))
 
 
 @dataclass(frozen=True)

@@ -216,12 +216,7 @@ def _uses(action: str) -> str:
     return f"{action}@{commit} # {release}"
 
 
-def workflow_yaml(database: str, output: str, runs: str, revisions: str = "revisions.yaml",
-                  methodology: str = "methodology.md") -> str:
-    """The Pages workflow of a new project; the paths are the project's ``[paths]``."""
-    fallback = DEFAULT_INSTALL
-    inputs = ", ".join(f"'{path}'" for path in (f"{runs}/**", PROJECT_FILE, revisions, methodology))
-    return f"""\
+_WORKFLOW_HEAD = """\
 # Builds this project's results site with fmbench on every push to main and publishes it on
 # GitHub Pages. Turn Pages on once: Settings > Pages > Build and deployment > Source: GitHub Actions.
 name: Publish results
@@ -232,7 +227,7 @@ on:
   workflow_dispatch:
 
 # Nothing for the workflow as a whole: each job is granted what it needs, no more.
-permissions: {{}}
+permissions: {}
 
 # One deployment at a time; a push while one runs waits for it instead of cancelling it.
 concurrency:
@@ -240,6 +235,16 @@ concurrency:
   cancel-in-progress: false
 
 jobs:
+"""
+"""The workflow's name, its triggers, its empty default permissions and its one-deployment-at-a-time rule."""
+
+
+def _build_job(database: str, output: str, inputs: str) -> str:
+    """The workflow's build job: install fmbench, restore the incremental build's cache, build, save, upload.
+
+    ``inputs`` are the quoted globs of every file the site is built from, for the cache key."""
+    fallback = DEFAULT_INSTALL
+    return f"""\
   build:
     name: Build the site
     runs-on: ubuntu-latest
@@ -293,6 +298,12 @@ jobs:
         with:
           path: {output}
 
+"""
+
+
+def _deploy_job() -> str:
+    """The workflow's deploy job: the only one allowed to write to Pages."""
+    return f"""\
   deploy:
     name: Deploy to GitHub Pages
     needs: build
@@ -308,6 +319,13 @@ jobs:
       - id: deployment
         uses: {_uses("actions/deploy-pages")}
 """
+
+
+def workflow_yaml(database: str, output: str, runs: str, revisions: str = "revisions.yaml",
+                  methodology: str = "methodology.md") -> str:
+    """The Pages workflow of a new project; the paths are the project's ``[paths]``."""
+    inputs = ", ".join(f"'{path}'" for path in (f"{runs}/**", PROJECT_FILE, revisions, methodology))
+    return _WORKFLOW_HEAD + _build_job(database, output, inputs) + _deploy_job()
 
 
 def _write(path: Path, text: str, what: str, written: list[Path], made: list[Path]) -> None:

@@ -8,6 +8,7 @@ with its place and the rest of the batch goes on.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,6 +21,7 @@ import duckdb
 from fmbench.analysis.revisions import Registry, load_registry
 from fmbench.errors import AnnotationError, FmbenchError
 from fmbench.native.linking import relink
+from fmbench.processes import NO_CHECKPOINTS, Checkpoints
 from fmbench.runfile.annotations import is_sidecar
 from fmbench.runfile.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_TRIALS
 from fmbench.runfile.record import run_id_for
@@ -104,20 +106,13 @@ def _stored_annotation_sha(con: duckdb.DuckDBPyConnection, run_id: str) -> str |
     return row[0] if row else None
 
 
-def _test_checkpoint(file_name: str) -> Callable[[str], None] | None:
-    """Crash-safety test hook: ``FMBENCH_TEST_KILL_AT=<file name>:<stage>`` kills the process there."""
-    spec = os.environ.get("FMBENCH_TEST_KILL_AT")
-    if not spec:
-        return None
-    target_file, _, target_stage = spec.rpartition(":")
-    if target_file != file_name:
-        return None
+def _file_checkpoint(checkpoints: Checkpoints, file_name: str) -> Callable[[str], None]:
+    """The writer's checkpoint for one file: each stage it reaches told to ``checkpoints`` as ``FILE NAME:STAGE``."""
+    return functools.partial(_reached_in, checkpoints, file_name)
 
-    def checkpoint(stage: str) -> None:
-        if stage == target_stage:
-            os.kill(os.getpid(), 9)
 
-    return checkpoint
+def _reached_in(checkpoints: Checkpoints, file_name: str, stage: str) -> None:
+    checkpoints.reached(f"{file_name}:{stage}")
 
 
 def _stored(con: duckdb.DuckDBPyConnection, sha256: str) -> tuple[bool, str | None]:
@@ -136,8 +131,12 @@ def land(
     registry: Registry,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_trials: int | None = DEFAULT_MAX_TRIALS,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> FileOutcome:
-    """Write a prepared file, deciding against the database as it is now (it may have changed since)."""
+    """Write a prepared file, deciding against the database as it is now (it may have changed since).
+
+    ``checkpoints`` is told ``FILE NAME:STAGE`` as the file's rows are written (see :func:`ingest_paths`).
+    """
     name = str(path)
     if isinstance(prepared, Failed):
         return FileOutcome(name, "error", message=prepared.message, line=prepared.line, column=prepared.column)
@@ -148,9 +147,13 @@ def land(
         return FileOutcome(name, "duplicate", run_id, verdict[0] if verdict else None, "same bytes already ingested")
     if isinstance(prepared, Known):  # stored when the batch began, gone or re-annotated since: judge it now
         fresh = prepare(path, registry, max_bytes, writer.schemas(), max_trials=max_trials)
-        return land(con, writer, path, fresh, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
+        return land(
+            con, writer, path, fresh, registry=registry, max_bytes=max_bytes, max_trials=max_trials,
+            checkpoints=checkpoints,
+        )
+    checkpoint = _file_checkpoint(checkpoints, path.name)
     try:
-        write_prepared(writer, prepared, replace=exists, checkpoint=_test_checkpoint(path.name))
+        write_prepared(writer, prepared, replace=exists, checkpoint=checkpoint)
     except (duckdb.OutOfMemoryException, duckdb.TransactionException) as exc:
         # More than the cap was needed (a big database's indexes, say) and the file was rolled back whole
         # (at the commit DuckDB says so as a failed transaction): prepare it again and write it with
@@ -159,8 +162,11 @@ def land(
             raise
         again = prepare(path, registry, max_bytes, writer.schemas(), max_trials=max_trials)
         if not isinstance(again, PreparedRun):
-            return land(con, writer, path, again, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
-        write_prepared(writer, again, replace=exists, checkpoint=_test_checkpoint(path.name), cap_memory=False)
+            return land(
+                con, writer, path, again, registry=registry, max_bytes=max_bytes, max_trials=max_trials,
+                checkpoints=checkpoints,
+            )
+        write_prepared(writer, again, replace=exists, checkpoint=checkpoint, cap_memory=False)
     if exists:
         return FileOutcome(name, "updated", run_id, prepared.verdict, "annotations updated", warnings=prepared.warnings)
     return FileOutcome(name, "ingested", run_id, prepared.verdict, warnings=prepared.warnings)
@@ -175,6 +181,7 @@ def ingest_file(
     writer: Writer | None = None,
     prepared: Prepared | None = None,
     max_trials: int | None = DEFAULT_MAX_TRIALS,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> FileOutcome:
     """Ingest one run file and its sidecar (``prepared`` already, or now); never raises for bad data, reports it."""
     writer = writer or Writer(con)
@@ -183,7 +190,10 @@ def ingest_file(
             prepared = prepare(
                 path, registry, max_bytes, writer.schemas(), known=lambda sha: _stored(con, sha), max_trials=max_trials
             )
-        return land(con, writer, path, prepared, registry=registry, max_bytes=max_bytes, max_trials=max_trials)
+        return land(
+            con, writer, path, prepared, registry=registry, max_bytes=max_bytes, max_trials=max_trials,
+            checkpoints=checkpoints,
+        )
     except (FmbenchError, AnnotationError) as exc:
         failed = Failed.of(exc)
         return FileOutcome(str(path), "error", message=failed.message, line=failed.line, column=failed.column)
@@ -200,12 +210,15 @@ def ingest_paths(
     progress: Callable[[int, int, str], None] | None = None,
     workers: int | None = None,
     max_trials: int | None = DEFAULT_MAX_TRIALS,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> IngestReport:
     """Ingest files and folders into the database; return what happened to each file.
 
     ``workers`` processes prepare files ahead of the writer (default: one per
     core for a big batch, none for a small one; 0 prepares in this process).
     Files are written one transaction each, in the order given, either way.
+    ``checkpoints`` is told ``FILE NAME:STAGE`` at each stage of a file's one transaction (``sources``, ``runs``,
+    each table after them, ``annotations``: see :func:`fmbench.ingest.writer.write_prepared`).
     """
     registry = registry or load_registry()
     files, report_missing = collect_run_files(paths)
@@ -235,7 +248,7 @@ def ingest_paths(
                         report.outcomes.append(
                             ingest_file(
                                 con, path, registry=registry, max_bytes=max_bytes, writer=writer, prepared=ready,
-                                max_trials=max_trials,
+                                max_trials=max_trials, checkpoints=checkpoints,
                             )
                         )
                         done += 1

@@ -21,7 +21,7 @@ import duckdb
 
 from fmbench.analysis.display import terminal_value
 from fmbench.analysis.revisions import Registry
-from fmbench.ingest import collect_run_files, ingest_paths, writable
+from fmbench.ingest import FileOutcome, collect_run_files, ingest_paths, writable
 from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.native.linking import relink
 from fmbench.runfile.annotations import sidecar_for
@@ -164,47 +164,17 @@ def mirror_runs(
     files, skipped = collect_run_files([runs_dir])
     stored, sidecars = _stored(db_path)
     report = MirrorReport()
-    wanted: dict[str, Path] = {}
-    left_out: list[tuple[Path, str]] = []
-    unreadable: list[tuple[Path, str]] = [(Path(o.path), o.message) for o in skipped]
-    for path in files:
-        try:
-            sha = _sha(path)
-        except (UnreadableFile, OSError) as exc:  # swapped or gone since it was listed
-            unreadable.append((path, f"{path}: {exc.reason if isinstance(exc, UnreadableFile) else exc.strerror}"))
-            continue
-        if wanted.setdefault(sha, path) is not path:
-            left_out.append((path, sha))
+    wanted, left_out, unreadable = _hash_run_files(files, [(Path(o.path), o.message) for o in skipped])
     gone = {sha: stored[sha] for sha in stored.keys() - wanted.keys()}
-    gone_by_name: dict[str, list[str]] = {}
-    for sha, (_, name) in gone.items():
-        gone_by_name.setdefault(name, []).append(sha)
-    fresh: list[Path] = []
-    again: list[tuple[Path, str, str]] = []
-    for sha, path in wanted.items():
-        if sha not in stored:
-            fresh.append(path)
-            continue
-        run_id = stored[sha][0]
-        if _sidecar_sha(path) != sidecars.get(run_id):
-            again.append((path, run_id, sha))
-        else:
-            report.unchanged += 1
+    fresh, again, report.unchanged = _new_and_re_annotated(wanted, stored, sidecars)
 
-    def shown(path: Path) -> str:
-        return path.relative_to(runs_dir).as_posix() if path.is_relative_to(runs_dir) else str(path)
-
-    report.files = {sha: shown(path) for sha, path in wanted.items()}
+    report.files = {sha: _shown(path, runs_dir) for sha, path in wanted.items()}
     for path, message in unreadable:
-        report.lines.append(MirrorLine("error", shown(path), None, message.replace(str(path), shown(path), 1)))
-    report.duplicates = [(shown(path), shown(wanted[sha])) for path, sha in left_out]
+        shown = _shown(path, runs_dir)
+        report.lines.append(MirrorLine("error", shown, None, message.replace(str(path), shown, 1)))
+    report.duplicates = [(_shown(path, runs_dir), _shown(wanted[sha], runs_dir)) for path, sha in left_out]
 
-    replaced: dict[Path, tuple[str, str]] = {}
-    for path in fresh:
-        olds = gone_by_name.get(path.name)
-        if olds:
-            old_sha = olds.pop(0)
-            replaced[path] = (gone.pop(old_sha)[0], old_sha)
+    replaced, gone = _pair_replacements(fresh, gone)
     dropping = [*replaced.values(), *((run_id, sha) for sha, (run_id, _) in gone.items())]
     dropping += [(run_id, sha) for _, run_id, sha in again]
     if dropping:
@@ -217,19 +187,7 @@ def mirror_runs(
     if batch:
         outcome = ingest_paths(batch, db_path, registry=registry, max_bytes=max_bytes, max_trials=max_trials,
                                progress=progress)
-        by_path = {o.path: o for o in outcome.outcomes}
-        for path in batch:
-            o = by_path.get(str(path))
-            if o is None:
-                continue
-            if o.status == "error":
-                report.lines.append(MirrorLine("error", shown(path), None, o.message, o.line, o.column))
-            elif path in replaced:
-                report.lines.append(MirrorLine("replaced", shown(path), o.run_id))
-            elif path in fresh:
-                report.lines.append(MirrorLine("ingested", shown(path), o.run_id))
-            else:
-                report.lines.append(MirrorLine("re-annotated", shown(path), o.run_id))
+        report.lines += _ingest_lines(batch, outcome.outcomes, replaced, fresh, runs_dir)
     with writable(db_path) as con:
         report.revisions_reassigned = reassign_revisions(con, registry)
         if dropping:
@@ -239,3 +197,87 @@ def mirror_runs(
         for text in report.describe_lines():
             echo(text)
     return report
+
+
+def _shown(path: Path, runs_dir: Path) -> str:
+    """A run file as the report names it: relative to the runs folder when it is inside it."""
+    return path.relative_to(runs_dir).as_posix() if path.is_relative_to(runs_dir) else str(path)
+
+
+def _hash_run_files(
+    files: list[Path], unreadable: list[tuple[Path, str]]
+) -> tuple[dict[str, Path], list[tuple[Path, str]], list[tuple[Path, str]]]:
+    """The run files by SHA-256 (the first of several with the same bytes), the others left out with their
+    SHA-256, and ``unreadable`` with the files that could not be hashed added, each with its message."""
+    wanted: dict[str, Path] = {}
+    left_out: list[tuple[Path, str]] = []
+    unreadable = list(unreadable)
+    for path in files:
+        try:
+            sha = _sha(path)
+        except (UnreadableFile, OSError) as exc:  # swapped or gone since it was listed
+            unreadable.append((path, f"{path}: {exc.reason if isinstance(exc, UnreadableFile) else exc.strerror}"))
+            continue
+        if wanted.setdefault(sha, path) is not path:
+            left_out.append((path, sha))
+    return wanted, left_out, unreadable
+
+
+def _new_and_re_annotated(
+    wanted: dict[str, Path], stored: dict[str, tuple[str, str]], sidecars: dict[str, str | None]
+) -> tuple[list[Path], list[tuple[Path, str, str]], int]:
+    """The files not stored yet, the stored ones whose sidecar changed (path, run id, SHA-256), and how many
+    stored ones are unchanged."""
+    fresh: list[Path] = []
+    again: list[tuple[Path, str, str]] = []
+    unchanged = 0
+    for sha, path in wanted.items():
+        if sha not in stored:
+            fresh.append(path)
+            continue
+        run_id = stored[sha][0]
+        if _sidecar_sha(path) != sidecars.get(run_id):
+            again.append((path, run_id, sha))
+        else:
+            unchanged += 1
+    return fresh, again, unchanged
+
+
+def _pair_replacements(
+    fresh: list[Path], gone: dict[str, tuple[str, str]]
+) -> tuple[dict[Path, tuple[str, str]], dict[str, tuple[str, str]]]:
+    """Each new file that takes the place of a gone run of its file name (its run id and SHA-256; the oldest
+    stored first when several are gone), and the gone runs no new file replaces."""
+    gone = dict(gone)
+    gone_by_name: dict[str, list[str]] = {}
+    for sha, (_, name) in gone.items():
+        gone_by_name.setdefault(name, []).append(sha)
+    replaced: dict[Path, tuple[str, str]] = {}
+    for path in fresh:
+        olds = gone_by_name.get(path.name)
+        if olds:
+            old_sha = olds.pop(0)
+            replaced[path] = (gone.pop(old_sha)[0], old_sha)
+    return replaced, gone
+
+
+def _ingest_lines(
+    batch: list[Path], outcomes: list[FileOutcome], replaced: dict[Path, tuple[str, str]], fresh: list[Path], runs_dir: Path
+) -> list[MirrorLine]:
+    """The report's line for each file ingested: an error, a replacement, a new run or a re-annotated one."""
+    by_path = {o.path: o for o in outcomes}
+    lines: list[MirrorLine] = []
+    for path in batch:
+        o = by_path.get(str(path))
+        if o is None:
+            continue
+        shown = _shown(path, runs_dir)
+        if o.status == "error":
+            lines.append(MirrorLine("error", shown, None, o.message, o.line, o.column))
+        elif path in replaced:
+            lines.append(MirrorLine("replaced", shown, o.run_id))
+        elif path in fresh:
+            lines.append(MirrorLine("ingested", shown, o.run_id))
+        else:
+            lines.append(MirrorLine("re-annotated", shown, o.run_id))
+    return lines

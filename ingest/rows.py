@@ -28,29 +28,9 @@ def utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC).replace(tzinfo=None)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
-
-
-def _not_serializable(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# The C encoder json.dumps itself uses, made once (json.dumps makes one per call, which costs as much
-# as encoding a check definition). Same separators, escaping, key order and float text.
-_C_ENCODE = (
-    json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-        None, _not_serializable, json.encoder.encode_basestring, None, ": ", ", ", True, False, True  # type: ignore[attr-defined]
-    )
-    if getattr(json.encoder, "c_make_encoder", None) is not None
-    else None
-)
-
-
 def _json(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, sort_keys=True)``, the text every JSON column holds."""
-    if _C_ENCODE is not None and isinstance(value, (dict, list)):
-        return "".join(_C_ENCODE(value, 0))
-    return _ENCODER.encode(value)
+    """The text every JSON column holds."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _quota(prefix: str, q: QuotaSnapshot | None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -115,9 +114,6 @@ class Writer:
         if not columns or not next(iter(columns.values())):
             return
         self.insert_table(table, to_arrow(columns, self.schema(table)))
-
-    def insert_row(self, table: str, row: dict[str, Any]) -> None:
-        self.insert(table, {k: [v] for k, v in row.items()})
 
 
 CHILD_TABLES = (*tuple(name for name, _ in R.TABLES), "annotations")

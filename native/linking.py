@@ -242,10 +242,6 @@ class RunReplay:
     """Rows of these artifacts that link to no trial or failure at all."""
 
     @property
-    def deterministic(self) -> tuple[LinkedArtifact, ...]:
-        return tuple(a for a in self.artifacts if not a.is_judge)
-
-    @property
     def judge(self) -> tuple[LinkedArtifact, ...]:
         return tuple(a for a in self.artifacts if a.is_judge)
 
@@ -528,7 +524,30 @@ def replay_for_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunReplay | N
     agreements: list[TrialAgreement] = []
     disagreements: list[Disagreement] = []
     unlinked = 0
-    for (
+    for artifact_row in found:
+        artifact, linked = _linked_artifact(con, run_id, artifact_row)
+        artifacts.append(artifact)
+        unlinked += artifact.unlinked_row_count
+        if artifact.is_judge:
+            continue
+        agreed, differences = _row_agreements(artifact.evaluation_key, artifact.file_name, linked, recomputed)
+        agreements.extend(agreed)
+        disagreements.extend(differences)
+    return RunReplay(
+        run_id=run_id,
+        artifacts=tuple(artifacts),
+        agreements=tuple(agreements),
+        disagreements=tuple(disagreements),
+        unlinked_row_count=unlinked,
+    )
+
+
+def _linked_artifact(
+    con: duckdb.DuckDBPyConnection, run_id: str, found: tuple[Any, ...]
+) -> tuple[LinkedArtifact, list[tuple[Row, Owner, int]]]:
+    """One artifact of :data:`_ARTIFACTS` as the run page shows it (its profiles and issues over the rows linked
+    to ``run_id``), and those rows with the trial or failure each is linked to."""
+    (
         key,
         file_name,
         line,
@@ -547,64 +566,64 @@ def replay_for_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunReplay | N
         row_count,
         linked_count,
         unlinked_count,
-    ) in found:
-        linked = _linked_rows(con, key, run_id)
-        info = _loads(info_json, {})
-        summary = _summary(con, key)
-        evaluation = Evaluation(
-            path=Path(file_name),
-            sha256=sha256,
-            evaluation_id=evaluation_id,
-            result_id=result_id,
-            start_time=start_time,
-            end_time=end_time,
-            duration_ms=duration_ms,
-            info=info,
-            report_metadata=_loads(metadata_json, {}),
-            rows=[row for row, _, _ in linked],
-            summary=list(summary),
-            line=line,
-            is_judge=is_judge,
-        )
-        artifacts.append(
-            LinkedArtifact(
-                evaluation_key=key,
-                file_name=file_name,
-                line=line,
-                sha256=sha256,
-                evaluation_id=evaluation_id,
-                result_id=result_id,
-                start_time=start_time,
-                end_time=end_time,
-                duration_ms=duration_ms,
-                info=info,
-                test_identifier=test_identifier,
-                attachment_name=attachment_name,
-                is_judge=is_judge,
-                source_matches_run=bool(source_matches),
-                row_count=row_count,
-                linked_row_count=linked_count,
-                unlinked_row_count=unlinked_count,
-                other_run_row_count=row_count - linked_count - unlinked_count,
-                profiles=tuple(profile_metrics(evaluation)),
-                issues=tuple(evaluation_issues(evaluation)),
-                summary=summary,
-            )
-        )
-        unlinked += unlinked_count
-        if is_judge:
-            continue
-        for row, owner, ordinal in linked:
-            mine = recomputed.get((owner, ordinal))
-            if mine is None:  # the run changed under the link; relink fixes it
-                continue
-            agreement, differences = _compare_row(key, file_name, row, mine)
-            agreements.append(agreement)
-            disagreements.extend(differences)
-    return RunReplay(
-        run_id=run_id,
-        artifacts=tuple(artifacts),
-        agreements=tuple(agreements),
-        disagreements=tuple(disagreements),
-        unlinked_row_count=unlinked,
+    ) = found
+    linked = _linked_rows(con, key, run_id)
+    info = _loads(info_json, {})
+    summary = _summary(con, key)
+    evaluation = Evaluation(
+        path=Path(file_name),
+        sha256=sha256,
+        evaluation_id=evaluation_id,
+        result_id=result_id,
+        start_time=start_time,
+        end_time=end_time,
+        duration_ms=duration_ms,
+        info=info,
+        report_metadata=_loads(metadata_json, {}),
+        rows=[row for row, _, _ in linked],
+        summary=list(summary),
+        line=line,
+        is_judge=is_judge,
     )
+    artifact = LinkedArtifact(
+        evaluation_key=key,
+        file_name=file_name,
+        line=line,
+        sha256=sha256,
+        evaluation_id=evaluation_id,
+        result_id=result_id,
+        start_time=start_time,
+        end_time=end_time,
+        duration_ms=duration_ms,
+        info=info,
+        test_identifier=test_identifier,
+        attachment_name=attachment_name,
+        is_judge=is_judge,
+        source_matches_run=bool(source_matches),
+        row_count=row_count,
+        linked_row_count=linked_count,
+        unlinked_row_count=unlinked_count,
+        other_run_row_count=row_count - linked_count - unlinked_count,
+        profiles=tuple(profile_metrics(evaluation)),
+        issues=tuple(evaluation_issues(evaluation)),
+        summary=summary,
+    )
+    return artifact, linked
+
+
+def _row_agreements(
+    key: str, file_name: str, linked: list[tuple[Row, Owner, int]], recomputed: dict[tuple[str, int], _Recomputed]
+) -> tuple[list[TrialAgreement], list[Disagreement]]:
+    """Each linked row's replay beside fmbench's recomputation of its trial or failure, and where they differ.
+
+    A row whose trial or failure is no longer stored (the run changed under the link) is left out."""
+    agreements: list[TrialAgreement] = []
+    disagreements: list[Disagreement] = []
+    for row, owner, ordinal in linked:
+        mine = recomputed.get((owner, ordinal))
+        if mine is None:  # the run changed under the link; relink fixes it
+            continue
+        agreement, differences = _compare_row(key, file_name, row, mine)
+        agreements.append(agreement)
+        disagreements.extend(differences)
+    return agreements, disagreements

@@ -140,6 +140,42 @@ def load_pipeline(
     """
     path = Path(path)
     manifest = _Manifest(path, settings or {})
+    data = _read_manifest(path)
+    _check_manifest_keys(manifest, data, check_xcode=check_xcode)
+    name = manifest.text(data.get("name"), "name", required=True) or ""
+    working = path.parent / (manifest.text(data.get("workingDirectory"), "workingDirectory") or ".")
+    artifacts = working / (
+        manifest.text(data.get("artifactsDirectory"), "artifactsDirectory") or ".xceval/pipeline"
+    )
+    results = working / (manifest.text(data.get("resultsPath"), "resultsPath", required=True) or "")
+    baseline_text = manifest.text(data.get("baseline"), "baseline")
+    steps = _manifest_steps(manifest, data.get("steps", []))
+    selection = data.get("selection") or {}
+    if not isinstance(selection, dict):
+        raise manifest.error("selection", "must be an object")
+    gates = _manifest_gates(manifest, data.get("gates", []) or [])
+    requires = data.get("requiresEvaluationsXcode", False)
+    if not isinstance(requires, bool):
+        raise manifest.error("requiresEvaluationsXcode", "must be true or false")
+    return PipelineConfig(
+        path=path,
+        name=name,
+        working_directory=working,
+        artifacts_directory=artifacts,
+        results_path=results,
+        steps=steps,
+        evaluation_id=manifest.text(selection.get("evaluationID"), "selection.evaluationID"),
+        result_id=manifest.text(selection.get("resultID"), "selection.resultID"),
+        baseline=working / baseline_text if baseline_text else None,
+        gates=gates,
+        requires_xcode=requires,
+        xcode=manifest.text(data.get("xcode"), "xcode"),
+    )
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest's JSON object; a file that cannot be read, is not UTF-8 or not a JSON object is a
+    :class:`PipelineError` naming it."""
     try:
         data = load_json(read_bytes(path, DEFAULT_MAX_BYTES).decode("utf-8-sig"))
     except UnreadableFile as error:  # a FIFO, a device, or past the limit
@@ -154,6 +190,12 @@ def load_pipeline(
         ) from None
     if not isinstance(data, dict):
         raise PipelineError(f"{path}: not a JSON object: not a pipeline manifest")
+    return data
+
+
+def _check_manifest_keys(manifest: _Manifest, data: dict[str, Any], *, check_xcode: bool) -> None:
+    """Refuse a manifest of another schema version, one that needs Xcode where there is none (when
+    ``check_xcode``), and one with a key the schema does not have."""
     version = data.get("schemaVersion")
     if version != SCHEMA_VERSION:
         raise manifest.error(
@@ -170,15 +212,11 @@ def load_pipeline(
     unknown = sorted(set(data) - _KNOWN_KEYS)
     if unknown:
         raise manifest.error(unknown[0], f"unknown key in a {SCHEMA_VERSION} manifest")
-    name = manifest.text(data.get("name"), "name", required=True) or ""
-    working = path.parent / (manifest.text(data.get("workingDirectory"), "workingDirectory") or ".")
-    artifacts = working / (
-        manifest.text(data.get("artifactsDirectory"), "artifactsDirectory") or ".xceval/pipeline"
-    )
-    results = working / (manifest.text(data.get("resultsPath"), "resultsPath", required=True) or "")
-    baseline_text = manifest.text(data.get("baseline"), "baseline")
 
-    steps_data = data.get("steps", [])
+
+def _manifest_steps(manifest: _Manifest, steps_data: Any) -> tuple[Step, ...]:
+    """The manifest's ``steps``, each with a unique name, a non-empty command and an environment of strings,
+    ``${KEY}`` replaced in its command and environment."""
     if not isinstance(steps_data, list):
         raise manifest.error("steps", "must be an array")
     steps: list[Step] = []
@@ -215,11 +253,11 @@ def load_pipeline(
                 },
             )
         )
+    return tuple(steps)
 
-    selection = data.get("selection") or {}
-    if not isinstance(selection, dict):
-        raise manifest.error("selection", "must be an object")
-    gates = data.get("gates", []) or []
+
+def _manifest_gates(manifest: _Manifest, gates: Any) -> tuple[str, ...]:
+    """The manifest's ``gates``: an array of strings, each a gate rule :func:`parse_gate` reads."""
     if not isinstance(gates, list) or not all(isinstance(gate, str) for gate in gates):
         raise manifest.error("gates", "must be an array of strings")
     for index, gate in enumerate(gates):
@@ -227,23 +265,7 @@ def load_pipeline(
             parse_gate(gate)
         except GateRuleError as error:
             raise manifest.error(f"gates[{index}]", str(error)) from None
-    requires = data.get("requiresEvaluationsXcode", False)
-    if not isinstance(requires, bool):
-        raise manifest.error("requiresEvaluationsXcode", "must be true or false")
-    return PipelineConfig(
-        path=path,
-        name=name,
-        working_directory=working,
-        artifacts_directory=artifacts,
-        results_path=results,
-        steps=tuple(steps),
-        evaluation_id=manifest.text(selection.get("evaluationID"), "selection.evaluationID"),
-        result_id=manifest.text(selection.get("resultID"), "selection.resultID"),
-        baseline=working / baseline_text if baseline_text else None,
-        gates=tuple(gates),
-        requires_xcode=requires,
-        xcode=manifest.text(data.get("xcode"), "xcode"),
-    )
+    return tuple(gates)
 
 
 def xcode_available() -> bool:

@@ -153,9 +153,6 @@ class SampleListing:
     rows: list[dict[str, Any]] = field(default_factory=list)
     errors: list[ArtifactError] = field(default_factory=list)
 
-    def to_jsonl(self) -> str:
-        return "\n".join(map(_jsonl_line, self.rows))
-
     def to_text(self) -> str:
         return "\n".join(map(_sample_line, self.rows))
 

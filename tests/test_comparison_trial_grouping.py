@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.comparison.load import Trials, load_side, side_scenario_order
 from fmbench.comparison.selection import Side, fetch_runs, parse_side
@@ -42,35 +43,36 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, Trials]:
         [*ids, ids],
     ).fetchall()
     data: dict[str, Trials] = {sid: Trials() for (sid,) in figures}
-    # The series of the compared figures, in catalog order: task success's outcomes over attempts, prompt pass's
-    # over trials, the constraint scores, then the speed values (PCC-executed trials only on a PCC side).
-    quality = ("task_passed/attempts", "task_passed", "constraint_score")
-    speed = ("time_to_first_token", "output_tokens_per_second", "peak_memory_bytes", "output_chars_per_second")
-    for sid, run, sample, passed, score, ttft, tps, cps, memory, source, executed in con.execute(
-        "SELECT scenario_id, run_id, sample_id, task_passed, constraint_score, time_to_first_token, "
-        "output_tokens_per_second, output_chars_per_second, peak_memory_bytes, token_count_source, "
-        f"executed_model FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
+    # The series of the compared figures, in catalog order (task success's outcomes over attempts, prompt pass's
+    # over trials, the constraint scores, then the speed values: PCC-executed trials only on a PCC side), each
+    # read as its first figure of the catalog says.
+    by_series: dict[str, fc.Figure] = {}
+    for f in fc.CATALOG.compared(for_tokens=True):
+        by_series.setdefault(f.series, f)
+    sources = list(dict.fromkeys(f.source for f in by_series.values()))
+    for sid, run, sample, source, executed, *values in con.execute(
+        f"SELECT scenario_id, run_id, sample_id, token_count_source, executed_model, {', '.join(sources)} "
+        f"FROM trials WHERE run_id IN ({marks}) ORDER BY run_id, ordinal",
         ids,
     ).fetchall():
+        recorded = dict(zip(sources, values, strict=True))
         t = data.setdefault(sid, Trials())
-        for series in (*quality, *speed):
+        for series in by_series:
             t.values.setdefault(series, [])
         t.trials += 1
-        for series in ("task_passed/attempts", "task_passed"):
-            t.values[series].append(float(passed))
-            t.add_clustered(series, run, sample, float(passed))
-        if score is not None:
-            t.values["constraint_score"].append(score)
-            t.add_clustered("constraint_score", run, sample, score)
-        if pcc and executed != "privateCloudCompute":
+        fell_back = pcc and executed != "privateCloudCompute"
+        if fell_back:
             t.fell_back += 1
-            continue
-        t.token_sources.append(source)
-        for series, value in zip(speed, (ttft, tps, memory, cps), strict=True):
-            if value is not None:
-                t.values[series].append(value)
-                if series != "peak_memory_bytes":  # a maximum: shown, never resampled
-                    t.add_clustered(series, run, sample, value)
+        else:
+            t.token_sources.append(source)
+        for series, f in by_series.items():
+            value = recorded[f.source]
+            if value is None or (f.speed and fell_back):
+                continue
+            value = float(value) if f.statistic == "rate" else value
+            t.values[series].append(value)
+            if f.statistic != "maximum":  # a maximum: shown, never resampled
+                t.add_clustered(series, run, sample, value)
     for sid, run, sample, n in con.execute(
         "SELECT scenario_id, run_id, coalesce(sample_id, ''), count(*) FROM failures "
         f"WHERE run_id IN ({marks}) AND NOT is_warmup GROUP BY scenario_id, run_id, sample_id "
@@ -79,9 +81,10 @@ def _walked(con: duckdb.DuckDBPyConnection, side: Side) -> dict[str, Trials]:
     ).fetchall():
         t = data.setdefault(sid, Trials())
         t.failures += n
-        t.values.setdefault("task_passed/attempts", []).extend([0.0] * n)
-        for _ in range(n):
-            t.add_clustered("task_passed/attempts", run, sample, 0.0)
+        for series in (series for series, f in by_series.items() if f.attempts):
+            t.values.setdefault(series, []).extend([0.0] * n)
+            for _ in range(n):
+                t.add_clustered(series, run, sample, 0.0)
     return data
 
 

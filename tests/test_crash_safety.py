@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,8 @@ from fmbench.publish.build import BuildError, build_site
 from fmbench.publish.state import state_folder
 from fmbench.write_errors import DiskFullError
 
+from stopping import FailAfter, RaiseAt, child
 from testdata import RUNS
-
-_BUILD = "import sys; from fmbench.publish.build import build_site; build_site(sys.argv[1], sys.argv[2], base_url=sys.argv[3])"
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
@@ -37,9 +35,9 @@ def _leftovers(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
 
 
-def _killed_build(db: Path, out: Path, stage: str) -> None:
-    env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT=stage)
-    result = subprocess.run([sys.executable, "-P", "-c", _BUILD, str(db), str(out), "/other/"], env=env, check=False)
+def _killed_build(db: Path, out: Path, stage: str, base_url: str = "/other/") -> None:
+    """A build of ``db`` into ``out`` SIGKILLed at ``stage`` (``render``: as its fourth file is recorded)."""
+    result = subprocess.run(child("build", db, out, base_url, stage, 4 if stage == "render" else 1), check=False)
     assert result.returncode == -9, f"the build was not killed at {stage}"
 
 
@@ -70,7 +68,7 @@ def test_a_build_killed_part_way_leaves_the_previous_site_byte_identical_and_the
 
 
 def test_a_build_killed_between_its_two_renames_gets_the_previous_site_back_from_the_next_build(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "site"
     build_site(db, out, base_url="/first/")
@@ -81,9 +79,8 @@ def test_a_build_killed_between_its_two_renames_gets_the_previous_site_back_from
     assert not out.exists()  # the one instant a kill can hit: the old site is retired, not lost
     (retired,) = [out.parent / n for n in _leftovers(out) if ".previous-" in n]
     assert _snapshot(retired) == before
-    monkeypatch.setenv("FMBENCH_TEST_BUILD_FAIL_AFTER", "2")
     with pytest.raises(BuildError):
-        build_site(db, out, base_url="/second/")
+        build_site(db, out, base_url="/second/", checkpoints=FailAfter(2))
     assert _snapshot(out) == before
     assert _leftovers(out) == []
 
@@ -124,17 +121,11 @@ def _fresh_build(db: Path, tmp_path: Path) -> dict[str, str]:
     return _snapshot(fresh)
 
 
-def _killed_rebuild(db: Path, out: Path, stage: str) -> None:
-    env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT=stage)
-    result = subprocess.run([sys.executable, "-P", "-c", _BUILD, str(db), str(out), "/"], env=env, check=False)
-    assert result.returncode == -9, f"the build was not killed at {stage}"
-
-
 def test_a_patching_build_killed_before_its_journal_leaves_the_site_byte_identical(
     grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, out, before = grown
-    _killed_rebuild(db, out, "staging")  # every changed file staged, nothing moved in yet
+    _killed_build(db, out, "staging", "/")  # every changed file staged, nothing moved in yet
     assert _snapshot(out) == before
     (staging,) = [out.parent / n for n in _leftovers(out)]
     assert not (staging / fmbench.publish.build.PATCH_JOURNAL).exists()
@@ -148,7 +139,7 @@ def test_a_patching_build_killed_after_its_journal_is_finished_by_the_next_build
     grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, out, before = grown
-    _killed_rebuild(db, out, "patch")  # killed after the first staged file was moved into the site
+    _killed_build(db, out, "patch", "/")  # killed after the first staged file was moved into the site
     (staging,) = [out.parent / n for n in _leftovers(out)]
     assert (staging / fmbench.publish.build.PATCH_JOURNAL).is_file()
     half = _snapshot(out)
@@ -182,22 +173,17 @@ def test_a_data_only_rebuild_patches_the_site_in_place_and_a_new_setting_swaps_i
 
 
 def test_a_patch_that_fails_after_its_journal_is_kept_and_finished_by_the_next_build(
-    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    grown: tuple[Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, out, before = grown
 
-    def fail(stage: str) -> None:
-        if stage == "patch":
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(fmbench.publish.build, "_test_kill", fail)
+    disk_full = RaiseAt("patch", OSError(28, "No space left on device"))
     with pytest.raises(DiskFullError, match="free some space and run the same command again"):
-        build_site(db, out)  # failed after the first staged file was moved in
+        build_site(db, out, checkpoints=disk_full)  # failed after the first staged file was moved in
     (staging,) = [out.parent / n for n in _leftovers(out)]
     assert (staging / fmbench.publish.build.PATCH_JOURNAL).is_file()  # committed: kept for the next build
     assert _snapshot(out) != before
 
-    monkeypatch.undo()
     report = build_site(db, out)
     assert _leftovers(out) == [] and report.rendered == []
     assert _snapshot(out) == _fresh_build(db, tmp_path)

@@ -10,6 +10,7 @@ import io
 import json
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -21,6 +22,7 @@ from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.cli import main
 from fmbench.comparison.compare import compare_sides
+from fmbench.comparison.results import Comparison
 from fmbench.ingest import ingest_paths
 from fmbench.storage.db import connect
 from fmbench.views import PAGES, data, render_page, run_page, site_context
@@ -152,17 +154,35 @@ def test_the_catalog_refuses_two_figures_of_one_key_and_a_quantile_without_its_q
         fc.Figure("x", "X", "seconds", "lower", "quantile", "duration")
 
 
+def _in_order(found: tuple[str, ...] | list[str], shipped: list[str]) -> list[str]:
+    """The shipped entries among ``found``, in the order ``found`` lists them (any entry added since is left out)."""
+    return [x for x in found if x in shipped]
+
+
 def test_every_table_shows_the_catalog_figures_it_names_in_catalog_order() -> None:
-    assert fc.CATALOG.columns("run") == (
-        "task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem",
-    )
-    assert fc.CATALOG.columns("build") == ("task", "ttft50", "tps50")
-    assert [f.key for f in fc.CATALOG.compared()] == [
-        "task_success", "prompt_pass", "constraint_score", "ttft_median", "ttft_p90", "tps_median", "tps_p90",
-        "peak_memory",
-    ]
-    assert [f.key for f in fc.CATALOG.compared(for_tokens=True)][-2:] == ["cps_median", "cps_p90"]
-    assert fc.CATALOG.quantiles("time_to_first_token") == (0.5, 0.9)
+    order = [f.key for f in fc.CATALOG.figures]
+    for table in ("run", "scenario", "device", "device-one-build", "build", "executed-model", "leaderboard"):
+        columns = fc.CATALOG.columns(table)
+        shown = [f.key for f in fc.CATALOG.figures if table in f.tables and f.column]
+        assert [fc.CATALOG.column(c).key for c in columns] == shown  # every figure naming the table, none else
+        assert sorted(shown, key=order.index) == shown
+    # The shipped figures keep their place, whatever a contributor adds around them.
+    run = ["task", "prompt", "failure", "constraint", "ttft50", "ttft90", "tps50", "tps90", "mem"]
+    assert _in_order(fc.CATALOG.columns("run"), run) == run
+    assert _in_order(fc.CATALOG.columns("build"), ["task", "ttft50", "tps50"]) == ["task", "ttft50", "tps50"]
+    compared = [f.key for f in fc.CATALOG.compared()]
+    assert all(fc.CATALOG[k].compared == "always" for k in compared)
+    assert [f.key for f in fc.CATALOG.figures if f.compared == "always"] == compared
+    shipped = ["task_success", "prompt_pass", "constraint_score", "ttft_median", "ttft_p90", "tps_median", "tps_p90",
+               "peak_memory"]
+    assert _in_order(compared, shipped) == shipped and "failure_rate" not in compared
+    for_tokens = [f.key for f in fc.CATALOG.compared(for_tokens=True)]
+    assert _in_order(for_tokens, ["cps_median", "cps_p90"]) == ["cps_median", "cps_p90"]
+    assert [k for k in for_tokens if k not in compared] == [
+        f.key for f in fc.CATALOG.figures if f.compared == "for tokens"]
+    ttft = [f.q for f in fc.CATALOG.figures if f.source == "time_to_first_token" and f.compared != "never" and f.q]
+    assert fc.CATALOG.quantiles("time_to_first_token") == tuple(ttft) and tuple(
+        q for q in ttft if q in (0.5, 0.9)) == (0.5, 0.9)
 
 
 def test_every_chart_of_the_catalog_says_how_to_read_its_marks_and_starts_its_speed_axis_at_zero() -> None:
@@ -174,3 +194,42 @@ def test_every_chart_of_the_catalog_says_how_to_read_its_marks_and_starts_its_sp
     for delta in fc.CATALOG.delta_charts:
         assert "interval" in delta.marks and "zero" in delta.marks
         assert len(delta.axis) <= 20
+
+
+def _widths(compared: Comparison) -> dict[tuple[str, str], float]:
+    return {(s.scenario_id, f.key): f.interval.high - f.interval.low
+            for s in compared.scenarios for f in s.figures if f.interval is not None}
+
+
+def test_a_compared_figure_added_to_the_catalog_widens_every_other_interval_and_the_comparison_counts_it(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    baseline, candidate = _run_id(con, BASELINE), _run_id(con, CANDIDATE)
+    shipped = compare_sides(con, baseline, candidate)
+    monkeypatch.setattr(fc, "CATALOG", fc.CATALOG.with_figure(MEDIAN_DURATION, after="peak_memory"))
+    added = compare_sides(con, baseline, candidate)
+    # One more tested figure per workload it is tested in: the Bonferroni family is that much larger.
+    newly = [s for s in added.scenarios if s.figure("duration_median").interval is not None]
+    assert newly and added.tested_figures == shipped.tested_figures + len(newly)
+    assert added.figure_confidence == pytest.approx(1 - (1 - added.confidence) / added.tested_figures)
+    assert added.figure_confidence > shipped.figure_confidence
+    # Every other figure's interval is computed at that higher level: none narrower, most of them wider.
+    before, after = _widths(shipped), _widths(added)
+    assert set(before) == {k for k in after if k[1] != "duration_median"}
+    assert all(after[k] >= before[k] for k in before)
+    assert sum(after[k] > before[k] for k in before) > len(before) / 2
+    # The comparison says how many figures its family holds, in its methods and its JSON.
+    assert f"over {added.tested_figures} tested figures" in " ".join(added.method_notes)
+    assert added.to_json()["tested_figures"] == added.tested_figures
+
+
+def test_a_figure_that_is_never_compared_leaves_the_other_intervals_as_they_were(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    baseline, candidate = _run_id(con, BASELINE), _run_id(con, CANDIDATE)
+    shipped = compare_sides(con, baseline, candidate)
+    shown_only = replace(MEDIAN_DURATION, compared="never")
+    monkeypatch.setattr(fc, "CATALOG", fc.CATALOG.with_figure(shown_only, after="peak_memory"))
+    added = compare_sides(con, baseline, candidate)
+    assert added.tested_figures == shipped.tested_figures
+    assert _widths(added) == _widths(shipped)

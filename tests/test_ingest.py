@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -19,6 +17,7 @@ from fmbench.ingest.writer import CHILD_TABLES
 from fmbench.storage.db import connect, schema_version
 from fmbench.storage.originals import gzip_original, original_bytes
 
+from stopping import child
 from testdata import BAD, RUNS
 
 
@@ -122,7 +121,7 @@ def test_a_database_from_a_newer_fmbench_is_refused_with_a_message_to_upgrade(db
 
 
 STAGES = ("sources", "runs", *CHILD_TABLES)
-"""Every point the ingest's test hook can kill at: after each table of a run is written."""
+"""Every point a checkpoint can kill the ingest at: after each table of a run is written."""
 
 
 def _every_table_count(db: Path) -> dict[str, int]:
@@ -154,17 +153,13 @@ def kill_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
 
 @pytest.fixture(scope="module")
 def killed(kill_batch: tuple[Path, dict[str, int], dict[str, int]], tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
-    """One ingest of the batch per stage, each SIGKILLed there by the test hook (four at a time)."""
+    """One ingest of the batch per stage, each SIGKILLed there by its checkpoints (four at a time)."""
     batch = kill_batch[0]
     root = tmp_path_factory.mktemp("killed")
-    code = "import sys; from fmbench.ingest import ingest_paths; ingest_paths([sys.argv[1]], sys.argv[2])"
     done: dict[str, tuple[Path, int]] = {}
     for i in range(0, len(STAGES), 4):
         running = {
-            stage: subprocess.Popen(
-                [sys.executable, "-P", "-c", code, str(batch), str(root / f"{stage}.duckdb")],
-                env=dict(os.environ, FMBENCH_TEST_KILL_AT=f"b-second.json:{stage}"),
-            )
+            stage: subprocess.Popen(child("ingest", batch, root / f"{stage}.duckdb", f"b-second.json:{stage}"))
             for stage in STAGES[i : i + 4]
         }
         done |= {stage: (root / f"{stage}.duckdb", proc.wait(timeout=120)) for stage, proc in running.items()}

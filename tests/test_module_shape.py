@@ -1,9 +1,10 @@
 """The shape of the package, read statically: no import cycle among fmbench's modules, every import inside a
-function says why it is there, and no module is over 800 lines.
+function says why it is there, no module is over 800 lines and no function over 80.
 
 Every module of ``fmbench/``, ``ingest/`` (``fmbench.ingest``) and ``native/`` (``fmbench.native``) is parsed
-(never imported). Its imports of fmbench modules, at module level and inside functions, make the graph; an
-import under ``if TYPE_CHECKING:`` is for annotations only and never runs, so it is left out. An edge is an
+(never imported). Its imports of fmbench modules, at module level, inside functions and under
+``if TYPE_CHECKING:``, make the graph: an import for annotations only never runs, but it still says the module
+needs the other one to be read, so it counts for cycles and layers like any other. An edge is an
 import a module writes (``from fmbench.views.common import x`` is an edge to ``fmbench.views.common``, not to
 the package ``fmbench.views`` whose ``__init__`` Python also runs first).
 """
@@ -17,6 +18,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 PACKAGES = {"fmbench": REPOSITORY / "fmbench", "fmbench.ingest": REPOSITORY / "ingest",
             "fmbench.native": REPOSITORY / "native"}
 MAX_LINES = 800
+MAX_FUNCTION_LINES = 80
 
 # The layers, lowest first: a module imports only from its own layer or one below. The base modules (the package's
 # version, its exceptions, the refused-write messages and the site's address scheme) sit under every layer; the
@@ -47,13 +49,6 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _resolve(module: str, path: Path, node: ast.ImportFrom | ast.Import) -> list[str]:
     """The fmbench modules an import statement loads (a name from a package that is a module: that module)."""
     targets: list[str] = []
@@ -77,16 +72,12 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom | ast.Import) -> list
 
 
 def _imports(module: str, path: Path) -> list[tuple[str, int, bool]]:
-    """(imported module, line, inside a function) of each fmbench import that runs."""
+    """(imported module, line, inside a function) of each fmbench import, ``if TYPE_CHECKING:`` ones too."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[tuple[str, int, bool]] = []
 
     def walk(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    walk(other, in_function)
-                continue
             if isinstance(child, ast.Import | ast.ImportFrom):
                 found.extend((t, child.lineno, in_function) for t in _resolve(module, path, child) if t != module)
             walk(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
@@ -157,6 +148,15 @@ def test_the_modules_import_one_another_without_a_cycle() -> None:
     assert cycle is None, "import cycle: " + " → ".join(cycle or [])
 
 
+def test_an_import_for_annotations_only_counts_as_an_edge(tmp_path: Path) -> None:
+    module = tmp_path / "annotated.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from fmbench.comparison.results import Comparison\n",
+        encoding="utf-8",
+    )
+    assert _imports("fmbench.annotated", module) == [("fmbench.comparison.results", 4, False)]
+
+
 def _layer(module: str) -> int | None:
     """The module's place among :data:`LAYERS` (``None``: a base module, a top-level command or fmbench.native)."""
     parts = module.split(".")
@@ -197,3 +197,29 @@ def test_no_module_is_over_800_lines() -> None:
     long = {str(p.relative_to(REPOSITORY)): n for p in MODULES.values()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def _long_functions(path: Path) -> list[tuple[int, str, int]]:
+    """(line, name, length) of each function of the module (methods and nested functions too) longer than
+    :data:`MAX_FUNCTION_LINES`, counted from its ``def`` line (its decorators apart) to its last line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.lineno, node.name, length)
+        for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        if (length := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+
+
+def test_no_function_is_over_80_lines() -> None:
+    long = [
+        f"{path.relative_to(REPOSITORY)}:{line}: {name} is {length} lines"
+        for path in MODULES.values() for line, name, length in _long_functions(path)
+    ]
+    assert not long, "functions over 80 lines (split them into named steps):\n" + "\n".join(long)
+
+
+def test_a_function_of_81_lines_is_reported_and_one_of_80_is_not(tmp_path: Path) -> None:
+    for body, expected in ((79, []), (80, [(1, "long", 81)])):
+        path = tmp_path / f"probe_{body}.py"
+        path.write_text("def long() -> None:\n" + "    x = 1\n" * body, encoding="utf-8")
+        assert _long_functions(path) == expected

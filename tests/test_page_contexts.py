@@ -19,6 +19,7 @@ from fmbench import urls
 from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.changepoints import DEFAULT_LEVEL, method_statement
 from fmbench.analysis.revisions import fixtures_registry
+from fmbench.comparison.text import NAMED_CHANGES
 from fmbench.errors import NotFoundError
 from fmbench.ingest import ingest_paths
 from fmbench.storage.db import connect
@@ -472,19 +473,31 @@ def test_comparison_compares_the_configuration_both_builds_measured(site: SiteCo
         comparisons.comparison_page(site, Filters(), device=DEVICE, baseline="24A5256a", candidate="99Z999")
 
 
+def _figures(n: int, adjective: str) -> str:
+    return f"{n} {adjective} figure{'' if n == 1 else 's'}"
+
+
 def test_comparison_states_its_verdicts_in_one_sentence_and_lists_expected_differences_apart(site: SiteContext) -> None:
     page = _page(site, "comparison", device=DEVICE, baseline="24A5256a", candidate="24A5264n")
     (section,) = page.sections
     cmp = section.comparison
     assert cmp is not None
-    worse = [f for _s, f in cmp.changes() if f.verdict == "worse"]
-    assert [f.key for f in worse] == ["ttft_median", "ttft_p90", "tps_median", "tps_p90"]
+    worse = [f.key for _s, f in cmp.changes() if f.verdict == "worse"]
+    # The candidate build is slower: its latency and throughput got worse, and nothing but speed did.
+    assert {"ttft_median", "ttft_p90", "tps_median", "tps_p90"} <= set(worse)
+    assert all(fc.CATALOG[key].speed for key in worse)
     # what got worse, named with its workload and size, the biggest first, then what stayed within tolerance and
     # what the runs could not tell (never called unchanged): one sentence
     assert page.verdict.startswith("p90 TTFT of Synthetic throughput got 30% worse (0.401 s → 0.522 s); "
                                    "Median TTFT of Synthetic throughput got 26% worse (0.369 s → 0.467 s); ")
-    assert page.verdict.endswith("; 1 other figure got worse; 1 other figure stayed within tolerance; "
-                                 "2 were inconclusive; 1 was not tested.")
+    verdicts = [f.verdict for s in cmp.scenarios for f in s.figures]
+    within, inconclusive = verdicts.count("within tolerance"), verdicts.count("inconclusive")
+    untested = len(verdicts) - len(worse) - verdicts.count("better") - within - inconclusive
+    assert "better" not in verdicts and within and inconclusive > 1 and untested
+    assert page.verdict.endswith(
+        f"; {_figures(len(worse) - NAMED_CHANGES, 'other')} got worse; {_figures(within, 'other')} stayed within "
+        f"tolerance; {inconclusive} were inconclusive; {untested} {'was' if untested == 1 else 'were'} not tested."
+    )
     assert page.verdict.endswith(".") and ". " not in page.verdict  # one sentence
     assert page.verdict == section.verdict == cmp.verdict_sentence
     # the caveats: what differs and can explain a change; the runs and their start times are expected

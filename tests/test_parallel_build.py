@@ -8,11 +8,11 @@ render in parallel.
 from __future__ import annotations
 
 import filecmp
+import functools
 import gzip
 import hashlib
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+import fmbench.project
 import fmbench.publish.build
 from fmbench.cli import main
 from fmbench.ingest import ingest_paths
@@ -27,6 +28,7 @@ from fmbench.publish.build import MANIFEST, BuildError, build_site
 from fmbench.publish.state import state_folder
 from fmbench.storage.originals import original_bytes
 
+from stopping import FailAfter, KillAt, child
 from testdata import FIXTURES, RUNS
 
 
@@ -121,17 +123,10 @@ def test_a_parallel_build_that_fails_part_way_leaves_the_previous_site_and_no_st
     out = tmp_path / "site"
     build_site(db, out, base_url="/first/", jobs=1)
     before = _snapshot(out)
-    monkeypatch.setenv("FMBENCH_TEST_BUILD_FAIL_AFTER", "40")
     with pytest.raises(BuildError, match="interrupted after 40 files"):
-        build_site(db, out, base_url="/second/", jobs=2)
+        build_site(db, out, base_url="/second/", jobs=2, checkpoints=FailAfter(40))
     assert _snapshot(out) == before
     assert _leftovers(out) == []
-
-
-_KILLED_BUILD = (
-    "import sys, fmbench.publish.build as b; b.PARALLEL_MIN_TRIAL_PAGES = 1; "
-    "b.build_site(sys.argv[1], sys.argv[2], base_url='/other/', jobs=2)"
-)
 
 
 def test_a_parallel_build_killed_part_way_leaves_the_previous_site_and_its_workers_stop(
@@ -142,8 +137,8 @@ def test_a_parallel_build_killed_part_way_leaves_the_previous_site_and_its_worke
     before = _snapshot(out)
 
     marker = f"FMBENCH_TEST_MARK={tmp_path}"
-    env = dict(os.environ, FMBENCH_TEST_BUILD_KILL_AT="render", FMBENCH_TEST_MARK=str(tmp_path))
-    killed = subprocess.run([sys.executable, "-P", "-c", _KILLED_BUILD, str(db), str(out)], env=env, check=False)
+    env = dict(os.environ, FMBENCH_TEST_MARK=str(tmp_path))  # marks the killed build's processes, workers and all
+    killed = subprocess.run(child("parallel-build", db, out, "/other/", "render", 4), env=env, check=False)
 
     assert killed.returncode == -9
     assert _snapshot(out) == before
@@ -164,22 +159,36 @@ def test_a_worker_killed_part_way_fails_the_build_in_one_line_and_leaves_the_pre
     out = tmp_path / "site"
     build_site(db, out, base_url="/first/", jobs=1)
     before = _snapshot(out)
-    monkeypatch.setenv("FMBENCH_TEST_BUILD_KILL_AT", "worker")  # the spawned workers inherit it
+    killing = KillAt("worker")  # pickled to each worker, which kills itself on its first task
 
     with pytest.raises(BuildError, match="worker process of the build stopped before it finished") as raised:
-        build_site(db, out, base_url="/second/", jobs=2)
+        build_site(db, out, base_url="/second/", jobs=2, checkpoints=killing)
     assert "\n" not in str(raised.value) and "--jobs 1" in str(raised.value)
     assert _snapshot(out) == before
     assert _leftovers(out) == []
 
+    # The command's build, with the same checkpoints: its workers die the same way.
+    monkeypatch.setattr(fmbench.project, "build_site", functools.partial(build_site, checkpoints=killing))
     result = CliRunner().invoke(main, ["build", "--db", str(db), "--out", str(out), "--jobs", "2"])
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and "worker process of the build stopped" in result.output
     assert _snapshot(out) == before
 
-    monkeypatch.delenv("FMBENCH_TEST_BUILD_KILL_AT")
+    monkeypatch.undo()
     report = build_site(db, out, base_url="/second/", jobs=1)  # as the message says
     assert report.changed and _leftovers(out) == []
+
+
+def test_build_workers_waiting_for_a_task_stop_when_their_build_is_killed(db: Path, tmp_path: Path) -> None:
+    marker = f"FMBENCH_TEST_MARK={tmp_path}"
+    env = dict(os.environ, FMBENCH_TEST_MARK=str(tmp_path))  # marks the killed process's workers
+    killed = subprocess.run(child("idle-workers", db, tmp_path / "staging"), env=env, check=False)
+
+    assert killed.returncode == -9
+    deadline = time.monotonic() + 60  # each looks every second; a busy machine is slow to end processes
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
 
 
 def _processes_with(marker: str) -> list[int]:

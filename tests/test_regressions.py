@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from markupsafe import escape
 
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.changepoints import (
     DEFAULT_LEVEL,
     Series,
@@ -98,7 +99,8 @@ def test_a_slower_build_is_listed_as_a_regression_with_its_size_direction_and_ve
     assert change.path == "compare/iPhone18,1/24A200b..24A300c/#" + change.step.anchor
     assert change.step.anchor.startswith("cfg-onDevice-performance-cold-")
     assert not change.exploratory
-    assert {c.figure.key for c in report.changes} <= {"ttft_median", "ttft_p90"}
+    # Only figures of what the planted offset moves: the TTFT, and the trial's duration that holds it.
+    assert {fc.CATALOG[c.figure.key].source for c in report.changes} <= {"time_to_first_token", "duration"}
     payload = change.to_json()
     assert payload["direction"] == "increased" and payload["verdict"] == "worse"
     assert payload["figure"]["delta"] == pytest.approx(0.1)
@@ -112,7 +114,10 @@ def test_a_faster_build_is_listed_as_an_improvement_not_a_regression(tmp_path: P
     })
     assert report.regressions == ()
     assert {c.figure.key for c in report.improvements} >= {"tps_median"}
-    assert all(c.direction == "increased" and c.verdict == "better" for c in report.improvements)
+    assert all(c.verdict == "better" for c in report.improvements)
+    # Faster output: each figure moved the way its better direction says (more tokens/s, a shorter trial).
+    assert all(c.direction == ("increased" if c.figure.better == "higher" else "decreased") for c in report.improvements)
+    assert {c.direction for c in report.improvements if c.figure.key.startswith("tps_")} == {"increased"}
 
 
 def test_builds_are_ordered_by_version_never_by_the_date_measured(tmp_path: Path) -> None:

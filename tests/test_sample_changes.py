@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from fmbench.analysis import detectable, sample_tests
+from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.revisions import fixtures_registry
 from fmbench.analysis.stats import Interval
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE
@@ -269,11 +270,19 @@ def test_the_workload_verdict_keeps_its_own_interval_beside_the_sample_list(comp
     assert success["interval"]["low"] < 0 < success["interval"]["high"]
 
 
+def _tested_figures(compared: dict[str, Any]) -> int:
+    """The figures this corpus's comparison tests, from the catalog: every compared figure of each workload but a
+    maximum (peak memory: its change is shown, not tested); the corpus records every value each one needs."""
+    per_workload = [f for f in fc.CATALOG.compared() if f.statistic != "maximum"]
+    assert per_workload
+    return len(compared["scenarios"]) * len(per_workload)
+
+
 def test_every_compared_figure_carries_its_smallest_detectable_change(compared: dict[str, Any]) -> None:
     figures = [f for s in compared["scenarios"] for f in s["figures"]]
     assert figures and all("smallest_detectable_change" in f for f in figures)
     tested = [f for f in figures if f["interval"]]
-    assert len(tested) == 14  # seven tested figures of each workload (peak memory is a maximum, not tested)
+    assert len(tested) == _tested_figures(compared) == compared["tested_figures"]
     for f in tested:
         half = (f["interval"]["high"] - f["interval"]["low"]) / 2
         z = NormalDist().inv_cdf(1 - (1 - f["interval"]["confidence"]) / 2)
@@ -352,7 +361,7 @@ def test_the_comparison_page_lists_the_flipped_samples_with_both_responses_escap
                    for t in section.samples.too_few)
         # Every compared figure's smallest detectable change, beside its practical threshold.
         listed = section.samples.detectable
-        assert len(listed.rows) == 14
+        assert len(listed.rows) == _tested_figures(compared)
         assert [c.key for c in listed.columns] == ["scenario", "figure", "detectable", "threshold", "verdict"]
         success = next(r for r in listed.rows if r.cells[:2] == ["Natural-language task capture", "Task success"])
         assert success.cells[2:] == [_task_success_detectable(compared), "±5 points", "inconclusive (too few to tell)"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from fmbench.publish.build import BuildError, build_site
 from fmbench.runfile.record import run_id_for
 
 from sitebuild import broken_links, purpose_db
+from stopping import FailAfter
 from testdata import RUNS, methodology_sections
 
 
@@ -197,18 +197,16 @@ def test_an_unchanged_rebuild_writes_nothing(tmp_path: Path, built: tuple[Path, 
 
 
 def test_a_build_that_fails_part_way_leaves_the_previous_site_byte_identical(
-    tmp_path: Path, built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, built: tuple[Path, Path]
 ) -> None:
     db, _ = built
     out = tmp_path / "site"
     build_site(db, out, base_url="/a/")
     before = _snapshot(out)
-    monkeypatch.setenv("FMBENCH_TEST_BUILD_FAIL_AFTER", "7")
     with pytest.raises(BuildError):
-        build_site(db, out, base_url="/b/")
+        build_site(db, out, base_url="/b/", checkpoints=FailAfter(7))
     assert _snapshot(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left behind
-    assert os.environ["FMBENCH_TEST_BUILD_FAIL_AFTER"] == "7"
 
 
 def test_the_methodology_contents_link_every_section_of_the_page(built: tuple[Path, Path]) -> None:

@@ -8,10 +8,8 @@ line saying so and what to do.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from fmbench.cli import main
 from fmbench.ingest import ingest_paths
 from fmbench.ingest.verify import verify_database
 
+from stopping import child
 from testdata import RUNS
 
 
@@ -33,9 +32,7 @@ def invoke(*args: str | Path) -> tuple[int, str]:
 def _killed_ingest(batch: Path, db: Path) -> None:
     """An ingest killed while writing its second file, after the first was committed: the log stays."""
     result = subprocess.run(
-        [sys.executable, "-P", "-m", "fmbench", "ingest", "-q", str(batch), "--db", str(db)],
-        env=dict(os.environ, FMBENCH_TEST_KILL_AT="b-second.json:runs"),
-        capture_output=True, check=False,
+        child("ingest", batch, db, "b-second.json:runs"), capture_output=True, check=False,
     )
     assert result.returncode == -9
     assert db.with_name(db.name + ".wal").stat().st_size > 0

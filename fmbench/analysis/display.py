@@ -39,6 +39,12 @@ def count(value: int | None) -> str | None:
     return None if value is None else f"{value:,}"
 
 
+def confidence_text(confidence: float) -> str:
+    """``95%``, ``99.95%``: a confidence level as a reader sees it."""
+    text = f"{confidence * 100:.4f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
 def plural(n: int, one: str, many: str | None = None) -> str:
     """``1 trial``, ``5 trials``, ``1,024 trials``: a count with its noun in the right number (never "trial(s)")."""
     return f"{n:,} {one if n == 1 else (many or one + 's')}"

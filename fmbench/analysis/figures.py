@@ -442,8 +442,6 @@ def split_pass_rates(trials: Iterable[Sequence[tuple[str | None, bool]]]) -> Spl
 
 COUNTED_TOKEN_SOURCES = frozenset({"sessionUsage", "systemTokenizer"})
 """Sources that count tokens (the session's usage, the system tokenizer)."""
-ESTIMATED_TOKEN_SOURCES = frozenset({"characterEstimate"})
-"""Sources that estimate tokens from characters."""
 
 
 def token_count_source(sources: Iterable[str | None]) -> str | None:

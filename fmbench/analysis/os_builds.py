@@ -26,12 +26,6 @@ from dataclasses import dataclass
 
 _BUILD = re.compile(r"^(?P<major>[0-9]{1,3})(?P<train>[A-Z])(?P<number>[0-9]{1,5})(?P<suffix>[a-z]?)$")
 
-VERSION_ORDER_RULE = (
-    "OS builds are ordered by version: major number, train letter, build number (a beta's leading variant digit "
-    "set aside, so 24A5264n comes before the release 24A335), a train's seeds before its release; never by the "
-    "date measured."
-)
-
 
 @dataclass(frozen=True)
 class BuildVersion:

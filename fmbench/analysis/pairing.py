@@ -22,7 +22,6 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 Clusters = Sequence[Sequence[Sequence[float]]]
@@ -89,15 +88,13 @@ def paired_digest(side_digest: bytes, pairing: Pairing) -> bytes:
     return h.digest()
 
 
-@lru_cache(maxsize=64)
 def shared_draw(shared: tuple[str, ...], resamples: int) -> Any:
     """The sample draw both sides of a paired comparison take: ``(resamples, len(shared))`` indices into
     ``shared``, row ``i`` the samples resample ``i`` draws (with replacement), seeded from a digest of the sorted
-    sample ids alone. Read-only: every side that shares them reads the same array."""
+    sample ids alone, so each side that shares them draws the same. Drawn afresh for each side: a side's resamples
+    are kept by the owner's :class:`~fmbench.comparison.resample_store.Resamples`, not the draw."""
     # slow to import (numpy): only the resampling needs it
     import numpy as np
 
     rng = np.random.Generator(np.random.PCG64(int.from_bytes(_ids_digest(shared), "little")))
-    draw = rng.integers(0, len(shared), size=(resamples, len(shared)))
-    draw.setflags(write=False)
-    return draw
+    return rng.integers(0, len(shared), size=(resamples, len(shared)))

@@ -116,151 +116,254 @@ def assess(
     revision: Assignment | None = None,
     registry_name: str = "revisions.yaml",
 ) -> Verdict:
-    """``revision``: the suite revision the run was assigned (``None``: not judged on it); one that is unknown
+    """Judge a run against the publishing bar: every rule it misses as a reason, the worst level as its verdict.
+
+    ``revision``: the suite revision the run was assigned (``None``: not judged on it); one that is unknown
     makes the run exploratory, the reason naming its benchmark commit and ``registry_name``."""
-    reasons: list[Reason] = []
     simulator = simulator or judge_simulator(run.environment, annotations)
-
-    def invalid(code: str, message: str) -> None:
-        reasons.append(Reason("invalid", code, message))
-
-    def exploratory(code: str, message: str) -> None:
-        reasons.append(Reason("exploratory", code, message))
-
-    # --- invalid as evidence -----------------------------------------------------
-    if simulator.is_simulator:
-        invalid(
-            "simulator",
-            f"Measured in a Simulator, not on a device ({simulator.evidence}): the Simulator's speed "
-            "and memory are the host Mac's, not the device's.",
-        )
-    if run.os_build is None:
-        invalid("no-os-build", "The run file records no OS build, and the OS build is the unit of every OS comparison.")
-    if run.route == "privateCloudCompute":
-        measured = run.measured_failures
-        pcc_trials = [t for t in run.trials if t.executed_model == "privateCloudCompute"]
-        if measured and not pcc_trials and all(f.kind == "availability" for f in measured):
-            invalid(
-                "pcc-entitlement",
-                f"Every one of {len(measured)} PCC requests failed with an availability error before "
-                "any output: the process most likely lacked the Private Cloud Compute entitlement.",
-            )
-        elif annotations is not None and annotations.entitlement_missing:
-            invalid("pcc-entitlement", "The operator's annotation says the process lacked the PCC entitlement.")
-        generation = run.os_generation
-        if generation is not None and generation < PCC_MIN_OS_GENERATION:
-            invalid(
-                "pcc-os26",
-                f"A Private Cloud Compute run on OS {generation}: PCC requires OS {PCC_MIN_OS_GENERATION}, "
-                "so these requests did not measure PCC.",
-            )
-    clock = implausible_clock(run.started_at, run.ended_at)
-    if clock is not None:
-        invalid("implausible-clock", clock)
-    for implausible in implausible_figures(run):
-        invalid(implausible.code, implausible.message)
-    if mismatches:
-        shown = "; ".join(str(m) for m in mismatches[:3])
-        more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
-        invalid(
-            "summary-mismatch",
-            f"The stored summaries disagree with the trials under every scoring rule set the benchmark has used "
-            f"({shown}{more}): the file was edited by hand or written by a faulty runner, so it is not "
-            "benchmark evidence.",
-        )
-    attempts: Counter[tuple[str, str]] = Counter()
-    for t in run.trials:
-        attempts[(t.scenario_id, t.sample_id)] += 1
-    for f in run.measured_failures:
-        attempts[(f.scenario_id, f.sample_id or f"{f.scenario_id}-001")] += 1
-    short = sorted(key for key, n in attempts.items() if n < run.repetitions)
-    if short:
-        _scenario, sample = short[0]
-        invalid(
-            "missing-repetitions",
-            f"The file declares {run.repetitions} repetitions, but {len(short)} sample(s) hold fewer "
-            f"attempts (for example {sample} has {attempts[short[0]]}): measured requests are missing.",
-        )
-
-    # --- short of the publishing bar -------------------------------------------
-    if not run.trials:
-        exploratory(
-            "no-measured-trial",
-            "No measured trial: every measured request failed, so the run has failures to show but no "
-            "latency, throughput or quality figure.",
-        )
-    if run.warmup_count < MIN_WARMUPS:
-        exploratory("few-warmups", f"{run.warmup_count} warmup request(s); a publishable run has at least {MIN_WARMUPS}.")
-    if run.repetitions < MIN_REPETITIONS:
-        exploratory(
-            "few-repetitions",
-            f"{run.repetitions} repetition(s) per sample; a publishable run has at least {MIN_REPETITIONS}.",
-        )
-    if run.sample_limit is not None:
-        exploratory(
-            "sample-limit",
-            f"Sample limit {run.sample_limit}: only part of each workload's sample set ran "
-            "(the quick suite runs one sample per workload).",
-        )
-    elif run.generation == "current":
-        partial = _partial_workloads(run)
-        if partial:
-            scenario, ran, full = partial[0]
-            exploratory(
-                "partial-samples",
-                f"{len(partial)} workload(s) ran fewer samples than the benchmark's catalog holds "
-                f"(for example {scenario}: {ran} of {full}); a publishable run measures the full sample set.",
-            )
-    if run.randomized_order is not True:
-        what = (
-            "The workload order was not randomized" if run.randomized_order is False
-            else "The file does not record whether the workload order was randomized"
-        )
-        exploratory("fixed-order", f"{what}; a publishable run shuffles it with a recorded seed.")
-    if run.random_seed is None:
-        exploratory("no-seed", "No random seed recorded: the order the workloads ran in cannot be reproduced.")
-    if run.route == "privateCloudCompute" and (
-        annotations is None or not (annotations.connection or "").strip() or not (annotations.location or "").strip()
-    ):
-        missing = [
-            what
-            for what, value in (
-                ("connection type", annotations.connection if annotations else None),
-                ("approximate location", annotations.location if annotations else None),
-            )
-            if not (value or "").strip()
-        ]
-        exploratory(
-            "pcc-network",
-            f"Network conditions not recorded: a PCC run is a service measurement and needs its "
-            f"{' and '.join(missing)} in a sidecar (connection: and location: in <run>.meta.yaml).",
-        )
-    corrected = corrected_device_name(annotations)
-    name = corrected if corrected is not None else run.environment.deviceName
-    why = host_name_reason(name, run.environment.hardwareModel)
-    if why is not None:
-        source = "corrected device name" if corrected is not None else "device name"
-        exploratory(
-            "host-name",
-            f"The {source} “{visible(name)}” {why}: a publishable run names the device generically "
-            "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
-        )
-    states = _thermal_states(run)
-    worst = _worst_thermal(states)
-    if worst is not None and worst not in vocab.PUBLISHABLE_THERMAL:
-        exploratory("thermal", f"The thermal state reached {worst}; a publishable run stays nominal or fair throughout.")
-    elif run.environment.thermalState not in vocab.THERMAL_ORDER:
-        exploratory("thermal-unknown", "The thermal state at the start of the run is not recorded, so it cannot be shown to stay nominal or fair.")
-
-    if revision is not None and revision.revision_id is None:
-        exploratory("revision-unknown", unknown_revision_reason(run.environment.foundationModelsBenchCommit, registry_name))
-
+    reasons = [
+        *_invalid_reasons(run, mismatches, annotations, simulator),
+        *_exploratory_reasons(run, annotations, revision, registry_name),
+    ]
     level: VerdictLevel = "publishable"
     if any(r.level == "invalid" for r in reasons):
         level = "invalid"
     elif reasons:
         level = "exploratory"
     return Verdict(level, tuple(reasons))
+
+
+def _invalid_reasons(
+    run: RunRecord,
+    mismatches: list[SummaryMismatch],
+    annotations: Annotations | None,
+    simulator: SimulatorJudgement,
+) -> list[Reason]:
+    """Every reason the run is invalid as evidence, in the order the publishing rules list them."""
+    reasons: list[Reason] = []
+    if simulator.is_simulator:
+        reasons.append(Reason(
+            "invalid",
+            "simulator",
+            f"Measured in a Simulator, not on a device ({simulator.evidence}): the Simulator's speed "
+            "and memory are the host Mac's, not the device's.",
+        ))
+    if run.os_build is None:
+        reasons.append(Reason(
+            "invalid", "no-os-build", "The run file records no OS build, and the OS build is the unit of every OS comparison."
+        ))
+    if run.route == "privateCloudCompute":
+        reasons.extend(_pcc_invalid_reasons(run, annotations))
+    clock = implausible_clock(run.started_at, run.ended_at)
+    if clock is not None:
+        reasons.append(Reason("invalid", "implausible-clock", clock))
+    for implausible in implausible_figures(run):
+        reasons.append(Reason("invalid", implausible.code, implausible.message))
+    if mismatches:
+        reasons.append(_summary_mismatch_reason(mismatches))
+    missing = _missing_repetitions_reason(run)
+    if missing is not None:
+        reasons.append(missing)
+    return reasons
+
+
+def _pcc_invalid_reasons(run: RunRecord, annotations: Annotations | None) -> list[Reason]:
+    """Why a Private Cloud Compute run did not measure PCC: no entitlement, or an OS before PCC's."""
+    reasons: list[Reason] = []
+    measured = run.measured_failures
+    pcc_trials = [t for t in run.trials if t.executed_model == "privateCloudCompute"]
+    if measured and not pcc_trials and all(f.kind == "availability" for f in measured):
+        reasons.append(Reason(
+            "invalid",
+            "pcc-entitlement",
+            f"Every one of {len(measured)} PCC requests failed with an availability error before "
+            "any output: the process most likely lacked the Private Cloud Compute entitlement.",
+        ))
+    elif annotations is not None and annotations.entitlement_missing:
+        reasons.append(Reason(
+            "invalid", "pcc-entitlement", "The operator's annotation says the process lacked the PCC entitlement."
+        ))
+    generation = run.os_generation
+    if generation is not None and generation < PCC_MIN_OS_GENERATION:
+        reasons.append(Reason(
+            "invalid",
+            "pcc-os26",
+            f"A Private Cloud Compute run on OS {generation}: PCC requires OS {PCC_MIN_OS_GENERATION}, "
+            "so these requests did not measure PCC.",
+        ))
+    return reasons
+
+
+def _summary_mismatch_reason(mismatches: list[SummaryMismatch]) -> Reason:
+    """The reason a file whose stored summaries disagree with its trials is invalid, naming the first three."""
+    shown = "; ".join(str(m) for m in mismatches[:3])
+    more = f" and {len(mismatches) - 3} more" if len(mismatches) > 3 else ""
+    return Reason(
+        "invalid",
+        "summary-mismatch",
+        f"The stored summaries disagree with the trials under every scoring rule set the benchmark has used "
+        f"({shown}{more}): the file was edited by hand or written by a faulty runner, so it is not "
+        "benchmark evidence.",
+    )
+
+
+def _missing_repetitions_reason(run: RunRecord) -> Reason | None:
+    """The reason a run is invalid when a sample holds fewer attempts than the declared repetitions, else ``None``.
+
+    Failed measured requests count as attempts."""
+    attempts: Counter[tuple[str, str]] = Counter()
+    for t in run.trials:
+        attempts[(t.scenario_id, t.sample_id)] += 1
+    for f in run.measured_failures:
+        attempts[(f.scenario_id, f.sample_id or f"{f.scenario_id}-001")] += 1
+    short = sorted(key for key, n in attempts.items() if n < run.repetitions)
+    if not short:
+        return None
+    _scenario, sample = short[0]
+    return Reason(
+        "invalid",
+        "missing-repetitions",
+        f"The file declares {run.repetitions} repetitions, but {len(short)} sample(s) hold fewer "
+        f"attempts (for example {sample} has {attempts[short[0]]}): measured requests are missing.",
+    )
+
+
+def _exploratory_reasons(
+    run: RunRecord, annotations: Annotations | None, revision: Assignment | None, registry_name: str
+) -> list[Reason]:
+    """Every reason the run falls short of the publishing bar without being invalid, in the rules' order."""
+    reasons = _protocol_reasons(run)
+    if run.route == "privateCloudCompute":
+        network = _pcc_network_reason(annotations)
+        if network is not None:
+            reasons.append(network)
+    host = _device_name_reason(run, annotations)
+    if host is not None:
+        reasons.append(host)
+    thermal = _thermal_reason(run)
+    if thermal is not None:
+        reasons.append(thermal)
+    if revision is not None and revision.revision_id is None:
+        reasons.append(Reason(
+            "exploratory",
+            "revision-unknown",
+            unknown_revision_reason(run.environment.foundationModelsBenchCommit, registry_name),
+        ))
+    return reasons
+
+
+def _protocol_reasons(run: RunRecord) -> list[Reason]:
+    """How the run's protocol falls short: no measured trial, few warmups or repetitions, part of the
+    sample set, an order not randomized or no seed."""
+    reasons: list[Reason] = []
+    if not run.trials:
+        reasons.append(Reason(
+            "exploratory",
+            "no-measured-trial",
+            "No measured trial: every measured request failed, so the run has failures to show but no "
+            "latency, throughput or quality figure.",
+        ))
+    if run.warmup_count < MIN_WARMUPS:
+        reasons.append(Reason(
+            "exploratory",
+            "few-warmups",
+            f"{run.warmup_count} warmup request(s); a publishable run has at least {MIN_WARMUPS}.",
+        ))
+    if run.repetitions < MIN_REPETITIONS:
+        reasons.append(Reason(
+            "exploratory",
+            "few-repetitions",
+            f"{run.repetitions} repetition(s) per sample; a publishable run has at least {MIN_REPETITIONS}.",
+        ))
+    sampled = _sample_set_reason(run)
+    if sampled is not None:
+        reasons.append(sampled)
+    if run.randomized_order is not True:
+        what = (
+            "The workload order was not randomized" if run.randomized_order is False
+            else "The file does not record whether the workload order was randomized"
+        )
+        reasons.append(Reason("exploratory", "fixed-order", f"{what}; a publishable run shuffles it with a recorded seed."))
+    if run.random_seed is None:
+        reasons.append(Reason(
+            "exploratory", "no-seed", "No random seed recorded: the order the workloads ran in cannot be reproduced."
+        ))
+    return reasons
+
+
+def _sample_set_reason(run: RunRecord) -> Reason | None:
+    """Why the run measured only part of the sample set (a sample limit, or workloads short of the catalog)."""
+    if run.sample_limit is not None:
+        return Reason(
+            "exploratory",
+            "sample-limit",
+            f"Sample limit {run.sample_limit}: only part of each workload's sample set ran "
+            "(the quick suite runs one sample per workload).",
+        )
+    if run.generation != "current":
+        return None
+    partial = _partial_workloads(run)
+    if not partial:
+        return None
+    scenario, ran, full = partial[0]
+    return Reason(
+        "exploratory",
+        "partial-samples",
+        f"{len(partial)} workload(s) ran fewer samples than the benchmark's catalog holds "
+        f"(for example {scenario}: {ran} of {full}); a publishable run measures the full sample set.",
+    )
+
+
+def _pcc_network_reason(annotations: Annotations | None) -> Reason | None:
+    """Why a PCC run's network conditions are missing (connection type, approximate location), else ``None``."""
+    missing = [
+        what
+        for what, value in (
+            ("connection type", annotations.connection if annotations else None),
+            ("approximate location", annotations.location if annotations else None),
+        )
+        if not (value or "").strip()
+    ]
+    if not missing:
+        return None
+    return Reason(
+        "exploratory",
+        "pcc-network",
+        f"Network conditions not recorded: a PCC run is a service measurement and needs its "
+        f"{' and '.join(missing)} in a sidecar (connection: and location: in <run>.meta.yaml).",
+    )
+
+
+def _device_name_reason(run: RunRecord, annotations: Annotations | None) -> Reason | None:
+    """Why the device name (a sidecar's correction of it first) looks like a host name or a person's, else ``None``."""
+    corrected = corrected_device_name(annotations)
+    name = corrected if corrected is not None else run.environment.deviceName
+    why = host_name_reason(name, run.environment.hardwareModel)
+    if why is None:
+        return None
+    source = "corrected device name" if corrected is not None else "device name"
+    return Reason(
+        "exploratory",
+        "host-name",
+        f"The {source} “{visible(name)}” {why}: a publishable run names the device generically "
+        "(“MacBook Pro M5”). A sidecar correction (field: deviceName) with a generic name clears this.",
+    )
+
+
+def _thermal_reason(run: RunRecord) -> Reason | None:
+    """Why the run's thermal state does not show it nominal or fair throughout, else ``None``."""
+    worst = _worst_thermal(_thermal_states(run))
+    if worst is not None and worst not in vocab.PUBLISHABLE_THERMAL:
+        return Reason(
+            "exploratory", "thermal", f"The thermal state reached {worst}; a publishable run stays nominal or fair throughout."
+        )
+    if run.environment.thermalState not in vocab.THERMAL_ORDER:
+        return Reason(
+            "exploratory",
+            "thermal-unknown",
+            "The thermal state at the start of the run is not recorded, so it cannot be shown to stay nominal or fair.",
+        )
+    return None
 
 
 def unknown_revision_reason(commit: str | None, registry_name: str) -> str:

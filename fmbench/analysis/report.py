@@ -33,7 +33,7 @@ from fmbench.runfile import vocabulary as vocab
 from fmbench.runfile.formats import AppleNumbers, swift_double
 from fmbench.runfile.models import Distribution, QuotaSnapshot, StoredSummary
 from fmbench.runfile.names import visible
-from fmbench.runfile.record import FailureRecord, typed_kind, typed_value
+from fmbench.runfile.record import FailureRecord, RunRecord, typed_kind, typed_value
 
 _NR = d.NOT_RECORDED
 
@@ -186,12 +186,23 @@ def _failure_lines(fail: FailureRecord) -> list[str]:
 def _current_markdown(a: RunAnalysis) -> str:
     """The runner's own report for a current-generation run, line for line (its stored summaries printed)."""
     r = a.record
-    env = r.environment
-    fmt = AppleNumbers(env.localeIdentifier)
+    fmt = AppleNumbers(r.environment.localeIdentifier)
+    lines = _current_header_lines(r) + _current_summary_table(r, fmt) + _current_safety_lines(r, fmt)
+    lines += _current_quota_lines(r)
+    if r.failures:
+        lines += ["", "## Failures", ""]
+        for fail in r.failures:
+            lines += _failure_lines(fail)
+    lines += _current_environment_lines(r, fmt)
+    return "\n".join(lines)
+
+
+def _current_header_lines(r: RunRecord) -> list[str]:
+    """The report's title and its list of how the run was made (suite, model, protocol, start, failures)."""
     seed = _NR if r.random_seed is None else str(r.random_seed)
     context = "unknown" if r.model_context_size is None else str(r.model_context_size)
     critical = sum(1 for t in r.trials if safety_pass(t) is False)
-    lines = [
+    return [
         "# Foundation Models Bench",
         "",
         f"- Suite: {_runner_name('suite', r.suite)}",
@@ -209,15 +220,22 @@ def _current_markdown(a: RunAnalysis) -> str:
         f"- Started: {_iso_utc(r.started_at)}",
         f"- Failures: {len(r.failures)}",
         f"- Critical safety failures: {critical}",
+    ]
+
+
+def _current_summary_table(r: RunRecord, fmt: AppleNumbers) -> list[str]:
+    """The eight-column table of the stored summaries, in the file's order, numbers in the run's locale."""
+
+    def pct(value: float | None) -> str:
+        """A share in the run's locale, or "not recorded"."""
+        return _NR if value is None else fmt.percent(value)
+
+    lines = [
         "",
         "| Scenario | Task success | Completed prompt pass | Failure rate | Constraint score "
         "| Median / p90 TTFT | Median / p90 tok/s | Peak observed memory |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-
-    def pct(value: float | None) -> str:
-        return _NR if value is None else fmt.percent(value)
-
     for s in r.summaries:
         ttft, tps = s.timeToFirstToken, s.outputTokensPerSecond
         lines.append(
@@ -227,38 +245,51 @@ def _current_markdown(a: RunAnalysis) -> str:
             f"| {fmt.number(_stat(tps, 'median'))} / {fmt.number(_stat(tps, 'p90'))} "
             f"| {fmt.memory(_stat(s.peakObservedResidentMemoryBytes, 'maximum'))} |"
         )
+    return lines
+
+
+def _current_safety_lines(r: RunRecord, fmt: AppleNumbers) -> list[str]:
+    """The Safety Guardrails section, for the summaries with safety trials; none when no summary has one."""
     safety = [s for s in r.summaries if s.safetyTrialCount]
-    if safety:
-        lines += [
-            "",
-            "## Safety Guardrails",
-            "",
-            "| Scenario | Safety pass | Explicit guardrail | Refusal | Critical failures |",
-            "| --- | ---: | ---: | ---: | ---: |",
-        ]
-        for s in safety:
-            rate = "n/a" if s.safetyPassRate is None else fmt.percent(s.safetyPassRate)
-            lines.append(
-                f"| {_stored(s.title)} | {rate} | {_stored(s.guardrailViolationCount)} "
-                f"| {_stored(s.refusalCount)} | {_stored(s.criticalSafetyFailureCount)} |"
-            )
-    if r.quota_before is not None:
-        before, after = r.quota_before, r.quota_after
-        approaching = " (approaching limit)" if before.isApproachingLimit is True else ""
-        reset = after.resetDate if after is not None else None
-        lines += [
-            "",
-            "## PCC Quota",
-            f"- Before: {before.status}{approaching}",
-            f"- After: {after.status if after is not None else 'unknown'}",
-            f"- Reset: {_iso_utc(reset) if reset is not None else 'not reported'}",
-        ]
-    if r.failures:
-        lines += ["", "## Failures", ""]
-        for fail in r.failures:
-            lines += _failure_lines(fail)
+    if not safety:
+        return []
+    lines = [
+        "",
+        "## Safety Guardrails",
+        "",
+        "| Scenario | Safety pass | Explicit guardrail | Refusal | Critical failures |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for s in safety:
+        rate = "n/a" if s.safetyPassRate is None else fmt.percent(s.safetyPassRate)
+        lines.append(
+            f"| {_stored(s.title)} | {rate} | {_stored(s.guardrailViolationCount)} "
+            f"| {_stored(s.refusalCount)} | {_stored(s.criticalSafetyFailureCount)} |"
+        )
+    return lines
+
+
+def _current_quota_lines(r: RunRecord) -> list[str]:
+    """The PCC Quota section (before, after, reset), when the run recorded a quota; none otherwise."""
+    if r.quota_before is None:
+        return []
+    before, after = r.quota_before, r.quota_after
+    approaching = " (approaching limit)" if before.isApproachingLimit is True else ""
+    reset = after.resetDate if after is not None else None
+    return [
+        "",
+        "## PCC Quota",
+        f"- Before: {before.status}{approaching}",
+        f"- After: {after.status if after is not None else 'unknown'}",
+        f"- Reset: {_iso_utc(reset) if reset is not None else 'not reported'}",
+    ]
+
+
+def _current_environment_lines(r: RunRecord, fmt: AppleNumbers) -> list[str]:
+    """The Environment section: device, hardware, chip, OS, memory, thermal state, Low Power Mode, commit."""
+    env = r.environment
     low_power = env.lowPowerModeEnabled
-    lines += [
+    return [
         "",
         "## Environment",
         f"- Device: {env.deviceName}",
@@ -270,7 +301,6 @@ def _current_markdown(a: RunAnalysis) -> str:
         f"- Low Power Mode: {_NR if low_power is None else ('on' if low_power else 'off')}",
         f"- FoundationModelsBench commit: {_or_unknown(env.foundationModelsBenchCommit)}",
     ]
-    return "\n".join(lines)
 
 
 def markdown_summary(a: RunAnalysis) -> str:

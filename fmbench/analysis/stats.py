@@ -78,7 +78,6 @@ import math
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +93,7 @@ from fmbench.analysis.pairing import (
 )
 
 if TYPE_CHECKING:
-    from fmbench.comparison.resample_store import Resamples
+    from fmbench.analysis.kept_resamples import KeptResamples as Resamples
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_BOOTSTRAP_VALUES = 5
@@ -152,7 +151,6 @@ def quantile_rank(n: int, q: float) -> int:
     return nearest_rank(range(1, n + 1), q)
 
 
-@lru_cache(maxsize=1024)
 def rank_distribution(n: int, k: int) -> tuple[int, tuple[float, ...]]:
     """``(first, probabilities)``: the chance that the rank-``k`` value of a size-``n`` bootstrap
     resample is the sorted sample's ``x[first + i]``, for each ``i``.

@@ -14,7 +14,7 @@ side's selector, attempt rule, the runs it used and the runs it matched, each
 with its fingerprint (:mod:`fmbench.views.inputs`: the file's bytes, ingest
 time, verdict, revision, sidecar), the options (strict OS mode, confidence,
 multiplicity, practical threshold) and the site's settings (fmbench's code,
-templates, registry and the rest, see :func:`fmbench.publish.build.settings_fingerprint`).
+templates, registry and the rest, see :class:`fmbench.publish.build.Settings`).
 A run whose fingerprint is not known, a missing key, or an entry that cannot be
 read is worked out again, so a comparison is always the one a build from scratch
 makes. What is kept is the comparison without its two sides, which the caller

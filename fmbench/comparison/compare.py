@@ -55,12 +55,15 @@ Choices this module makes, stated once:
   sides ran the same samples, each figure's interval is paired by sample
   (:mod:`fmbench.analysis.pairing`); where they did not, it is not, and
   the interval, the workload and the comparison say so.
-- **Many figures, one comparison**: a comparison tests up to seven figures
-  per scenario, so at 95 % each, identical distributions would still show
-  about one "change" in twenty. By default (``multiplicity="bonferroni"``)
-  each interval is computed at ``1 − 0.05 / m`` for the ``m`` figures tested,
-  which keeps the chance of *any* noise verdict in the whole comparison
-  below 5 % (family-wise). ``multiplicity="none"`` gives plain per-figure
+- **Many figures, one comparison**: a comparison tests every compared figure
+  of the catalog (``CATALOG.compared()``) in every scenario, so at 95 % each,
+  identical distributions would still show about one "change" in twenty. By
+  default (``multiplicity="bonferroni"``) each interval is computed at
+  ``1 − 0.05 / m`` for the ``m`` figures tested across the scenarios
+  (``Comparison.tested_figures``, stated in every output), which keeps the
+  chance of *any* noise verdict in the whole comparison below 5 %
+  (family-wise); a compared figure added to the catalog makes ``m`` larger
+  and so every other figure's interval wider. ``multiplicity="none"`` gives plain per-figure
   95 % intervals; the level used is stated in every output.
 - **Smallest detectable change**: every figure with an interval states the change it would detect 80% of the
   time (:mod:`fmbench.analysis.detectable`); an inconclusive figure whose smallest detectable change is above the
@@ -90,14 +93,7 @@ from fmbench.analysis.revisions import Registry, load_registry
 from fmbench.comparison import rules
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.load import FigureDef, Trials, figures, side_scenario_order, side_trials
-from fmbench.comparison.results import (
-    Comparison,
-    DroppedScenario,
-    FigureComparison,
-    FigureVerdict,
-    Multiplicity,
-    ScenarioComparison,
-)
+from fmbench.comparison.results import Comparison, Multiplicity
 from fmbench.comparison.rules import (
     ESTIMATED_TOKENS_NOTE,
     LABELS,
@@ -107,6 +103,12 @@ from fmbench.comparison.rules import (
     ComparisonRefused,
 )
 from fmbench.comparison.sample_changes import sample_changes
+from fmbench.comparison.scenario_results import (
+    DroppedScenario,
+    FigureComparison,
+    FigureVerdict,
+    ScenarioComparison,
+)
 from fmbench.comparison.selection import AttemptRule, Side, SideSpec, select_side
 from fmbench.errors import FmbenchError
 from fmbench.ingest import ingest_file
@@ -318,16 +320,9 @@ def _compare_selected(
     tolerance: tol.Tolerance,
     caches: Caches | None,
 ) -> Comparison:
-    if baseline.rule != candidate.rule:
-        raise ValueError("both sides of a comparison use one attempt rule")
-    for name, side in (("baseline", baseline), ("candidate", candidate)):
-        rules.refuse_invalid(name, side)
-        rules.refuse_mixed_pool(name, side)
-    shared = set(baseline.run_ids) & set(candidate.run_ids)
-    if shared:
-        raise ComparisonRefused(
-            "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
-        )
+    """:func:`compare_selected` worked out: the refusals, the label, the caveats, each kept scenario's figures at
+    the confidence the multiplicity rule gives them, and the samples whose outcome changed."""
+    _refuse_uncomparable(baseline, candidate)
     differences, differing = rules.differences(baseline, candidate)
     rules.refuse_unlike_configuration(baseline, candidate)
     kind = rules.kind(differing, baseline, candidate)
@@ -340,19 +335,7 @@ def _compare_selected(
     # The newest run's scenario order (its file's summaries order), then what it lacks.
     order = list(dict.fromkeys([*side_scenario_order((baseline, candidate), listed_b + listed_c), *titles_b, *titles_c]))
     titles = {**titles_c, **titles_b}
-    dropped: list[DroppedScenario] = []
-    kept: list[str] = []
-    for sid in order:
-        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
-        title = titles[sid][0]
-        if strict_os and sid in vocab.OS27_ONLY_SCENARIOS:
-            dropped.append(DroppedScenario(sid, title, "runs on OS 27 only (strict OS 26 vs OS 27 mode)"))
-        elif strict_os and not (b.present and c.present):
-            missing = "the baseline" if not b.present else "the candidate"
-            dropped.append(DroppedScenario(sid, title, f"not run on {missing} (strict mode keeps shared workloads)"))
-        else:
-            kept.append(sid)
-
+    kept, dropped = _kept_scenarios(order, data_b, data_c, titles, strict_os)
     tested = sum(
         _testable(f, data_b.get(sid, Trials()), data_c.get(sid, Trials()), speed_comparable)
         for sid in kept
@@ -361,24 +344,12 @@ def _compare_selected(
     figure_confidence = confidence
     if multiplicity == "bonferroni" and tested > 1:
         figure_confidence = 1 - (1 - confidence) / tested
-    scenarios = []
-    for sid in kept:
-        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
-        note = None
-        if not b.present or not c.present:
-            note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
-        figures = tuple(
-            _with_detectability(
-                _figure(f, b, c, speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
-                        caches=caches),
-                f, b, c, tolerance,
-            )
-            for f in _scenario_figures(b, c, speed_comparable)
-        )
-        scenarios.append(
-            ScenarioComparison(sid, titles[sid][0], titles[sid][1], b.trials, b.attempts, c.trials, c.attempts,
-                               figures, note)
-        )
+    scenarios = [
+        _compare_scenario(sid, titles[sid], data_b.get(sid, Trials()), data_c.get(sid, Trials()),
+                          speed_comparable=speed_comparable, confidence=figure_confidence, tolerance=tolerance,
+                          caches=caches)
+        for sid in kept
+    ]
     changed = sample_changes(con, baseline, candidate, [(s.scenario_id, s.title) for s in scenarios], confidence)
     return Comparison(
         kind=kind,
@@ -401,6 +372,70 @@ def _compare_selected(
         tolerance=tolerance,
         sample_changes=changed,
     )
+
+
+def _refuse_uncomparable(baseline: Side, candidate: Side) -> None:
+    """Raise :class:`ComparisonRefused` for an invalid run or a mixed pool on either side, or a run on both sides."""
+    if baseline.rule != candidate.rule:
+        raise ValueError("both sides of a comparison use one attempt rule")
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        rules.refuse_invalid(name, side)
+        rules.refuse_mixed_pool(name, side)
+    shared = set(baseline.run_ids) & set(candidate.run_ids)
+    if shared:
+        raise ComparisonRefused(
+            "same-runs", f"run(s) {', '.join(sorted(shared))} would be on both sides; a run is not compared with itself"
+        )
+
+
+def _kept_scenarios(
+    order: list[str],
+    data_b: dict[str, Trials],
+    data_c: dict[str, Trials],
+    titles: dict[str, tuple[str, str | None]],
+    strict_os: bool,
+) -> tuple[list[str], list[DroppedScenario]]:
+    """The scenarios compared, in ``order``, and those strict OS mode drops (OS 27-only, or not run on a side)."""
+    dropped: list[DroppedScenario] = []
+    kept: list[str] = []
+    for sid in order:
+        b, c = data_b.get(sid, Trials()), data_c.get(sid, Trials())
+        title = titles[sid][0]
+        if strict_os and sid in vocab.OS27_ONLY_SCENARIOS:
+            dropped.append(DroppedScenario(sid, title, "runs on OS 27 only (strict OS 26 vs OS 27 mode)"))
+        elif strict_os and not (b.present and c.present):
+            missing = "the baseline" if not b.present else "the candidate"
+            dropped.append(DroppedScenario(sid, title, f"not run on {missing} (strict mode keeps shared workloads)"))
+        else:
+            kept.append(sid)
+    return kept, dropped
+
+
+def _compare_scenario(
+    sid: str,
+    title: tuple[str, str | None],
+    b: Trials,
+    c: Trials,
+    *,
+    speed_comparable: bool,
+    confidence: float,
+    tolerance: tol.Tolerance,
+    caches: Caches | None,
+) -> ScenarioComparison:
+    """One scenario's figures compared at ``confidence`` (each with its "too few to tell" sentence, if any), and
+    a note when a side did not run it."""
+    note = None
+    if not b.present or not c.present:
+        note = f"not run on {'the baseline' if not b.present else 'the candidate'}"
+    figures = tuple(
+        _with_detectability(
+            _figure(f, b, c, speed_comparable=speed_comparable, confidence=confidence, tolerance=tolerance,
+                    caches=caches),
+            f, b, c, tolerance,
+        )
+        for f in _scenario_figures(b, c, speed_comparable)
+    )
+    return ScenarioComparison(sid, title[0], title[1], b.trials, b.attempts, c.trials, c.attempts, figures, note)
 
 
 def compare_sides(

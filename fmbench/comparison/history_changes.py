@@ -43,7 +43,7 @@ from fmbench.analysis.changepoints import (
 from fmbench.comparison.build_history import BuildHistory, read_histories
 from fmbench.comparison.caches import Caches
 from fmbench.comparison.evidence import EvidenceIndex
-from fmbench.comparison.regressions import BuildSampleChange, BuildStep, RegressionReport
+from fmbench.comparison.regressions import BuildSampleChange, BuildStep, OnStep, RegressionReport
 from fmbench.comparison.sample_changes import SampleChange, SampleChanges, headline_groups
 from fmbench.comparison.selection import AttemptRule
 
@@ -74,8 +74,9 @@ def _shift(value: float | None, unit: str) -> str:
 
 
 @dataclass(frozen=True)
-class HistoryChange:
-    """A change point kept by the list: one figure of one workload moved at ``candidate_build``."""
+class HistoryChange(OnStep):
+    """A change point kept by the list: one figure of one workload moved at ``candidate_build``. Its step's
+    device and builds are the change point's own (the step is looked up by them)."""
 
     history: BuildHistory
     decision: Decision[ChangePoint]
@@ -90,18 +91,6 @@ class HistoryChange:
         return self.decision.subject
 
     @property
-    def hardware_model(self) -> str:
-        return self.history.group.hardware_model
-
-    @property
-    def baseline_build(self) -> str:
-        return self.point.previous_build
-
-    @property
-    def candidate_build(self) -> str:
-        return self.point.build
-
-    @property
     def scenario_id(self) -> str:
         return self.history.scenario_id
 
@@ -113,14 +102,6 @@ class HistoryChange:
     @property
     def verdict(self) -> str:
         return "worse" if self.is_regression else "better"
-
-    @property
-    def exploratory(self) -> bool:
-        return self.step.exploratory
-
-    @property
-    def path(self) -> str:
-        return self.step.path
 
     @property
     def runs_before(self) -> tuple[str, ...]:

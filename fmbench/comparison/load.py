@@ -12,6 +12,7 @@ from itertools import pairwise
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from fmbench.analysis import figure_catalog as fc
 from fmbench.comparison.caches import Caches
@@ -160,117 +161,180 @@ def _group_trials(table: Any, data: dict[str, Trials]) -> None:
     their order within one), so a metric's clusters, its (scenario, run, sample) groups ordered by their first
     value with that metric, come scenario by scenario with runs in run order and a run's samples in the order
     their first value came."""
-    # slow to import (numpy): only grouping a side's trials needs it
-    import numpy as np
+    ordered = _order_trials(table)
+    fell_back = _column(table, "fell_back").to_numpy(zero_copy_only=False)[ordered.trial_order]
+    selections = _series_selections(table, ordered, ~fell_back)
+    ours = [data.setdefault(sid, Trials()) for sid in ordered.scenarios]
+    _fill_values(ours, table, ordered, selections, fell_back)
+    _fill_clusters(ours, ordered, selections)
 
-    def column(name: str) -> Any:
-        return table.column(name).combine_chunks()
 
-    def encoded(name: str) -> tuple[Any, list[str]]:
-        found = column(name).dictionary_encode()
-        return found.indices.to_numpy().astype(np.int64), found.dictionary.to_pylist()
+@dataclass(frozen=True)
+class _Ordered:
+    """A side's trials scenario by scenario, in (run id, ordinal) order within one, as :func:`_order_trials` puts
+    them: scenarios, runs and samples each numbered in order of first appearance."""
 
-    run_ids = encoded("run_id")
+    trial_order: Any
+    """Each trial's row of the table, in this order."""
+    scenario: Any
+    """Each trial's scenario number."""
+    key: Any
+    """Each trial's (scenario, run, sample) as one number: what a cluster is."""
+    bounds: Any
+    """Where each scenario's trials start, and where the last ends."""
+    scenarios: list[str]
+    runs: list[str]
+    samples: list[str]
+
+
+_Series = tuple[str, Any, Any]
+"""A figure's series: its name, its source's values in :class:`_Ordered`'s order, and which trials give one."""
+
+_Clusters = tuple[Any, list[tuple[int, int]], list[str], list[tuple[int, int, list[tuple[str, int, int]]]]]
+"""What :func:`_clusters_of` gives."""
+
+
+def _column(table: Any, name: str) -> Any:
+    """One column of the Arrow table, as one array."""
+    return table.column(name).combine_chunks()
+
+
+def _encoded(table: Any, name: str) -> tuple[Any, list[str]]:
+    """A column dictionary-encoded: each row's code (a numpy array) and the names the codes stand for."""
+
+    found = _column(table, name).dictionary_encode()
+    return found.indices.to_numpy().astype(np.int64), found.dictionary.to_pylist()
+
+
+def _first_appearance_codes(found: Any, names: list[str], in_order: Any) -> tuple[Any, list[str]]:
+    """Encoded values in trial order (``in_order``), numbered in order of first appearance, and their names."""
+
+    found = found[in_order]
+    _, first = np.unique(found, return_index=True)
+    appearance = np.argsort(first)
+    renumbered = np.empty_like(appearance)
+    renumbered[appearance] = np.arange(appearance.size)
+    return renumbered[found], [names[i] for i in appearance.tolist()]
+
+
+def _order_trials(table: Any) -> _Ordered:
+    """The table's trials in (run id, ordinal) order, then put scenario by scenario by a stable sort."""
+
+    run_ids = _encoded(table, "run_id")
     rank = np.empty(len(run_ids[1]), dtype=np.int64)
     rank[sorted(range(len(run_ids[1])), key=run_ids[1].__getitem__)] = np.arange(len(run_ids[1]))
-    in_order = np.lexsort((column("ordinal").to_numpy(zero_copy_only=False), rank[run_ids[0]]))
-
-    def codes(found: Any, names: list[str]) -> tuple[Any, list[str]]:
-        """Encoded values in trial order, numbered in order of first appearance, and their names."""
-        found = found[in_order]
-        _, first = np.unique(found, return_index=True)
-        appearance = np.argsort(first)
-        renumbered = np.empty_like(appearance)
-        renumbered[appearance] = np.arange(appearance.size)
-        return renumbered[found], [names[i] for i in appearance.tolist()]
-
-    scenario, scenarios = codes(*encoded("scenario_id"))
-    run, runs = codes(*run_ids)
-    sample, samples = codes(*encoded("sample_id"))
+    in_order = np.lexsort((_column(table, "ordinal").to_numpy(zero_copy_only=False), rank[run_ids[0]]))
+    scenario, scenarios = _first_appearance_codes(*_encoded(table, "scenario_id"), in_order)
+    run, runs = _first_appearance_codes(*run_ids, in_order)
+    sample, samples = _first_appearance_codes(*_encoded(table, "sample_id"), in_order)
     together = np.argsort(scenario, kind="stable")
     scenario, run, sample = scenario[together], run[together], sample[together]
-    trial_order = in_order[together]
+    return _Ordered(
+        trial_order=in_order[together],
+        scenario=scenario,
+        key=(scenario * len(runs) + run) * len(samples) + sample,
+        bounds=np.searchsorted(scenario, np.arange(len(scenarios) + 1)),
+        scenarios=scenarios,
+        runs=runs,
+        samples=samples,
+    )
 
-    def values(name: str) -> tuple[Any, Any]:
-        """A column's values (0 where null) and where it is not null, scenario by scenario in trial order."""
-        read = column(name)
-        return (
-            read.fill_null(False if str(read.type) == "bool" else 0).to_numpy(zero_copy_only=False)[trial_order],
-            read.is_valid().to_numpy(zero_copy_only=False)[trial_order],
-        )
 
-    key = (scenario * len(runs) + run) * len(samples) + sample
-    sources = column("token_count_source").to_numpy(zero_copy_only=False)[trial_order]
-    fell_back = column("fell_back").to_numpy(zero_copy_only=False)[trial_order]
-    everything = np.ones(scenario.size, dtype=bool)
-    kept = ~fell_back
-    bounds = np.searchsorted(scenario, np.arange(len(scenarios) + 1))
+def _values(table: Any, name: str, ordered: _Ordered) -> tuple[Any, Any]:
+    """A column's values (0 where null) and where it is not null, scenario by scenario in trial order."""
+    read = _column(table, name)
+    return (
+        read.fill_null(False if str(read.type) == "bool" else 0).to_numpy(zero_copy_only=False)[ordered.trial_order],
+        read.is_valid().to_numpy(zero_copy_only=False)[ordered.trial_order],
+    )
 
-    def per_scenario(read: Any, selected: Any) -> list[list[Any]]:
-        """Each scenario's selected values, in trial order."""
-        at = np.flatnonzero(selected)
-        cuts = np.searchsorted(at, bounds).tolist()
-        flat = read[at].tolist()
-        return [flat[a:b] for a, b in pairwise(cuts)]
 
-    # Each figure's series: its source's values (a 0/1 outcome as a float) and which trials give one. A rate
-    # counts every trial; a speed figure's values are the kept (PCC-executed, on a PCC side) trials' only.
-    selections: list[tuple[str, Any, Any]] = []
+def _per_scenario(read: Any, selected: Any, ordered: _Ordered) -> list[list[Any]]:
+    """Each scenario's selected values, in trial order."""
+
+    at = np.flatnonzero(selected)
+    cuts = np.searchsorted(at, ordered.bounds).tolist()
+    flat = read[at].tolist()
+    return [flat[a:b] for a, b in pairwise(cuts)]
+
+
+def _series_selections(table: Any, ordered: _Ordered, kept: Any) -> list[_Series]:
+    """Each figure's series once: its source's values (a 0/1 outcome as a float) and which trials give one.
+
+    A rate counts every trial; a speed figure's values are the ``kept`` (PCC-executed, on a PCC side) trials' only."""
+
+    everything = np.ones(ordered.scenario.size, dtype=bool)
+    selections: list[_Series] = []
     for f in figures(for_tokens=True):
         if f.series in (name for name, _v, _s in selections):
             continue
-        read, valid = values(f.source)
+        read, valid = _values(table, f.source, ordered)
         selected = everything if f.statistic == "rate" else valid
         selections.append((f.series, read.astype(np.float64) if f.statistic == "rate" else read,
                            kept & selected if f.speed else selected))
-    trials = np.diff(bounds).tolist()
-    fallbacks = np.bincount(scenario[fell_back], minlength=len(scenarios)).tolist()
-    flat = {series: per_scenario(read, selected) for series, read, selected in selections}
-    kept_sources = per_scenario(sources, kept)
-    ours = [data.setdefault(sid, Trials()) for sid in scenarios]
+    return selections
+
+
+def _fill_values(ours: list[Trials], table: Any, ordered: _Ordered, selections: list[_Series], fell_back: Any) -> None:
+    """Each scenario's counts (trials, fallbacks), the kept trials' token count sources and its series' values."""
+
+    kept = ~fell_back
+    sources = _column(table, "token_count_source").to_numpy(zero_copy_only=False)[ordered.trial_order]
+    trials = np.diff(ordered.bounds).tolist()
+    fallbacks = np.bincount(ordered.scenario[fell_back], minlength=len(ordered.scenarios)).tolist()
+    flat = {series: _per_scenario(read, selected, ordered) for series, read, selected in selections}
+    kept_sources = _per_scenario(sources, kept, ordered)
     for code, t in enumerate(ours):
         t.trials, t.fell_back, t.token_sources = trials[code], fallbacks[code], kept_sources[code]
         t.values = {series: by_scenario[code] for series, by_scenario in flat.items()}
 
-    Clusters = tuple[Any, list[tuple[int, int]], list[str], list[tuple[int, int, list[tuple[str, int, int]]]]]
 
-    def clusters_of(selected: Any) -> Clusters:
-        """The selected trials in cluster order, each cluster's slice of them and sample, and per scenario its
-        first trial and its runs' ranges of clusters."""
-        at = np.flatnonzero(selected)
-        keys, first, inverse = np.unique(key[at], return_index=True, return_inverse=True)
-        by_first = np.argsort(first)
-        position = np.empty_like(by_first)
-        position[by_first] = np.arange(by_first.size)
-        cluster_of = position[inverse.reshape(-1)]
-        keys = keys[by_first]
-        ends = np.cumsum(np.bincount(cluster_of, minlength=by_first.size)).tolist()
-        scenario_run = keys // len(samples)
-        cuts = [0, *(np.flatnonzero(np.diff(scenario_run)) + 1).tolist(), keys.size]
-        scenario_runs = scenario_run[cuts[:-1]].tolist()
-        firsts = at[first[by_first]][cuts[:-1]].tolist()
-        segments: list[tuple[int, int, list[tuple[str, int, int]]]] = []
-        for pair, first_trial, lo, hi in zip(scenario_runs, firsts, cuts, cuts[1:], strict=False):
-            code, run_code = divmod(pair, len(runs))
-            if not segments or segments[-1][0] != code:
-                segments.append((code, first_trial, []))
-            segments[-1][2].append((runs[run_code], lo, hi))
-        return (
-            at[np.argsort(cluster_of, kind="stable")],
-            list(zip([0, *ends[:-1]], ends, strict=True)),
-            [samples[i] for i in (keys % len(samples)).tolist()],
-            segments,
-        )
+def _clusters_of(ordered: _Ordered, selected: Any) -> _Clusters:
+    """The selected trials in cluster order, each cluster's slice of them and sample, and per scenario its
+    first trial and its runs' ranges of clusters."""
 
-    metrics_of: list[list[tuple[int, int, str, dict[str, dict[str, list[float]]]]]] = [[] for _ in scenarios]
-    grouped: list[tuple[Any, Clusters]] = []
+    runs, samples = ordered.runs, ordered.samples
+    at = np.flatnonzero(selected)
+    keys, first, inverse = np.unique(ordered.key[at], return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
+    position = np.empty_like(by_first)
+    position[by_first] = np.arange(by_first.size)
+    cluster_of = position[inverse.reshape(-1)]
+    keys = keys[by_first]
+    ends = np.cumsum(np.bincount(cluster_of, minlength=by_first.size)).tolist()
+    scenario_run = keys // len(samples)
+    cuts = [0, *(np.flatnonzero(np.diff(scenario_run)) + 1).tolist(), keys.size]
+    scenario_runs = scenario_run[cuts[:-1]].tolist()
+    firsts = at[first[by_first]][cuts[:-1]].tolist()
+    segments: list[tuple[int, int, list[tuple[str, int, int]]]] = []
+    for pair, first_trial, lo, hi in zip(scenario_runs, firsts, cuts, cuts[1:], strict=False):
+        code, run_code = divmod(pair, len(runs))
+        if not segments or segments[-1][0] != code:
+            segments.append((code, first_trial, []))
+        segments[-1][2].append((runs[run_code], lo, hi))
+    return (
+        at[np.argsort(cluster_of, kind="stable")],
+        list(zip([0, *ends[:-1]], ends, strict=True)),
+        [samples[i] for i in (keys % len(samples)).tolist()],
+        segments,
+    )
+
+
+def _fill_clusters(ours: list[Trials], ordered: _Ordered, selections: list[_Series]) -> None:
+    """Each scenario's bootstrapped series clustered by run and sample (trials selected alike share one grouping).
+
+    A scenario's series come in the order its trials first gave each a value (in catalog order within one
+    trial), as adding the values trial by trial orders them."""
+
+    metrics_of: list[list[tuple[int, int, str, dict[str, dict[str, list[float]]]]]] = [[] for _ in ordered.scenarios]
+    grouped: list[tuple[Any, _Clusters]] = []
     bootstrapped = {f.series for f in figures(for_tokens=True) if f.statistic != "maximum"}
     for rank, (metric, metric_values, selected) in enumerate(selections):
         if metric not in bootstrapped or not selected.any():
             continue
         clusters = next((c for s, c in grouped if np.array_equal(s, selected)), None)
         if clusters is None:
-            clusters = clusters_of(selected)
+            clusters = _clusters_of(ordered, selected)
             grouped.append((selected, clusters))
         order, slices, names, segments = clusters
         in_order = metric_values[order].tolist()
@@ -278,8 +342,5 @@ def _group_trials(table: Any, data: dict[str, Trials]) -> None:
         for code, first_trial, run_ranges in segments:
             by_run = {run_id: dict(zip(names[lo:hi], pieces[lo:hi], strict=True)) for run_id, lo, hi in run_ranges}
             metrics_of[code].append((first_trial, rank, metric, by_run))
-    # A scenario's series in the order its trials first gave each a value (in catalog order within one trial),
-    # as adding the values trial by trial orders them.
     for t, metrics in zip(ours, metrics_of, strict=True):
         t.clusters = {metric: by_run for _first, _rank, metric, by_run in sorted(metrics, key=lambda m: m[:2])}
-

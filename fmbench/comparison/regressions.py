@@ -134,8 +134,9 @@ class BuildStep:
         }
 
 
-class _OnStep:
-    """Where a listed change sits: the device and the two builds of its step (``step``, a field of the class)."""
+class OnStep:
+    """Where a listed change sits: the device and the two builds of its step (``step``, a field of the class), for
+    a step's changes here and a history's change points (:class:`fmbench.comparison.history_changes.HistoryChange`)."""
 
     step: BuildStep
 
@@ -161,7 +162,7 @@ class _OnStep:
 
 
 @dataclass(frozen=True)
-class BuildChange(_OnStep):
+class BuildChange(OnStep):
     """A figure called better or worse between two consecutive builds: its interval lies beyond zero and its size
     passes the practical threshold."""
 
@@ -254,7 +255,7 @@ class BuildChange(_OnStep):
 
 
 @dataclass(frozen=True)
-class BuildSampleChange(_OnStep):
+class BuildSampleChange(OnStep):
     """Samples of one workload whose outcome changed the same way between two consecutive builds (per-sample exact
     tests, Holm-corrected over the step's samples: :mod:`fmbench.comparison.sample_changes`)."""
 

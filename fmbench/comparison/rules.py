@@ -13,8 +13,7 @@ from typing import Any, Literal
 
 from fmbench.analysis import configuration
 from fmbench.analysis import display as d
-from fmbench.comparison.selection import RunInfo, Side
-from fmbench.comparison.text import ids_text
+from fmbench.comparison.selection import RunInfo, Side, ids_text
 from fmbench.errors import FmbenchError
 
 NOT_COMPARABLE_NOTE = "not compared: PCC is a service benchmark"

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -39,7 +40,7 @@ from fmbench.analysis import configuration
 from fmbench.errors import FilterError, NotFoundError
 from fmbench.runfile.record import run_id_for
 from fmbench.runfile.user_files import UnreadableFile, is_regular_file, sha256_of
-from fmbench.storage.queries import token_sources
+from fmbench.storage.queries import named_rows, token_sources
 
 AttemptRule = Literal["latest", "first", "pooled"]
 ATTEMPT_RULES: tuple[AttemptRule, ...] = ("latest", "first", "pooled")
@@ -221,21 +222,24 @@ class RunInfo:
         return out
 
 
+def ids_text(runs: Sequence[RunInfo]) -> str:
+    """Run ids, comma-separated."""
+    return ", ".join(r.run_id for r in runs)
+
+
 _DERIVED = ("token_count_source", "pcc_connection", "pcc_location")
 """Fields read from the run's trials and sidecar rather than its ``runs`` row."""
 _RUN_COLUMNS = tuple(f.name for f in fields(RunInfo) if f.name not in ("reasons", *_DERIVED))
-"""The ``runs`` columns a :class:`RunInfo` is read from: its fields, in order (a new field is a new column read)."""
+"""The ``runs`` columns a :class:`RunInfo` is read from: its fields (a new field is a new column read, by its name)."""
 
 
 def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> list[RunInfo]:
     """Runs satisfying ``where`` (SQL written by fmbench, values bound as ``params``), by start time."""
     columns = ", ".join(_RUN_COLUMNS)
-    rows = con.execute(
-        f"SELECT {columns} FROM runs WHERE {where} ORDER BY started_at, run_id", params
-    ).fetchall()
+    rows = named_rows(con.execute(f"SELECT {columns} FROM runs WHERE {where} ORDER BY started_at, run_id", params))
     if not rows:
         return []
-    ids = [r[0] for r in rows]
+    ids = [r["run_id"] for r in rows]
     marks = ", ".join("?" for _ in ids)
     reasons: dict[str, list[tuple[str, str, str]]] = {}
     for run_id, level, code, message in con.execute(
@@ -253,11 +257,11 @@ def fetch_runs(con: duckdb.DuckDBPyConnection, where: str, params: list[Any]) ->
     }
     return [
         RunInfo(
-            *row,
-            reasons=tuple(reasons.get(row[0], ())),
-            token_count_source=sources.run(row[0]),
-            pcc_connection=network.get(row[0], (None, None))[0],
-            pcc_location=network.get(row[0], (None, None))[1],
+            **row,
+            reasons=tuple(reasons.get(row["run_id"], ())),
+            token_count_source=sources.run(row["run_id"]),
+            pcc_connection=network.get(row["run_id"], (None, None))[0],
+            pcc_location=network.get(row["run_id"], (None, None))[1],
         )
         for row in rows
     ]

@@ -4,31 +4,63 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fmbench.analysis import configuration, detectable
 from fmbench.analysis import display as d
 from fmbench.analysis import figure_catalog as fc
+from fmbench.analysis.display import confidence_text
 from fmbench.analysis.figures import token_counting
 from fmbench.comparison.sample_changes import headline_groups
+from fmbench.comparison.selection import ids_text
 from fmbench.runfile import vocabulary as vocab
 
 if TYPE_CHECKING:
     from fmbench.analysis.tolerance import Tolerance
-    from fmbench.comparison.results import Comparison, FigureComparison
-    from fmbench.comparison.sample_changes import SampleChange, SampleSide
+    from fmbench.comparison.rules import Caveat, Difference
+    from fmbench.comparison.sample_changes import SampleChange, SampleChanges, SampleSide
+    from fmbench.comparison.scenario_results import (
+        DroppedScenario,
+        FigureComparison,
+        ScenarioComparison,
+    )
     from fmbench.comparison.selection import RunInfo, Side
 
 
-def confidence_text(confidence: float) -> str:
-    """``95%``, ``99.95%``: a confidence level as a reader sees it."""
-    text = f"{confidence * 100:.4f}".rstrip("0").rstrip(".")
-    return f"{text}%"
+class Comparison(Protocol):
+    """What the text of a comparison reads of it: a :class:`fmbench.comparison.results.Comparison`, which words
+    itself with this module (so this module names it by what it reads, not by an import of its module)."""
 
-
-def ids_text(runs: Sequence[RunInfo]) -> str:
-    """Run ids, comma-separated."""
-    return ", ".join(r.run_id for r in runs)
+    @property
+    def title(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def verdict_sentence(self) -> str: ...
+    @property
+    def rule_description(self) -> str: ...
+    @property
+    def strict_os(self) -> bool: ...
+    @property
+    def baseline(self) -> Side: ...
+    @property
+    def candidate(self) -> Side: ...
+    @property
+    def differences(self) -> tuple[Difference, ...]: ...
+    @property
+    def expected_differences(self) -> tuple[Difference, ...]: ...
+    @property
+    def caveats(self) -> tuple[Caveat, ...]: ...
+    @property
+    def dropped(self) -> tuple[DroppedScenario, ...]: ...
+    @property
+    def scenarios(self) -> tuple[ScenarioComparison, ...]: ...
+    @property
+    def method_notes(self) -> tuple[str, ...]: ...
+    @property
+    def tolerance(self) -> Tolerance: ...
+    @property
+    def sample_changes(self) -> SampleChanges | None: ...
 
 
 def _value(unit: str, value: float | None) -> str:

@@ -40,41 +40,51 @@ removed by hand) renders again what is missing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Collection, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import nullcontext
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+
+import duckdb
 
 from fmbench import __version__, processes
 from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import DEFAULT_TOLERANCE, Tolerance
 from fmbench.comparison import cache as comparison_cache
 from fmbench.comparison.caches import Caches
-from fmbench.errors import FmbenchError
+from fmbench.processes import NO_CHECKPOINTS, Checkpoints
 from fmbench.publish import state as build_state
 from fmbench.publish import workers as bw
 from fmbench.publish.regression_cache import BuildRegressions, build_regressions
+from fmbench.publish.staging import (
+    MANIFEST_FORMAT,
+    RUN_KINDS,
+    BuildError,
+    BuildReport,
+    Manifest,
+    Output,
+    Progress,
+    Stager,
+    in_order,
+    plan,
+)
+from fmbench.publish.staging import (
+    output_file as output_file,  # re-exported: where a page's file is, as callers of the build name it
+)
 from fmbench.storage.dataset import open_database
 from fmbench.storage.db import schema_version
-from fmbench.views import DATA, PAGES, DataKind, PageKind, SiteContext
-from fmbench.views import inputs as I
+from fmbench.views import DATA, PAGES, SiteContext
 from fmbench.views.inputs import RunIndex
-from fmbench.views.render import SiteIdentity, asset_files, normalize_base_url
+from fmbench.views.render import SiteIdentity, asset_files
 from fmbench.write_errors import as_write_error, writing
-
-Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)`` (see :func:`build_site`)."""
 
 MANIFEST = build_state.MANIFEST_FILE
 """The manifest's name in the build's records folder (:func:`fmbench.publish.state.state_folder`)."""
@@ -82,7 +92,6 @@ PATCH_JOURNAL = ".fmbench-patch.json"
 """Written into the staging folder of a patching build once every file is staged: the files it removes, the
 manifest to write once they are in place and where. Its presence says the staged files are to be moved into the
 output, by this build or, if it was killed, the next. (The staging folder is never the site: it is only patched in.)"""
-MANIFEST_FORMAT = 3
 RECORDS = "the build's records (its manifest and caches)"
 """What a refused write of the records folder says it was writing."""
 ORIGINALS = ("gzip", "link", "copy")
@@ -100,80 +109,6 @@ POOLED_SITE_PAGES = ("scenario",)
 The rest the parent renders meanwhile: the regression report, computed once, and the comparison pages, whose
 resampled intervals it shares with the report (:mod:`fmbench.analysis.stats` keeps them per process: with the device
 comparisons in workers, the large corpus's build took 144 CPU-seconds against about 120), and the quick indexes."""
-
-
-class BuildError(FmbenchError):
-    """The site could not be built; the previous output is unchanged."""
-
-
-@dataclass
-class BuildReport:
-    out: Path
-    pages: int = 0
-    data_files: int = 0
-    assets: int = 0
-    bytes_total: int = 0
-    files_total: int = 0
-    """Every file of the site: pages, data files and assets."""
-    changed: list[str] = field(default_factory=list)
-    """Files whose bytes are new or different."""
-    removed: list[str] = field(default_factory=list)
-    rendered: list[str] = field(default_factory=list)
-    """Files rendered because their inputs changed (the others were carried over without rendering)."""
-    seconds: float = 0.0
-    seconds_by_kind: dict[str, float] = field(default_factory=dict)
-    """Time spent rendering (and writing) each kind of output (where a build's time goes), summed over the
-    processes that rendered."""
-    workers: int = 0
-    """Worker processes that rendered beside this one (0: this process rendered everything)."""
-    seconds_waiting: float = 0.0
-    """How long this process waited for its workers once its own pages were rendered."""
-    largest_run_page: tuple[str, int] | None = None
-    regression_devices: list[str] = field(default_factory=list)
-    """The devices (hardware models) whose regression report this build computed; the others' were the previous
-    build's (see :mod:`fmbench.publish.regression_cache`)."""
-    resamples_drawn: int = 0
-    """Sides this process resampled (the others' resamples were found in memory or in the resample store,
-    :mod:`fmbench.comparison.resample_store`); a worker's are not counted."""
-    resamples_removed: int = 0
-    """Entries a full build removed from the resample store because no page used them any more."""
-    comparisons_reused: int = 0
-    """Comparisons this process took from the comparison cache (see :mod:`fmbench.comparison.cache`): the previous
-    build's, or one a regression step of this build worked out."""
-    comparisons_made: int = 0
-    """Comparisons this process worked out."""
-    warnings: list[str] = field(default_factory=list)
-    """One line each: what a publisher should know about the built site (such as its size past 1 GB)."""
-
-    @property
-    def files(self) -> int:
-        return self.pages + self.data_files + self.assets
-
-
-def output_file(path: str) -> str:
-    """A page path (``runs/abc/``) as the file that holds it (``runs/abc/index.html``)."""
-    return path + "index.html" if path == "" or path.endswith("/") else path
-
-
-@dataclass
-class Manifest:
-    """What the previous build wrote: each file's hash, size and inputs, and the inputs of the whole site."""
-
-    settings: str = ""
-    runs: str = ""
-    output: str = ""
-    """The output folder it describes (:func:`fmbench.publish.state.output_key`)."""
-    files: dict[str, str] = field(default_factory=dict)
-    sizes: dict[str, int] = field(default_factory=dict)
-    inputs: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> str:
-        doc = {
-            "format": MANIFEST_FORMAT, "settings": self.settings, "runs": self.runs, "output": self.output,
-            "counts": self.counts, "files": self.files, "sizes": self.sizes, "inputs": self.inputs,
-        }
-        return json.dumps(doc, indent=0, sort_keys=True)
 
 
 def _read_manifest(state: Path, output: str) -> Manifest | None:
@@ -213,12 +148,9 @@ def _code_files() -> Iterator[Path]:
     yield from asset_files().values()
 
 
-def settings_fingerprint(base_url: str, registry: Registry, publisher: str = "") -> str:
-    """The inputs every output shares: fmbench's version, schema, code, templates and assets, the registry, the base URL,
-    and the publisher's site identity and methodology notes (``publisher``)."""
+def code_digest() -> str:
+    """The digest of everything besides the data that shapes the bytes of a page (:func:`_code_files`)."""
     h = hashlib.sha256()
-    for part in (__version__, str(schema_version()), normalize_base_url(base_url), repr(registry.revisions), publisher):
-        h.update(part.encode("utf-8") + b"\x00")
     for path in _code_files():
         h.update(path.name.encode("utf-8") + b"\x00")
         h.update(hashlib.sha256(path.read_bytes()).digest())
@@ -226,71 +158,51 @@ def settings_fingerprint(base_url: str, registry: Registry, publisher: str = "")
 
 
 @dataclass(frozen=True)
-class Output:
-    """One file of the site to be: what makes it and what it reads."""
+class Settings:
+    """The inputs every output of a build shares: when one of them changes, every file is rendered again."""
 
-    file: str
-    kind: PageKind | DataKind
-    params: dict[str, Any]
-    runs: Collection[str] | None
-    inputs: str
+    version: str
+    """fmbench's version."""
+    schema: int
+    """The database's schema version."""
+    code: str
+    """fmbench's code, templates, site sources and assets (:func:`code_digest`)."""
+    base_url: str
+    registry: str
+    """The registry's revisions, as ``repr`` writes them."""
+    identity: str
+    """The publisher's site identity (:meth:`fmbench.views.render.SiteIdentity.fingerprint`)."""
+    methodology: str
+    """The publisher's methodology notes."""
+    tolerance: Tolerance
+    originals: str
+    """How the site carries the original run files (one of :data:`ORIGINALS`)."""
+    paths: str
+    """Where the runs' files are, as the site names them (empty: nowhere recorded)."""
 
+    @classmethod
+    def of(cls, site: SiteContext, methodology: str, tolerance: Tolerance, originals: str) -> Settings:
+        """The settings of a build of ``site`` (its renderer has the base URL and the identity)."""
+        return cls(
+            __version__, schema_version(), code_digest(), site.renderer.base_url,
+            repr(site.registry.revisions), site.renderer.identity.fingerprint(), methodology, tolerance, originals,
+            site.paths.fingerprint(),
+        )
 
-def plan(site: SiteContext, index: RunIndex, settings: str, kinds: Collection[str] | None = None) -> list[Output]:
-    """Every output file (of ``kinds``, else of every kind) with the fingerprint of its inputs, in the order it is
-    best rendered in.
-
-    A run's pages and data files come together, so its trials are read once for all of them;
-    original run files come last, read from the database a few at a time.
-    """
-    outputs = []
-    for kind in (*PAGES, *DATA):
-        if kinds is not None and kind.name not in kinds:
-            continue
-        for params in kind.instances(site):
-            runs = kind.inputs(index, params)
-            link = site.source_links.get(params["run_id"]) if kind.name == "run" else None
-            digest = hashlib.sha256(
-                json.dumps(
-                    [settings, kind.name, params, index.fingerprint(runs), *([link] if link else [])],
-                    sort_keys=True, default=str,
-                ).encode()
-            ).hexdigest()
-            outputs.append(Output(output_file(kind.path(**params)), kind, params, runs, digest))
-    return _in_order(outputs)
-
-
-def _in_order(outputs: list[Output]) -> list[Output]:
-    order = {id(o): i for i, o in enumerate(outputs)}
-    return sorted(
-        outputs, key=lambda o: (o.kind.name in bw.ORIGINAL_KINDS, str(o.params.get("run_id", "")), order[id(o)])
-    )
+    def fingerprint(self) -> str:
+        """One digest of every field: what a manifest and the caches keep to know whether they still apply."""
+        fields = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(fields.encode("utf-8")).hexdigest()
 
 
-RUN_KINDS = tuple(k.name for k in (*PAGES, *DATA) if k.inputs in (I.the_run, I.the_run_and_its_earlier_builds))
-"""The kinds of file made for one run (its page, trial pages and data files, its original): a worker's task. A
-trials page also reads the device's earlier builds (its failing samples are set against them), still one run's."""
-
-
-def _test_kill(stage: str) -> None:
-    """Crash-safety test hook: ``FMBENCH_TEST_BUILD_KILL_AT=<stage>`` kills the build there.
-
-    ``render``: after three files are rendered; ``staging``: with every file in
-    the staging folder but no manifest yet; ``swap``: between the two renames;
-    ``worker``: each worker process of a parallel build, on its first task.
-    """
-    if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == stage:
-        os.kill(os.getpid(), 9)
-
-
-def recover_killed_builds(out_dir: Path) -> None:
-    """Clear what a killed build left beside ``out_dir``: staging folders, and a retired site.
+def recover_killed_builds(out_dir: Path, checkpoints: Checkpoints = NO_CHECKPOINTS) -> None:
+    """Recover: clear what a killed build left beside ``out_dir``: staging folders, and a retired site.
 
     A build killed between its two renames leaves no output and the previous
     site as ``.<out>.previous-<pid>``: that site is put back. A patching build
     killed (or failed) after its journal was written is finished: its staged files
-    are moved in. Folders of builds still running (their process is alive) are left
-    alone.
+    are moved in (``checkpoints`` told ``patch`` once the first is). Folders of builds
+    still running (their process is alive) are left alone.
     """
     for prefix in (f".{out_dir.name}.previous-", f".{out_dir.name}.staging-"):
         for leftover in sorted(out_dir.parent.glob(f"{prefix}*")):
@@ -299,14 +211,14 @@ def recover_killed_builds(out_dir: Path) -> None:
                 continue
             committed = (leftover / PATCH_JOURNAL).is_file() and out_dir.is_dir()
             if committed and int(pid) == os.getpid():
-                _apply_patch(leftover, out_dir)  # an earlier build of this process failed while patching
+                _apply_patch(leftover, out_dir, checkpoints)  # an earlier build of this process failed while patching
                 continue
             if int(pid) == os.getpid() or processes.alive(int(pid)):
                 continue
             if prefix.endswith("previous-") and not out_dir.exists():
                 leftover.rename(out_dir)
-            elif (leftover / PATCH_JOURNAL).is_file() and out_dir.is_dir():
-                _apply_patch(leftover, out_dir)  # killed while patching the site: finish what it committed to
+            elif committed:
+                _apply_patch(leftover, out_dir, checkpoints)  # killed while patching the site: finish what it committed to
             else:
                 shutil.rmtree(leftover, ignore_errors=True)
 
@@ -324,6 +236,7 @@ def build_site(
     originals: str = "gzip",
     jobs: int | None = None,
     progress: Progress | None = None,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> BuildReport:
     """Build the site into ``out`` from a database (or a Parquet dataset folder), rendering only what changed.
 
@@ -337,137 +250,272 @@ def build_site(
     ``progress(stage, done, total)``: called as the build goes, ``resampling`` (devices whose regression steps
     are worked out, of those to work out) then ``rendering`` (files rendered, of those to render; the total grows
     by this process's pages once the regression report is done): a terminal's progress bar.
+    ``checkpoints`` is told each stage the build reaches: ``render`` before each file rendered is recorded,
+    ``staging`` with every file staged and nothing of the output or its records changed yet, ``swap`` between
+    the two renames, ``patch`` once a patching build moved its first file in, and, in each worker process (it
+    gets a copy), ``worker`` as a task starts. The build runs its units in turn: :func:`recover_killed_builds`,
+    :func:`plan_build`, :func:`render`, :func:`stage` and :func:`commit` (or :func:`keep_site`).
     A report's ``warnings`` say when the site passes 1 GB (GitHub Pages' limit).
     The previous site stays intact if anything fails.
     """
-    if originals not in ORIGINALS:
-        raise BuildError(f"originals: {originals!r} is not a policy; use one of {', '.join(ORIGINALS)}")
-    if jobs is not None and jobs < 1:
-        raise BuildError(f"jobs: {jobs} is not a number of processes; give 1 or more")
+    _check_arguments(originals, jobs)
     started, began = time.perf_counter(), time.time()
     out_dir = Path(out)
     with writing(out_dir, "the site (clearing what a killed build left)"):
-        recover_killed_builds(out_dir)
-    state, output = build_state.records_folder(db, out_dir), build_state.output_key(db, out_dir)
-    recorded = _read_manifest(state, output)
-    ours = recorded is not None or build_state.holds_legacy_manifest(out_dir) or _looks_built(out_dir)
-    previous = recorded if recorded is not None and out_dir.is_dir() else Manifest(output=output)
+        recover_killed_builds(out_dir, checkpoints)
+    previous = read_previous(db, out_dir)
     report = BuildReport(out=out_dir)
     made = bw.SiteSettings(
         None if db is None else os.fspath(db), base_url, datetime.now(UTC), identity, registry, methodology,
         dict(source_links or {}), tolerance, originals,
     )
-    caches = Caches.beside(db)  # this build's: handed to its site, and so to every comparison it makes
-    store = caches.resamples.store
     with open_database(db) as con:
-        site = bw.make_site(con, made, caches)
-        index = RunIndex.read(con, site.paths)
-        settings = settings_fingerprint(
-            base_url, site.registry, site.renderer.identity.fingerprint() + "\x00" + methodology
-            + ("" if tolerance == DEFAULT_TOLERANCE else f"\x00{tolerance}")
-            + ("" if originals == "gzip" else f"\x00originals={originals}")
-            + ("" if not site.paths.fingerprint() else f"\x00paths={site.paths.fingerprint()}")
-        )
-        if site.source_links:  # a moved run file changes its run's page only, through that page's own inputs
-            settings_links = hashlib.sha256(json.dumps(site.source_links, sort_keys=True).encode()).hexdigest()
+        build = open_build(con, made, previous, out_dir, jobs=jobs, progress=progress, checkpoints=checkpoints)
+        changes = plan_build(build)
+        if changes.nothing:  # nothing it is made from changed: nothing to render, nothing to write
+            build_state.remove_legacy(out_dir)
+            _count(report, previous.manifest)
         else:
-            settings_links = ""
-        if (
-            out_dir.is_dir() and previous.settings == settings and previous.runs == index.all_fingerprint
-            and previous.counts.get("links", "") == settings_links and _intact(out_dir, previous)
-        ):
-            build_state.remove_legacy(out_dir)
-            _count(report, previous)
-            _warn_size(report)
-            report.seconds = time.perf_counter() - started
-            return report  # nothing it is made from changed: nothing to render, nothing to write
-        kept: list[BuildRegressions] = []
-        fingerprints = {run_id: facts.fingerprint for run_id, facts in index.runs.items()}
-        # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
-        # changes every key, so nothing of another fmbench's is read).
-        comparisons = caches.comparisons = comparison_cache.ComparisonCache.read(state, settings, fingerprints)
-
-        def parent_outputs() -> list[Output]:
-            """The regression report (each device's part reused from the previous build when its runs are the same),
-            then the outputs this process renders; in a parallel build, while the workers start on the runs."""
-            regressions = build_regressions(
-                con, index, state, caches, settings=settings, tolerance=tolerance,
-                progress=None if progress is None else lambda done, total: progress("resampling", done, total),
-            )
-            site.keep_regressions(regressions.report)
-            report.regression_devices = regressions.recomputed
-            kept.append(regressions)
-            return plan(site, index, settings, _parent_kinds())
-
-        manifest = Manifest(settings=settings, runs=index.all_fingerprint, output=output)
-        staging = out_dir.with_name(f".{out_dir.name}.staging-{os.getpid()}")
-        if staging.exists():
-            shutil.rmtree(staging)
-        # Only data changed: the staging folder gets the files whose bytes change, and they patch the site.
-        patch = out_dir.is_dir() and previous.settings == settings and bool(previous.files)
-        stage = _Stage(site, index, previous, manifest, out_dir, staging, report, patch=patch, progress=progress)
-        try:
-            staging.mkdir(parents=True)
-            # The runs' files first: enumerating them is quick, and in a parallel build the workers start on them
-            # while this process works out the rest (the regression report first of all).
-            pooled = plan(site, index, settings, (*RUN_KINDS, *POOLED_SITE_PAGES))
-            workers = report.workers = _workers(jobs, [o for o in pooled if not stage.reusable(o)])
-            if workers:
-                stage.in_parallel(workers, made, pooled, parent_outputs)
-            else:
-                stage.serially(_in_order(pooled + parent_outputs()))
-            stage.finish()
-            manifest.counts["links"] = settings_links
-            report.removed = sorted(set(previous.files) - set(manifest.files))
-            _count(report, manifest)
-            if out_dir.is_dir() and not report.changed and not report.removed:
-                # Same bytes everywhere: keep the site as it is and remember the new inputs.
-                shutil.rmtree(staging)
-                with writing(state, RECORDS):
-                    state.mkdir(parents=True, exist_ok=True)
-                    _save_records(state, kept[0], comparisons)
-                    _write_atomically(state / MANIFEST, manifest.to_json())
-            else:
-                _test_kill("staging")
-                if not patch and not ours and out_dir.is_dir() and any(out_dir.iterdir()):
-                    raise BuildError(
-                        f"{out_dir}: exists and was not written by fmbench build; choose another --out or remove it"
-                    )
-                with writing(state, RECORDS):
-                    state.mkdir(parents=True, exist_ok=True)
-                    # Until the output is the new site, no manifest describes it: a kill from here on leaves a
-                    # manifest that claims the folder and lists nothing, so the next build renders it all again.
-                    _write_atomically(state / MANIFEST, Manifest(output=output).to_json())
-                    _save_records(state, kept[0], comparisons)
-                if patch:
-                    pending = state / f"{MANIFEST}.pending"
-                    with writing(state, RECORDS):
-                        _write_atomically(pending, manifest.to_json())
-                    journal = {"removed": report.removed, "manifest": os.fspath(pending.absolute())}
-                    _write_atomically(staging / PATCH_JOURNAL, json.dumps(journal))
-                    _apply_patch(staging, out_dir)
-                else:
-                    _swap(staging, out_dir)
-                    with writing(state, RECORDS):
-                        _write_atomically(state / MANIFEST, manifest.to_json())
-            build_state.remove_legacy(out_dir)
-            if store is not None and not stage.carried:
-                # Everything was rendered, so every entry the site needs was read or written since the start:
-                # the rest belong to sides no page has any more.
-                report.resamples_removed = store.sweep(began)
-        except BaseException as exc:
-            refused = as_write_error(exc, out_dir, "the site") if isinstance(exc, Exception) else None
-            if not (staging / PATCH_JOURNAL).is_file():
-                shutil.rmtree(staging, ignore_errors=True)
-            # else the patch was committed: the next build moves in what is left (see recover_killed_builds)
-            if refused is not None and refused is not exc:
-                raise refused from None
-            raise
+            _transact(build, changes, report, began)
     _warn_size(report)
-    report.resamples_drawn = caches.resamples.drawn
-    report.comparisons_reused, report.comparisons_made = comparisons.hits, comparisons.misses
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _check_arguments(originals: str, jobs: int | None) -> None:
+    if originals not in ORIGINALS:
+        raise BuildError(f"originals: {originals!r} is not a policy; use one of {', '.join(ORIGINALS)}")
+    if jobs is not None and jobs < 1:
+        raise BuildError(f"jobs: {jobs} is not a number of processes; give 1 or more")
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What the previous build of an output folder left: its records folder, manifest and whether it is ours."""
+
+    records: Path
+    """The build's records folder (:func:`fmbench.publish.state.records_folder`)."""
+    output: str
+    """The output folder as the records name it (:func:`fmbench.publish.state.output_key`)."""
+    manifest: Manifest
+    """The previous build's manifest; an empty one when there is none (or no output folder)."""
+    ours: bool
+    """Whether the output folder is a site fmbench built (a manifest, an earlier version's, or its home page)."""
+
+
+def read_previous(db: str | os.PathLike[str] | None, out_dir: Path) -> Previous:
+    """What the previous build of ``out_dir`` from ``db`` left (its records folder made if need be)."""
+    records, output = build_state.records_folder(db, out_dir), build_state.output_key(db, out_dir)
+    recorded = _read_manifest(records, output)
+    ours = recorded is not None or build_state.holds_legacy_manifest(out_dir) or _looks_built(out_dir)
+    manifest = recorded if recorded is not None and out_dir.is_dir() else Manifest(output=output)
+    return Previous(records, output, manifest, ours)
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build's inputs, as its units are given them."""
+
+    out_dir: Path
+    previous: Previous
+    con: duckdb.DuckDBPyConnection
+    site: SiteContext
+    """The site every page of this process is rendered with; its caches are this build's."""
+    index: RunIndex
+    made: bw.SiteSettings
+    """What every process makes its site context from."""
+    settings: str
+    """The fingerprint of the build's :class:`Settings`."""
+    jobs: int | None = None
+    progress: Progress | None = None
+    checkpoints: Checkpoints = NO_CHECKPOINTS
+
+
+def open_build(
+    con: duckdb.DuckDBPyConnection,
+    made: bw.SiteSettings,
+    previous: Previous,
+    out_dir: Path,
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
+) -> Build:
+    """A build of the site ``made`` says from the open database ``con`` into ``out_dir`` (see :func:`build_site`
+    for ``jobs``, ``progress`` and ``checkpoints``): its site context, with caches of its own, and its inputs."""
+    site = bw.make_site(con, made, Caches.beside(made.db))  # its caches reach every comparison the build makes
+    index = RunIndex.read(con, site.paths)
+    settings = Settings.of(site, made.methodology, made.tolerance, made.originals).fingerprint()
+    return Build(out_dir, previous, con, site, index, made, settings, jobs, progress, checkpoints)
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What changed since the previous build, and so what this one does."""
+
+    runs: str
+    """The fingerprint of every run (:attr:`fmbench.views.inputs.RunIndex.all_fingerprint`)."""
+    links: str
+    """The digest of the links to the run files (empty: none)."""
+    nothing: bool
+    """Nothing the site is made from changed and the output still holds every file: nothing to render or write."""
+    patch: bool
+    """Only data changed: the staging folder gets the files whose bytes change, and they patch the site."""
+
+
+def plan_build(build: Build) -> BuildPlan:
+    """Plan: compare the build's settings, runs and links with the previous build's."""
+    # A moved run file changes its run's page only, through that page's own inputs; the digest notices the move.
+    source_links = build.site.source_links
+    links = hashlib.sha256(json.dumps(source_links, sort_keys=True).encode()).hexdigest() if source_links else ""
+    manifest, out_dir, runs = build.previous.manifest, build.out_dir, build.index.all_fingerprint
+    same_settings = out_dir.is_dir() and manifest.settings == build.settings
+    nothing = (
+        same_settings and manifest.runs == runs and manifest.counts.get("links", "") == links
+        and _intact(out_dir, manifest)
+    )
+    return BuildPlan(runs, links, nothing, same_settings and bool(manifest.files))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What :func:`render` put into the staging folder: the new manifest, the regression report's parts, the
+    comparisons, and how many files it carried over from the previous site unrendered."""
+
+    manifest: Manifest
+    regressions: BuildRegressions
+    comparisons: comparison_cache.ComparisonCache
+    """The comparisons the pages used (read from the previous build's, or worked out)."""
+    carried: int
+
+
+def _transact(build: Build, changes: BuildPlan, report: BuildReport, began: float) -> None:
+    """Render, stage and commit into a staging folder of this process; anything that fails leaves the previous
+    site as it was (or, once a patch is committed, for the next build to finish)."""
+    staging = build.out_dir.with_name(f".{build.out_dir.name}.staging-{os.getpid()}")
+    if staging.exists():
+        shutil.rmtree(staging)
+    try:
+        rendered = render(build, changes, staging, report)
+        if build.out_dir.is_dir() and not report.changed and not report.removed:
+            keep_site(build, rendered, staging)
+        else:
+            stage(build, changes, rendered, staging, report.removed)
+            commit(build, changes, rendered, staging)
+        build_state.remove_legacy(build.out_dir)
+        store = build.site.caches.resamples.store
+        if store is not None and not rendered.carried:
+            # Everything was rendered, so every entry the site needs was read or written since the start:
+            # the rest belong to sides no page has any more.
+            report.resamples_removed = store.sweep(began)
+    except BaseException as exc:
+        refused = abandon(staging, build.out_dir, exc)
+        if refused is not None:
+            raise refused from None
+        raise
+    report.resamples_drawn = build.site.caches.resamples.drawn
+    report.comparisons_reused, report.comparisons_made = rendered.comparisons.hits, rendered.comparisons.misses
+
+
+def render(build: Build, changes: BuildPlan, staging: Path, report: BuildReport) -> Rendered:
+    """Render: fill a new ``staging`` folder with the files whose inputs changed (the rest carried over: linked
+    from the previous site, or left in place when patching), in worker processes for a big build."""
+    # The comparisons the previous build made, for those whose runs are the same (a new settings fingerprint
+    # changes every key, so nothing of another fmbench's is read).
+    fingerprints = {run_id: facts.fingerprint for run_id, facts in build.index.runs.items()}
+    comparisons = build.site.caches.comparisons = comparison_cache.ComparisonCache.read(
+        build.previous.records, build.settings, fingerprints
+    )
+    previous = build.previous.manifest
+    manifest = Manifest(settings=build.settings, runs=changes.runs, output=build.previous.output)
+    filler = Stager(
+        build.site, build.index, previous, manifest, build.out_dir, staging, report, patch=changes.patch,
+        progress=build.progress, checkpoints=build.checkpoints,
+    )
+    staging.mkdir(parents=True)
+    # The runs' files first: enumerating them is quick, and in a parallel build the workers start on them
+    # while this process works out the rest (the regression report first of all).
+    pooled = plan(build.site, build.index, build.settings, (*RUN_KINDS, *POOLED_SITE_PAGES))
+    workers = report.workers = _workers(build.jobs, [o for o in pooled if not filler.reusable(o)])
+    parent = functools.partial(_parent_outputs, build)
+    if workers:
+        regressions = filler.in_parallel(workers, build.made, pooled, parent)
+    else:
+        regressions, outputs = parent()
+        filler.serially(in_order(pooled + outputs))
+    report.regression_devices = regressions.recomputed
+    filler.finish()
+    manifest.counts["links"] = changes.links
+    report.removed = sorted(set(previous.files) - set(manifest.files))
+    _count(report, manifest)
+    return Rendered(manifest, regressions, comparisons, filler.carried)
+
+
+def _parent_outputs(build: Build) -> tuple[BuildRegressions, list[Output]]:
+    """The regression report (each device's part reused from the previous build when its runs are the same),
+    then the outputs this process renders; in a parallel build, while the workers start on the runs."""
+    progress = None if build.progress is None else functools.partial(build.progress, "resampling")
+    regressions = build_regressions(
+        build.con, build.index, build.previous.records, build.site.caches, settings=build.settings,
+        tolerance=build.made.tolerance, progress=progress,
+    )
+    build.site.keep_regressions(regressions.report)
+    return regressions, plan(build.site, build.index, build.settings, _parent_kinds())
+
+
+def keep_site(build: Build, rendered: Rendered, staging: Path) -> None:
+    """Same bytes everywhere: keep the site as it is (the staging folder goes) and remember the new inputs."""
+    shutil.rmtree(staging)
+    records = build.previous.records
+    with writing(records, RECORDS):
+        records.mkdir(parents=True, exist_ok=True)
+        _save_records(records, rendered.regressions, rendered.comparisons)
+        _write_atomically(records / MANIFEST, rendered.manifest.to_json())
+
+
+def stage(build: Build, changes: BuildPlan, rendered: Rendered, staging: Path, removed: list[str]) -> None:
+    """Stage: make the staged files ready to commit, the output untouched: the manifest becomes a stub that claims
+    the folder and lists nothing (a kill from here on makes the next build render it all again), the caches are
+    saved and, for a patch, the journal written (the commit point: from here the next build finishes the patch).
+
+    An output folder that is not empty and not fmbench's is refused.
+    """
+    build.checkpoints.reached("staging")
+    out_dir, records = build.out_dir, build.previous.records
+    if not changes.patch and not build.previous.ours and out_dir.is_dir() and any(out_dir.iterdir()):
+        raise BuildError(f"{out_dir}: exists and was not written by fmbench build; choose another --out or remove it")
+    with writing(records, RECORDS):
+        records.mkdir(parents=True, exist_ok=True)
+        _write_atomically(records / MANIFEST, Manifest(output=build.previous.output).to_json())
+        _save_records(records, rendered.regressions, rendered.comparisons)
+    if changes.patch:
+        pending = records / f"{MANIFEST}.pending"
+        with writing(records, RECORDS):
+            _write_atomically(pending, rendered.manifest.to_json())
+        journal = {"removed": removed, "manifest": os.fspath(pending.absolute())}
+        _write_atomically(staging / PATCH_JOURNAL, json.dumps(journal))
+
+
+def commit(build: Build, changes: BuildPlan, rendered: Rendered, staging: Path) -> None:
+    """Commit: the staged files patch the output (:func:`_apply_patch`) or replace it whole (:func:`_swap`), and
+    the new manifest goes in last."""
+    if changes.patch:
+        _apply_patch(staging, build.out_dir, build.checkpoints)  # the journal says where the manifest goes
+        return
+    _swap(staging, build.out_dir, build.checkpoints)
+    records = build.previous.records
+    with writing(records, RECORDS):
+        _write_atomically(records / MANIFEST, rendered.manifest.to_json())
+
+
+def abandon(staging: Path, out_dir: Path, exc: BaseException) -> BaseException | None:
+    """After a build failed with ``exc``: remove its staging folder unless its patch was committed (the next build
+    finishes it, see :func:`recover_killed_builds`); the error to raise instead of ``exc``, if any (a refused
+    write of the site as one line)."""
+    refused = as_write_error(exc, out_dir, "the site") if isinstance(exc, Exception) else None
+    if not (staging / PATCH_JOURNAL).is_file():
+        shutil.rmtree(staging, ignore_errors=True)
+    return refused if refused is not None and refused is not exc else None
 
 
 def _parent_kinds() -> tuple[str, ...]:
@@ -494,206 +542,6 @@ def _warn_size(report: BuildReport) -> None:
             f"{report.out}: the site has {report.files_total:,} files, over the 20,000 a site of Cloudflare Pages may hold "
             "(other static hosts cap the count too); split the site by project or publish fewer runs"
         )
-
-
-class _Stage:
-    """Fills the staging folder: outputs whose inputs are unchanged are linked from the previous site, the rest
-    rendered (in this process, or by workers that write into the folder and say what they wrote).
-
-    A patching stage (``patch``) holds only the files whose bytes change: what is unchanged stays where it is.
-    """
-
-    def __init__(
-        self,
-        site: SiteContext,
-        index: RunIndex,
-        previous: Manifest,
-        manifest: Manifest,
-        out_dir: Path,
-        staging: Path,
-        report: BuildReport,
-        *,
-        patch: bool = False,
-        progress: Progress | None = None,
-    ) -> None:
-        self.site, self.index, self.previous, self.manifest = site, index, previous, manifest
-        self.progress, self.to_render = progress, 0
-        self.out_dir, self.staging, self.report = out_dir, staging, report
-        self.patch = patch
-        self._out = os.fspath(out_dir)
-        self.kinds: dict[str, str] = {}
-        self.carried = 0
-        self.fail_after = int(os.environ.get("FMBENCH_TEST_BUILD_FAIL_AFTER", "0") or 0)
-
-    def reusable(self, o: Output) -> bool:
-        previous = self.previous
-        return (
-            previous.inputs.get(o.file) == o.inputs
-            and o.file in previous.files
-            and o.file in previous.sizes
-            and os.path.isfile(os.path.join(self._out, o.file))  # a plain stat: this runs for every file of the site
-        )
-
-    def job(self, o: Output) -> bw.Job:
-        data_as_of = self.index.newest_ingest(o.runs) if isinstance(o.kind, PageKind) else None
-        return bw.Job(o.file, o.kind.name, o.params, data_as_of, self.previous.files.get(o.file))
-
-    def carry_over(self, o: Output) -> None:
-        """Same inputs, same bytes: the previous site's file (left where it is when patching)."""
-        if not self.patch:
-            target = self.staging / o.file
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(self.out_dir / o.file, target)
-        self.manifest.files[o.file], self.manifest.sizes[o.file] = self.previous.files[o.file], self.previous.sizes[o.file]
-        self.manifest.inputs[o.file] = o.inputs
-        self.carried += 1
-        cache = self.site.caches.comparisons
-        if cache is not None:
-            cache.carried(o.file)
-
-    def record(self, written: bw.Written, inputs: str | None) -> None:
-        if written.changed:
-            self.report.changed.append(written.file)
-        self.manifest.files[written.file], self.manifest.sizes[written.file] = written.digest, written.size
-        if inputs is not None:
-            self.manifest.inputs[written.file] = inputs
-
-    def before_render(self) -> None:
-        done = len(self.report.rendered)
-        if self.fail_after and done >= self.fail_after:
-            raise BuildError(f"build interrupted after {self.fail_after} files (test hook)")
-        if done == 3:
-            _test_kill("render")
-
-    def rendered(self, written: bw.Written, inputs: str) -> None:
-        self.before_render()
-        self.record(written, inputs)
-        self.report.rendered.append(written.file)
-        if self.progress is not None:
-            self.progress("rendering", len(self.report.rendered), self.to_render)
-
-    def timed(self, kind: str, seconds: float) -> None:
-        self.report.seconds_by_kind[kind] = self.report.seconds_by_kind.get(kind, 0.0) + seconds
-
-    def sort(self, outputs: list[Output]) -> list[Output]:
-        """Carry over what is reusable; the rest is to render."""
-        todo = []
-        for o in outputs:
-            self.kinds[o.file] = "run" if o.kind.name == "run" else "page" if isinstance(o.kind, PageKind) else "data"
-            if self.reusable(o):
-                self.carry_over(o)
-            else:
-                todo.append(o)
-        self.to_render += len(todo)
-        return todo
-
-    def render_here(self, o: Output) -> None:
-        """Render one output in this process and place it in the staging folder."""
-        self.before_render()
-        started = time.perf_counter()
-        job = self.job(o)
-        cache = self.site.caches.comparisons
-        with cache.rendering(o.file) if cache is not None else nullcontext():
-            content = bw.render(self.site, job)
-        self.rendered(bw.write(self.staging, self.out_dir, o.file, content, job.previous, keep=self.patch), o.inputs)
-        self.timed(o.kind.name, time.perf_counter() - started)
-
-    def serially(self, outputs: list[Output]) -> None:
-        sources: list[Output] = []
-        for o in self.sort(outputs):
-            if o.kind.name in bw.ORIGINAL_KINDS:
-                sources.append(o)
-                continue
-            self.render_here(o)
-        started = time.perf_counter()
-        by_file = {o.file: o for o in sources}
-        for job, content in bw.originals(self.site, [self.job(o) for o in sources]):
-            self.before_render()
-            written = bw.write(self.staging, self.out_dir, job.file, content, job.previous, keep=self.patch)
-            self.rendered(written, by_file[job.file].inputs)
-        if sources:
-            self.timed(sources[0].kind.name, time.perf_counter() - started)
-
-    def in_parallel(
-        self, workers: int, made: bw.SiteSettings, pooled: list[Output], rest: Callable[[], list[Output]]
-    ) -> None:
-        """Workers render whole runs (and :data:`POOLED_SITE_PAGES`) while this process renders the other pages."""
-        todo = self.sort(pooled)
-        inputs = {o.file: o.inputs for o in todo}
-        sources = [self.job(o) for o in todo if o.kind.name in bw.ORIGINAL_KINDS]
-        runs: dict[str, list[bw.Job]] = {}
-        pages: list[bw.Job] = []
-        for o in todo:
-            if o.kind.name in bw.ORIGINAL_KINDS:
-                continue
-            if o.kind.name in RUN_KINDS:
-                runs.setdefault(o.params["run_id"], []).append(self.job(o))
-            else:
-                pages.append(self.job(o))
-        pool = bw.start_pool(workers, made, self.out_dir, self.staging, keep=self.patch)
-        pending: list[Future[bw.Done]] = []
-        try:
-            # The longest task first: the originals, read in one pass over the stored files (which holds them all in
-            # memory at once, as DuckDB scans them: one such pass at a time), then the pages, then the runs.
-            if sources:
-                pending.append(bw.work(pool, sources, bulk_originals=True))
-            pending += [bw.work(pool, [j]) for j in pages]
-            pending += [bw.work(pool, jobs) for jobs in runs.values()]
-            for o in self.sort(rest()):
-                self.collect(pending, inputs, wait=False)
-                self.render_here(o)
-            started = time.perf_counter()
-            self.collect(pending, inputs, wait=True)
-            self.report.seconds_waiting = time.perf_counter() - started
-        finally:
-            _stop(pool)
-
-    def collect(self, pending: list[Future[bw.Done]], inputs: dict[str, str], *, wait: bool) -> None:
-        """Record what finished tasks wrote (all of them, with ``wait``); a task's error is raised here."""
-        while pending:
-            if not wait and not pending[0].done():
-                ready = [f for f in pending if f.done()]
-                if not ready:
-                    return
-                future = ready[0]
-            else:
-                future = pending[0]
-            pending.remove(future)
-            try:
-                done = future.result()
-            except BrokenProcessPool:
-                raise BuildError(
-                    "a worker process of the build stopped before it finished (killed, or out of memory?); "
-                    "run the build again, with --jobs 1 to render in one process"
-                ) from None
-            for written in done.written:
-                self.rendered(written, inputs[written.file])
-            for kind, seconds in done.seconds.items():
-                self.timed(kind, seconds)
-
-    def finish(self) -> None:
-        """The assets, and the counts the manifest keeps."""
-        manifest, kinds = self.manifest, self.kinds
-        for name, source in self.site.renderer.assets.items():
-            kinds[f"assets/{name}"] = "asset"
-            file = f"assets/{name}"
-            previous = self.previous.files.get(file)
-            self.record(bw.write(self.staging, self.out_dir, file, source.read_bytes(), previous, keep=self.patch), None)
-        runs = {f: manifest.sizes[f] for f, k in kinds.items() if k == "run"}
-        largest = max(runs.items(), key=lambda kv: (kv[1], kv[0])) if runs else None
-        manifest.counts = {
-            "pages": sum(1 for k in kinds.values() if k in ("page", "run")),
-            "data_files": sum(1 for k in kinds.values() if k == "data"),
-            "assets": sum(1 for k in kinds.values() if k == "asset"),
-            "largest_run_page": [largest[0].removesuffix("index.html"), largest[1]] if largest else None,
-        }
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop the workers: what is queued is dropped, a task under way is waited for (it writes into the staging
-    folder, which is removed only after)."""
-    pool.shutdown(wait=True, cancel_futures=True)
-
 
 
 def _count(report: BuildReport, manifest: Manifest) -> None:
@@ -734,7 +582,7 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _swap(staging: Path, out_dir: Path) -> None:
+def _swap(staging: Path, out_dir: Path, checkpoints: Checkpoints) -> None:
     """Put the staging folder in place of the output with two renames; the old site goes last."""
     if not out_dir.exists():
         staging.rename(out_dir)
@@ -742,7 +590,7 @@ def _swap(staging: Path, out_dir: Path) -> None:
     retired = out_dir.with_name(f".{out_dir.name}.previous-{os.getpid()}")
     out_dir.rename(retired)
     try:
-        _test_kill("swap")
+        checkpoints.reached("swap")
         staging.rename(out_dir)
     except BaseException:
         retired.rename(out_dir)
@@ -750,7 +598,7 @@ def _swap(staging: Path, out_dir: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-def _apply_patch(staging: Path, out_dir: Path) -> None:
+def _apply_patch(staging: Path, out_dir: Path, checkpoints: Checkpoints) -> None:
     """Move a patching build's staged files into the output, remove what its journal lists, put the manifest in
     place last (among the build's records, where the journal says) and remove the staging folder. Each step can be
     done again: a build killed part-way is finished by the next one (see :func:`recover_killed_builds`)."""
@@ -761,7 +609,7 @@ def _apply_patch(staging: Path, out_dir: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(source, target)
         if moved == 1:
-            _test_kill("patch")
+            checkpoints.reached("patch")
     for file in journal["removed"]:
         gone = out_dir / file
         gone.unlink(missing_ok=True)

@@ -11,7 +11,7 @@ the build's records beside the database (:data:`CACHE_FILE`,
 :mod:`fmbench.publish.state`), one part per device, each under a key: a digest of the
 fingerprints of the device's runs (:mod:`fmbench.views.inputs`: bytes, ingest
 time, verdict, revision, sidecar), of the site's settings (fmbench's code,
-templates, registry and the rest, see :func:`fmbench.publish.build.settings_fingerprint`),
+templates, registry and the rest, see :class:`fmbench.publish.build.Settings`),
 of the practical threshold, the attempt rule and the confidence. A part whose
 key differs, or a file that cannot be read, is recomputed, so the report is
 always the one a build from scratch makes. The file is JSON with a format

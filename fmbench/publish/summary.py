@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fmbench.ingest import collect_run_files
 from fmbench.runfile.annotations import read_annotations, sidecar_for
@@ -36,10 +36,25 @@ from fmbench.write_errors import writing
 if TYPE_CHECKING:
     from fmbench.analysis.revisions import Registry
     from fmbench.ingest.mirror import MirrorReport
-    from fmbench.project import Project
     from fmbench.publish.build import BuildReport
+    from fmbench.views.methodology import PublisherNotes
 
 VERDICTS = ("publishable", "exploratory", "invalid")
+
+
+class Project(Protocol):
+    """What the summary reads of a project (a :class:`fmbench.project.Project`, a command above this layer that
+    calls :func:`summarize_build`): its folders, its registry's file and its methodology notes."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def runs_dir(self) -> Path: ...
+    @property
+    def revisions_file(self) -> Path: ...
+    @property
+    def methodology_file(self) -> Path: ...
+    def methodology_notes(self) -> PublisherNotes: ...
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -41,6 +42,7 @@ from fmbench.analysis.revisions import Registry
 from fmbench.analysis.tolerance import Tolerance
 from fmbench.comparison.caches import Caches
 from fmbench.errors import FmbenchError
+from fmbench.processes import NO_CHECKPOINTS, Checkpoints
 from fmbench.storage.dataset import open_database
 from fmbench.storage.originals import gzipped_original, original_bytes
 from fmbench.views import (
@@ -60,6 +62,8 @@ from fmbench.views.run_queries import RunData
 from fmbench.write_errors import refusal
 
 ORIGINAL_KINDS = ("source", "source_gzip")
+PARENT_WATCH_SECONDS = 1.0
+"""How often an idle worker looks whether its build still runs (a task looks before each file it writes)."""
 KINDS: dict[str, PageKind | DataKind] = {k.name: k for k in (*PAGES, *DATA)}
 
 
@@ -164,13 +168,16 @@ def write(
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool) -> None:
-
+def _init_worker(
+    settings: SiteSettings, out_dir: Path, staging: Path, parent: int, keep: bool, checkpoints: Checkpoints
+) -> None:
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent watch", daemon=True).start()
     stack = ExitStack()
     con = stack.enter_context(open_database(settings.db))
     con.execute("SET threads = 1")  # one core each: there are as many workers as cores
     _worker.update(
-        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent, keep=keep
+        stack=stack, site=make_site(con, settings), out_dir=out_dir, staging=staging, parent=parent, keep=keep,
+        checkpoints=checkpoints,
     )
 
 
@@ -185,8 +192,7 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
     """
     site: SiteContext = _worker["site"]
     staging: Path = _worker["staging"]
-    if os.environ.get("FMBENCH_TEST_BUILD_KILL_AT") == "worker":  # crash-safety test hook (see fmbench.publish.build)
-        os.kill(os.getpid(), 9)
+    _worker["checkpoints"].reached("worker")
     done = Done()
     job = jobs[0]
     gc.disable()  # see _work's docstring
@@ -219,6 +225,14 @@ def _work(jobs: list[Job], bulk_originals: bool) -> Done:
     return done
 
 
+def _watch_parent(parent: int) -> None:
+    """A worker waiting for a task when its build is killed stops too: it would wait for ever (the queue it reads
+    from stays open, this worker holding both of its ends), keeping the database open."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_WATCH_SECONDS)
+    os._exit(1)
+
+
 def _check_parent() -> None:
     """A worker whose build was killed stops: the next build clears the staging folder it would write into."""
     if os.getppid() != _worker["parent"]:
@@ -226,14 +240,16 @@ def _check_parent() -> None:
 
 
 def start_pool(
-    workers: int, settings: SiteSettings, out_dir: Path, staging: Path, *, keep: bool = False
+    workers: int, settings: SiteSettings, out_dir: Path, staging: Path, *, keep: bool = False,
+    checkpoints: Checkpoints = NO_CHECKPOINTS,
 ) -> ProcessPoolExecutor:
-    """Workers that render into ``staging`` (``keep``: a patching build's, see :func:`write`)."""
+    """Workers that render into ``staging`` (``keep``: a patching build's, see :func:`write`); each tells its copy
+    of ``checkpoints`` (pickled to it) ``worker`` as it starts a task."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings, out_dir, staging, os.getpid(), keep),
+        initargs=(settings, out_dir, staging, os.getpid(), keep, checkpoints),
     )
 
 

@@ -16,7 +16,6 @@ SUITES: dict[str, str] = {
     "performance": "Synthetic Performance",
     "context": "Context Limits",
 }
-PRACTICAL_SUITES = frozenset({"quick", "full"})
 
 ROUTES: dict[str, str] = {
     "onDevice": "On-device",
@@ -81,10 +80,6 @@ STATE_CHECKS = frozenset({"stateEquals", "stateContains"})
 TRAJECTORY_CHECKS = frozenset(
     {"toolCalled", "toolNotCalled", "toolArgumentEquals", "toolArgumentContains", "toolCallSequence"}
 )
-TEXT_CHECKS = frozenset(
-    {"contains", "containsAny", "excludes", "minimumWords", "maximumWords", "jsonEquals", "jsonContains"}
-)
-TYPED_VALUE_KINDS = frozenset({"string", "integer", "number", "boolean"})
 
 WARMUP_SCENARIO = "__warmup__"
 OS27_ONLY_SCENARIOS = frozenset({"visual-recommendation"})

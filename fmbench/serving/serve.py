@@ -556,6 +556,14 @@ def create_app(
     app.register_blueprint(api)
     app.register_blueprint(pages)
     app.teardown_appcontext(_close_db)
+    _register_request_checks(app)
+    _register_error_pages(app)
+    return app
+
+
+def _register_request_checks(app: Flask) -> None:
+    """Refuse what this read-only server never answers (another host name, a long query, a write, a repeated
+    parameter, a dot-name path) before any view runs, and give every response the site's security headers."""
 
     @app.before_request
     def guard() -> Response | None:
@@ -588,6 +596,11 @@ def create_app(
         if "Cache-Control" not in response.headers:
             response.headers["Cache-Control"] = "no-store"
         return response
+
+
+def _register_error_pages(app: Flask) -> None:
+    """Answer each kind of failure with its status and one sentence (an HTML error page, or JSON under ``/api/``);
+    a database held by a writer is 503 with ``Retry-After``, anything unexpected 500 with its traceback logged."""
 
     @app.errorhandler(FilterError)
     def bad_filter(exc: FilterError) -> Response:
@@ -622,8 +635,6 @@ def create_app(
             return busy(DatabaseBusyError(str(exc)))
         app.logger.error("unexpected error on %s\n%s", request.path, "".join(traceback.format_exception(exc)))
         return _error(500, "Internal error", "fmbench could not render this page; the details are in the server's log.")
-
-    return app
 
 
 def comparison_pages(app: Flask) -> list[str]:

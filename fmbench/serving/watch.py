@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,6 +97,31 @@ def watch_once(
     return outcomes
 
 
+def poll_in_thread(
+    name: str,
+    poll: Callable[[], Any],
+    failed: Callable[[Exception], Any],
+    interval: float = POLL_SECONDS,
+    stop: threading.Event | None = None,
+) -> threading.Thread:
+    """Call ``poll`` in a daemon thread named ``name``, then again ``interval`` seconds after each call returns, until
+    ``stop`` is set (without one, for as long as the process runs). An exception a poll raises is handed to
+    ``failed`` and the polling goes on: a watcher reports and keeps going, it never stops the server."""
+    stopping = stop if stop is not None else threading.Event()
+
+    def loop() -> None:
+        while not stopping.is_set():
+            try:
+                poll()
+            except Exception as exc:  # the watcher reports and keeps going; it never stops the server
+                failed(exc)
+            stopping.wait(interval)
+
+    thread = threading.Thread(target=loop, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
 def start_watcher(
     folder: Path,
     db: Path,
@@ -108,30 +132,27 @@ def start_watcher(
     project: Path | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_trials: int = DEFAULT_MAX_TRIALS,
+    stop: threading.Event | None = None,
 ) -> threading.Thread:
-    """Start polling ``folder`` in a daemon thread; files already there are ingested first."""
+    """Start polling ``folder`` in a daemon thread (until ``stop`` is set); files already there are ingested first."""
     folder.mkdir(parents=True, exist_ok=True)
+    seen: dict[Path, tuple[int, int]] = {}
+    pending: dict[Path, tuple[int, int]] = {}
 
-    def loop() -> None:
-        seen: dict[Path, tuple[int, int]] = {}
-        pending: dict[Path, tuple[int, int]] = {}
-        while True:
-            try:
-                for o in watch_once(folder, db, seen, pending, project, max_bytes, max_trials):
-                    name = Path(o["path"]).name
-                    diagnostics.add(o["status"], name, o.get("message", ""))
-                    if o["status"] == "error":
-                        echo(f"watch: {o['message']}")
-                    elif o["status"] in ("ingested", "updated"):
-                        echo(f"watch: {o['status']} {name} (run {o.get('run_id')}, {o.get('verdict')})")
-            except Exception as exc:  # the watcher reports and keeps going; it never stops the server
-                diagnostics.add("error", str(folder), f"watcher: {exc}")
-                echo(f"watch: {exc}")
-            time.sleep(interval)
+    def poll() -> None:
+        for o in watch_once(folder, db, seen, pending, project, max_bytes, max_trials):
+            name = Path(o["path"]).name
+            diagnostics.add(o["status"], name, o.get("message", ""))
+            if o["status"] == "error":
+                echo(f"watch: {o['message']}")
+            elif o["status"] in ("ingested", "updated"):
+                echo(f"watch: {o['status']} {name} (run {o.get('run_id')}, {o.get('verdict')})")
 
-    thread = threading.Thread(target=loop, name="fmbench-watch", daemon=True)
-    thread.start()
-    return thread
+    def failed(exc: Exception) -> None:
+        diagnostics.add("error", str(folder), f"watcher: {exc}")
+        echo(f"watch: {exc}")
+
+    return poll_in_thread("fmbench-watch", poll, failed, interval, stop)
 
 
 # --- a project's runs folder -----------------------------------------------------------------------
@@ -182,22 +203,19 @@ def start_runs_watcher(
     interval: float = POLL_SECONDS,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_trials: int = DEFAULT_MAX_TRIALS,
+    stop: threading.Event | None = None,
 ) -> threading.Thread:
-    """Poll a project's runs folder in a daemon thread and mirror each change into the database (a file added,
-    changed or removed), saying each in the server's log."""
+    """Poll a project's runs folder in a daemon thread (until ``stop`` is set) and mirror each change into the
+    database (a file added, changed or removed), saying each in the server's log."""
+    state: dict[str, Any] = {}
 
-    def loop() -> None:
-        state: dict[str, Any] = {}
-        while True:
-            try:
-                for line in mirror_once(project, runs, db, state, max_bytes, max_trials):
-                    diagnostics.add("mirrored", str(runs), line)
-                    echo(f"runs: {line}")
-            except Exception as exc:  # the watcher reports and keeps going; it never stops the server
-                diagnostics.add("error", str(runs), f"runs watcher: {exc}")
-                echo(f"runs: {exc}")
-            time.sleep(interval)
+    def poll() -> None:
+        for line in mirror_once(project, runs, db, state, max_bytes, max_trials):
+            diagnostics.add("mirrored", str(runs), line)
+            echo(f"runs: {line}")
 
-    thread = threading.Thread(target=loop, name="fmbench-runs", daemon=True)
-    thread.start()
-    return thread
+    def failed(exc: Exception) -> None:
+        diagnostics.add("error", str(runs), f"runs watcher: {exc}")
+        echo(f"runs: {exc}")
+
+    return poll_in_thread("fmbench-runs", poll, failed, interval, stop)

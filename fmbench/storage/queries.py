@@ -14,6 +14,15 @@ from fmbench.analysis.figures import token_count_source
 from fmbench.storage.db import connect
 
 
+def named_rows(result: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every row of an executed query as its column names (the cursor's description) and values: a type built
+    from a row takes them by field name (``Type(**row)``), so a reordered ``SELECT`` cannot swap two fields."""
+    names = [column[0] for column in result.description or ()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a query names a column twice: {names}")
+    return [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+
+
 @dataclass(frozen=True)
 class RunListing:
     """A line of ``fmbench runs``: each field is the ``runs`` column of that name (a new field is a new column read)."""
@@ -43,8 +52,8 @@ class RunListing:
 def list_runs(db: str | os.PathLike[str] | None = None) -> list[RunListing]:
     with connect(db, read_only=True) as con:
         columns = ", ".join(f.name for f in fields(RunListing))
-        rows = con.execute(f"SELECT {columns} FROM runs ORDER BY started_at, run_id").fetchall()
-    return [RunListing(*row) for row in rows]
+        rows = named_rows(con.execute(f"SELECT {columns} FROM runs ORDER BY started_at, run_id"))
+    return [RunListing(**row) for row in rows]
 
 
 def scenario_order(listed: Iterable[tuple[str, int, str]], started: Mapping[str, datetime]) -> list[str]:

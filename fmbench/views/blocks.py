@@ -127,14 +127,6 @@ class FilterForm:
 
 
 @dataclass(frozen=True, slots=True)
-class Pager:
-    page: int
-    pages: int
-    prev_href: str | None
-    next_href: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class Condition:
     label: str
     value: Any

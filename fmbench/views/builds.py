@@ -146,13 +146,10 @@ def _standing(site: SiteContext, os_build: str, found: list[dict[str, Any]]) -> 
     return out
 
 
-def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
-
-    os_build = site.paths.builds.named(build, "OS build")
-    found = q.build_runs(site.con, os_build)
+def _measured_table(site: SiteContext, os_build: str, found: list[dict[str, Any]]) -> Table:
+    """Every run measured on the build, invalid ones included: its device, platform, configuration and verdict."""
     url = site.url
-    newest = _standing(site, os_build, found)
-    measured = Table(
+    return Table(
         "measured",
         f"Devices and configurations measured on {os_build} (every run, invalid ones included)",
         [
@@ -181,6 +178,10 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
         ],
         "No run was measured on this build.",
     )
+
+
+def _headline_table(site: SiteContext, newest: dict[tuple[str, str], dict[str, Any]]) -> Table:
+    """Each workload's headline figures of the run the build stands on, per device and configuration."""
     figures = figures_by_run(site.con, [r["run_id"] for r in newest.values()])
     figure_rows = []
     for (device, label), r in sorted(newest.items()):
@@ -188,7 +189,7 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
             figure_rows.append(
                 Row([f"{r['device_name']} ({device})", label, site.scenario_title(f["scenario_id"], f["title"]), *figure_cells(f, figure_keys("build"))], run_attrs(r))
             )
-    headline = Table(
+    return Table(
         "headline",
         "Headline figures per workload: per device and configuration, the run this build stands on on every page "
         "(the newest publishable one; an exploratory one only where none is publishable)",
@@ -197,6 +198,12 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
         figure_rows,
         "No run on this build is evidence.",
     )
+
+
+def _change_blocks(site: SiteContext, os_build: str) -> tuple[list[BuildChangeBlock], set[str]]:
+    """What changed at the build, one block per regression step that ends on it (its comparison, the figures and
+    samples that changed, or why nothing is listed), and the hardware models those steps compared."""
+    url = site.url
     blocks = []
     compared: set[str] = set()
     for step in regression_report(site).steps:
@@ -218,6 +225,18 @@ def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
                 step.refused or (None if changes else "No figure got worse or better beyond the practical threshold, and no sample's outcome changed."),
             )
         )
+    return blocks, compared
+
+
+def build_page(site: SiteContext, filters: Filters, build: str) -> BuildPage:
+    """One OS build: the runs measured on it, the headline figures it stands on, what changed at it, and the
+    devices first measured on it."""
+    os_build = site.paths.builds.named(build, "OS build")
+    found = q.build_runs(site.con, os_build)
+    newest = _standing(site, os_build, found)
+    measured = _measured_table(site, os_build, found)
+    headline = _headline_table(site, newest)
+    blocks, compared = _change_blocks(site, os_build)
     first = sorted({f"{r['device_name']} ({device_key(r)})" for r in found
                     if r["verdict"] != "invalid" and device_key(r) not in compared})
     return BuildPage(

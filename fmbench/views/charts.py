@@ -124,6 +124,46 @@ def _missing_note(labels: Sequence[str], series: Sequence[Series], what: str) ->
     return f"{what} not recorded for {shown}: left as a gap, not plotted as 0."
 
 
+def _median_p90_trace(s: Series, labels: Sequence[str], horizontal: bool, *, legend: bool) -> dict:
+    """One series' medians as dots with a one-sided whisker to its p90s; exploratory points open."""
+    upper = [None if (m is None or p is None) else p - m for m, p in zip(s.medians, s.p90s, strict=True)]
+    error = {"type": "data", "array": upper, "arrayminus": [0] * len(upper), "symmetric": False, "visible": True}
+    trace: dict = {
+        "type": "scatter",
+        "mode": "markers",
+        # a series' own name in the legend (its caption says what dot and whisker are, once for all)
+        "name": s.name or "median (whisker to p90)",
+        "text": list(labels),
+        "hoverinfo": "x+y+name",
+        "marker": {"size": 9},
+        "showlegend": legend,
+    }
+    if any(s.exploratory):
+        trace["marker"] = {"size": 9, "symbol": ["circle-open" if e else "circle" for e in s.exploratory]}
+    if horizontal:
+        trace.update({"x": list(s.medians), "y": list(labels), "error_x": error})
+    else:
+        trace.update({"x": list(labels), "y": list(s.medians), "error_y": error, "mode": "lines+markers"})
+    return trace
+
+
+def _median_p90_table(
+    labels: Sequence[str], series: Sequence[Series], label_title: str, fmt: Fmt
+) -> tuple[list[Column], list[Row]]:
+    """The chart's values as a table: a row per label, a median and a p90 column per series."""
+    columns = [Column("label", label_title)]
+    for s in series:
+        prefix = f"{s.name} " if s.name else ""
+        columns += [Column(f"{prefix}median", f"{prefix}median", True), Column(f"{prefix}p90", f"{prefix}p90", True)]
+    rows = []
+    for i, label in enumerate(labels):
+        cells: list = [label]
+        for s in series:
+            cells += [fmt(s.medians[i]), fmt(s.p90s[i])]
+        rows.append(Row(cells))
+    return columns, rows
+
+
 def median_p90(
     chart_id: str,
     title: str,
@@ -143,43 +183,14 @@ def median_p90(
     marks mean); without one, a value axis from zero and the plain reading of the marks."""
     value_title = spec.axis if spec else value_title
     from_zero = spec.from_zero if spec else True
-    traces = []
-    for s in series:
-        upper = [None if (m is None or p is None) else p - m for m, p in zip(s.medians, s.p90s, strict=True)]
-        error = {"type": "data", "array": upper, "arrayminus": [0] * len(upper), "symmetric": False, "visible": True}
-        trace: dict = {
-            "type": "scatter",
-            "mode": "markers",
-            # a series' own name in the legend (its caption says what dot and whisker are, once for all)
-            "name": s.name or "median (whisker to p90)",
-            "text": list(labels),
-            "hoverinfo": "x+y+name",
-            "marker": {"size": 9},
-            "showlegend": len(series) > 1,
-        }
-        if any(s.exploratory):
-            trace["marker"] = {"size": 9, "symbol": ["circle-open" if e else "circle" for e in s.exploratory]}
-        if horizontal:
-            trace.update({"x": list(s.medians), "y": list(labels), "error_x": error})
-        else:
-            trace.update({"x": list(labels), "y": list(s.medians), "error_y": error, "mode": "lines+markers"})
-        traces.append(trace)
+    traces = [_median_p90_trace(s, labels, horizontal, legend=len(series) > 1) for s in series]
     if horizontal:
         height = max(200, 90 + 34 * len(labels))
         figure_layout = layout(axis(value_title, from_zero=from_zero), axis(label_title, category=True, reversed_=True),
                                height=height)
     else:
         figure_layout = layout(axis(label_title, category=True), axis(value_title, from_zero=from_zero), height=340)
-    columns = [Column("label", label_title)]
-    for s in series:
-        prefix = f"{s.name} " if s.name else ""
-        columns += [Column(f"{prefix}median", f"{prefix}median", True), Column(f"{prefix}p90", f"{prefix}p90", True)]
-    rows = []
-    for i, label in enumerate(labels):
-        cells: list = [label]
-        for s in series:
-            cells += [fmt(s.medians[i]), fmt(s.p90s[i])]
-        rows.append(Row(cells))
+    columns, rows = _median_p90_table(labels, series, label_title, fmt)
     has_data = any(m is not None for s in series for m in s.medians)
     points = [(s, labels[i], m, s.p90s[i]) for s in series for i, m in enumerate(s.medians) if m is not None]
     if len(points) == 1:  # one value: said as a number, not drawn as a lone dot on an axis of its own

@@ -15,7 +15,7 @@ from fmbench.analysis import figure_catalog as fc
 from fmbench.analysis.configuration import CHOICES, columns
 from fmbench.analysis.figures import token_counting
 from fmbench.analysis.revisions import Registry
-from fmbench.comparison.regressions import BuildChange, BuildSampleChange, RegressionReport
+from fmbench.comparison.regressions import BuildChange, BuildSampleChange
 from fmbench.comparison.results import Comparison
 from fmbench.errors import NotFoundError
 from fmbench.runfile import vocabulary as vocab
@@ -235,9 +235,3 @@ def retitled_change(change: BuildChange | BuildSampleChange, title: Titles) -> B
         samples = change.samples
         return replace(change, samples=replace(samples, title=title(samples.scenario_id, samples.title)))
     return replace(change, scenario=replace(change.scenario, title=title(change.scenario.scenario_id, change.scenario.title)))
-
-
-def listed_changes(report: RegressionReport) -> list[BuildChange | BuildSampleChange]:
-    """What the lists of changes (home, an OS build's page) show: every figure beyond the practical threshold and
-    every group of samples whose outcome changed, step by step."""
-    return [*report.changes, *report.sample_changes]

@@ -7,6 +7,8 @@ the catalog) and the same ties (:func:`fmbench.analysis.ranking.rank`). Of a wor
 ranked device, home names the one with the most ranked devices (the first in the leaderboard's order among equals)
 and says how many other configurations have a board. PCC's figures are listed per device in name order, never
 ranked and never beside the on-device ones in one list: the service's figures include the network and the server.
+The PCC page's two routes (:mod:`fmbench.views.pcc_routes`) read the same boards and cells
+(:func:`workload_boards`, :func:`board_cell`, :func:`in_name_order`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,58 @@ def main_board(boards: list[leaderboards.Board]) -> tuple[leaderboards.Board | N
     return best, len(ranked) - 1
 
 
+@dataclass(frozen=True)
+class WorkloadBoards:
+    """One workload's main board of each route (:func:`main_board`), with at least one of them."""
+
+    scenario_id: str
+    title: str
+    """The workload's one name on every page."""
+    on_device: leaderboards.Board | None
+    others: int
+    """How many other on-device boards of the workload rank a device."""
+    pcc: leaderboards.Board | None
+
+    @property
+    def shown(self) -> leaderboards.Board:
+        """The board the workload is named after: the on-device one, else PCC's."""
+        board = self.on_device or self.pcc
+        assert board is not None
+        return board
+
+    def cell(self, site: SiteContext) -> Cell:
+        """The workload's name, linking to its leaderboard."""
+        return Cell(self.title, href=site.url(site.paths.leaderboard(self.scenario_id)), title=self.scenario_id)
+
+
+def workload_boards(site: SiteContext) -> list[WorkloadBoards]:
+    """Every workload with a ranked device on-device or through PCC, in the leaderboards' order, with each route's
+    main board."""
+    on_device, pcc = leaderboards.every_board(site)
+    out = []
+    for scenario_id in dict.fromkeys(b.scenario_id for b in (*on_device, *pcc)):
+        local, others = main_board([b for b in on_device if b.scenario_id == scenario_id])
+        service, _ = main_board([b for b in pcc if b.scenario_id == scenario_id])
+        shown = local or service
+        if shown is None:
+            continue
+        title = site.scenario_title(scenario_id, shown.scenario_title)
+        out.append(WorkloadBoards(scenario_id, title, local, others, service))
+    return out
+
+
+def board_cell(site: SiteContext, board: leaderboards.Board) -> Cell:
+    """The board's configuration, linking to the board on its leaderboard."""
+    return Cell(board.configuration, href=site.url(site.paths.leaderboard(board.scenario_id)) + f"#{board.anchor}")
+
+
+def in_name_order(board: leaderboards.Board | None) -> list[leaderboards.BoardEntry]:
+    """The board's ranked devices in name order (never ranked across routes); none without a board."""
+    if board is None:
+        return []
+    return sorted((p.item for p in board.placed if p.rank is not None), key=lambda e: e.label)
+
+
 def _value(board: leaderboards.Board, entry: leaderboards.BoardEntry) -> str:
     """The entry's ranking figure as its board shows it, a rate with its unit (``40.02 tokens/s``)."""
     shown = board.by.format(entry.values[board.by.key])
@@ -64,31 +118,18 @@ def _device(site: SiteContext, board: leaderboards.Board, entry: leaderboards.Bo
     return Cell(f"{entry.label}: {_value(board, entry)}", href=site.url(site.paths.device(entry.key)))
 
 
-def _board_cell(site: SiteContext, board: leaderboards.Board) -> Cell:
-    return Cell(board.configuration, href=site.url(site.paths.leaderboard(board.scenario_id)) + f"#{board.anchor}")
-
-
 def answers(site: SiteContext) -> list[Answer]:
     """Every workload with a ranked device on-device or through PCC, in the leaderboards' order."""
-    on_device, pcc = leaderboards.every_board(site)
     out = []
-    for scenario_id in dict.fromkeys(b.scenario_id for b in (*on_device, *pcc)):
-        local, others = main_board([b for b in on_device if b.scenario_id == scenario_id])
-        service, _ = main_board([b for b in pcc if b.scenario_id == scenario_id])
-        if local is None and service is None:
-            continue
-        shown = local or service
-        assert shown is not None
-        fastest = [_device(site, local, p.item) for p in local.placed if p.rank == 1] if local else []
-        figures = sorted((p.item for p in service.placed if p.rank is not None), key=lambda e: e.label) if service else []
+    for w in workload_boards(site):
+        local, service = w.on_device, w.pcc
         out.append(Answer(
-            workload=Cell(site.scenario_title(scenario_id, shown.scenario_title),
-                          href=site.url(site.paths.leaderboard(scenario_id)), title=scenario_id),
-            by=shown.ranked_by,
-            fastest=fastest,
-            board=_board_cell(site, local) if local else None,
-            others=others,
-            pcc=[_device(site, service, e) for e in figures] if service else [],
-            pcc_board=_board_cell(site, service) if service else None,
+            workload=w.cell(site),
+            by=w.shown.ranked_by,
+            fastest=[_device(site, local, p.item) for p in local.placed if p.rank == 1] if local else [],
+            board=board_cell(site, local) if local else None,
+            others=w.others,
+            pcc=[_device(site, service, e) for e in in_name_order(service)] if service else [],
+            pcc_board=board_cell(site, service) if service else None,
         ))
     return out

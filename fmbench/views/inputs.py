@@ -26,7 +26,7 @@ import duckdb
 
 from fmbench import urls
 from fmbench.analysis.os_builds import build_sort_key
-from fmbench.storage.queries import scenario_titles
+from fmbench.storage.queries import named_rows, scenario_titles
 
 
 @dataclass(frozen=True)
@@ -76,25 +76,24 @@ class RunIndex:
                 )
         links = dict(con.execute(_LINKS).fetchall()) if _has_table(con, "evaluation_rows") else {}
         facts = []
-        for (
-            run_id, sha, ingested_at, verdict, revision_id, revision_status, route, os_build, os_generation,
-            hardware_model, device, started_at, annotation,
-        ) in con.execute(
+        for row in named_rows(con.execute(
             "SELECT r.run_id, r.source_sha256, r.ingested_at, r.verdict, r.revision_id, r.revision_status, r.route, "
-            "r.os_build, r.os_generation, r.hardware_model, coalesce(r.hardware_model, r.device_name), r.started_at, "
-            "a.sha256 "
+            "r.os_build, r.os_generation, r.hardware_model, coalesce(r.hardware_model, r.device_name) AS device, "
+            "r.started_at, a.sha256 AS annotation "
             "FROM runs r LEFT JOIN annotations a USING (run_id)"
-        ).fetchall():
+        )):
+            run_id = row["run_id"]
             fingerprint = _digest(
-                [run_id, sha, ingested_at.isoformat(), verdict, revision_id, revision_status, annotation,
-                 links.get(run_id), sorted(names.get(run_id, ()))]
+                [run_id, row["source_sha256"], row["ingested_at"].isoformat(), row["verdict"], row["revision_id"],
+                 row["revision_status"], row["annotation"], links.get(run_id), sorted(names.get(run_id, ()))]
             )
             facts.append(
                 RunFacts(
-                    run_id, fingerprint, device, hardware_model, os_build, os_generation, route, verdict, started_at,
-                    ingested_at,
-                    frozenset(scenarios.get(run_id, ())),
-                    frozenset(categories.get(run_id, ())),
+                    run_id=run_id, fingerprint=fingerprint, device=row["device"], hardware_model=row["hardware_model"],
+                    os_build=row["os_build"], os_generation=row["os_generation"], route=row["route"],
+                    verdict=row["verdict"], started_at=row["started_at"], ingested_at=row["ingested_at"],
+                    scenarios=frozenset(scenarios.get(run_id, ())),
+                    categories=frozenset(categories.get(run_id, ())),
                 )
             )
         return cls(facts, paths)

@@ -243,6 +243,20 @@ def _board(
         _words(by, above.item, below.item, differences[(above.item.key, below.item.key)])
         for above, below in itertools.pairwise(placed) if below.tied_above
     ]
+    ranked = _ranked_table(site, anchor, label, by, placed, figures)
+    exploratory = _exploratory(site, anchor, label, runs, rows, service)
+    chart = _quality_speed_chart(anchor, label, placed, service) if entries else None
+    notes = _board_notes(entries, service)
+    return Board(anchor, scenario_id, title, label, service, ranked, _lower(by.label), ties, exploratory, chart, notes,
+                 placed, by)
+
+
+def _ranked_table(
+    site: SiteContext, anchor: str, label: str, by: fc.Figure, placed: list[ranking.Ranked[BoardEntry]],
+    figures: tuple[fc.Figure, ...],
+) -> Table:
+    """The board's devices in their ranked order: rank (or why not ranked), device, OS build, runs and every
+    leaderboard figure with its interval."""
     table_rows = []
     for p in placed:
         e = p.item
@@ -260,7 +274,7 @@ def _board(
             ],
             {"device": e.key, "os_build": e.build},
         ))
-    ranked = Table(
+    return Table(
         f"{anchor}-ranked",
         f"{label}: devices ranked by {_lower(by.label)}, each on its newest OS build with a publishable run "
         f"(each figure with its {CONFIDENCE:.0%} interval)",
@@ -276,13 +290,17 @@ def _board(
         table_rows,
         "No device has a publishable run of this configuration yet: see the exploratory runs below.",
     )
-    exploratory = _exploratory(site, anchor, label, runs, rows, service)
+
+
+def _quality_speed_chart(anchor: str, label: str, placed: list[ranking.Ranked[BoardEntry]], service: bool) -> Chart:
+    """The board's devices in ranked order, quality (:data:`QUALITY`) against speed (:data:`SPEED`), the Pareto front
+    marked."""
     quality = fc.CATALOG[QUALITY]
     speed = fc.CATALOG[SPEED]
     in_order = [p.item for p in placed]
     points = [(e.values[speed.key], e.values[quality.key]) for e in in_order]
     front = ranking.pareto_front(points)
-    chart = charts.quality_speed(
+    return charts.quality_speed(
         f"{anchor}-quality-speed",
         f"{quality.label} against {_lower(speed.label)}: {label}" + (" (PCC service: network and server included)"
                                                                     if service else ""),
@@ -292,7 +310,12 @@ def _board(
         latency_fmt=speed.format,
         quality_fmt=quality.format,
         what=f"{speed.label} or {_lower(quality.label)}",
-    ) if entries else None
+    )
+
+
+def _board_notes(entries: list[BoardEntry], service: bool) -> list[str]:
+    """What a reader must know to read the board's speed: token counts from different sources, or PCC's speed
+    being the service's."""
     notes = []
     sources = sorted({s for e in entries for s in e.trials.token_sources if s is not None})
     if len(sources) > 1:
@@ -302,8 +325,7 @@ def _board(
     if service:
         notes.append("Private Cloud Compute: latency and throughput are the service's (network and server "
                      "included), over the trials PCC answered; never beside on-device speed.")
-    return Board(anchor, scenario_id, title, label, service, ranked, _lower(by.label), ties, exploratory, chart, notes,
-                 placed, by)
+    return notes
 
 
 def _exploratory(

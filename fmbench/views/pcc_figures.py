@@ -19,18 +19,13 @@ import duckdb
 from fmbench.analysis import figure_catalog as fc
 
 
-def speed_keys() -> tuple[str, ...]:
-    """The ``scenario_figures`` columns a PCC page takes from PCC-executed trials only: the catalog's stored
-    latency, throughput and memory figures."""
-    return tuple(f.stored for f in fc.CATALOG.stored_speed() if f.stored)
-
-
 @dataclass(frozen=True)
 class PccSpeed:
     fell_back: int
     """Trials of the scenario that ran on the device instead."""
     figures: dict[str, float | None]
-    """:func:`speed_keys` over the PCC-executed trials."""
+    """The catalog's stored speed figures (latency, throughput, memory: ``Catalog.stored_speed``) over the
+    PCC-executed trials, by their ``scenario_figures`` column."""
 
 
 def pcc_speed(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[tuple[str, str], PccSpeed]:

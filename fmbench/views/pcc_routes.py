@@ -1,7 +1,7 @@
 """On-device and Private Cloud Compute side by side, per workload: the two routes' figures in two columns.
 
 Each column is read off the workload's leaderboards (:mod:`fmbench.views.leaderboards`): of each route, the board with
-the most ranked devices (:func:`fmbench.views.home_answers.main_board`), its devices' median TTFT and median output
+the most ranked devices (:func:`fmbench.views.home_answers.workload_boards`), its devices' median TTFT and median output
 tokens/s as the board shows them. The columns are never merged: no shared axis, ranking or "fastest" across routes,
 since PCC's figures include the network and the server. Within a column the devices are in name order, not ranked.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fmbench.analysis import figure_catalog as fc
 from fmbench.views import leaderboards
 from fmbench.views.blocks import Cell, Column, Row, Table
-from fmbench.views.home_answers import main_board
+from fmbench.views.home_answers import board_cell, in_name_order, workload_boards
 from fmbench.views.site import SiteContext
 
 SHOWN = ("ttft_median", "tps_median")
@@ -43,7 +43,6 @@ class RoutePair:
 
 def _column(site: SiteContext, title: str, route: str, anchor: str, board: leaderboards.Board | None) -> RouteColumn:
     figures = [fc.CATALOG[k] for k in SHOWN]
-    entries = sorted((p.item for p in board.placed if p.rank is not None), key=lambda e: e.label) if board else []
     table = Table(
         anchor,
         f"{title}, {route}: devices in name order, not ranked",
@@ -54,32 +53,22 @@ def _column(site: SiteContext, title: str, route: str, anchor: str, board: leade
                 *(Cell(f.format(e.values[f.key]), sort=e.values[f.key], reason="not recorded by these runs' trials")
                   for f in figures),
             ])
-            for e in entries
+            for e in in_name_order(board)
         ],
         "No publishable run of this workload on this route yet.",
     )
-    link = Cell(board.configuration, href=site.url(site.paths.leaderboard(board.scenario_id)) + f"#{board.anchor}") \
-        if board else None
-    return RouteColumn(route, link, table)
+    return RouteColumn(route, board_cell(site, board) if board else None, table)
 
 
 def route_pairs(site: SiteContext) -> list[RoutePair]:
     """Every workload with a ranked device on some route, in the leaderboards' order, its two columns."""
-    on_device, pcc = leaderboards.every_board(site)
     out = []
-    for scenario_id in dict.fromkeys(b.scenario_id for b in (*on_device, *pcc)):
-        local, _ = main_board([b for b in on_device if b.scenario_id == scenario_id])
-        service, _ = main_board([b for b in pcc if b.scenario_id == scenario_id])
-        if local is None and service is None:
-            continue
-        shown = local or service
-        assert shown is not None
-        anchor = f"routes-{site.paths.scenarios.of(scenario_id)}"
-        title = site.scenario_title(scenario_id, shown.scenario_title)
+    for w in workload_boards(site):
+        anchor = f"routes-{site.paths.scenarios.of(w.scenario_id)}"
         out.append(RoutePair(
-            Cell(title, href=site.url(site.paths.leaderboard(scenario_id)), title=scenario_id),
+            w.cell(site),
             anchor,
-            _column(site, title, "On-device", f"{anchor}-on-device", local),
-            _column(site, title, "Private Cloud Compute", f"{anchor}-pcc", service),
+            _column(site, w.title, "On-device", f"{anchor}-on-device", w.on_device),
+            _column(site, w.title, "Private Cloud Compute", f"{anchor}-pcc", w.pcc),
         ))
     return out
