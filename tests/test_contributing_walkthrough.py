@@ -57,7 +57,7 @@ def test_the_figure_comparison_and_sample_change_tests_pass_with_the_walkthrough
     env = {**os.environ, "WALKTHROUGH_FIGURE": entry, "WALKTHROUGH_AFTER": after,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "tests"), os.environ.get("PYTHONPATH")]))}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "walkthrough_figure", "-p", "no:cacheprovider", "-q", *CHOSEN],
+        [sys.executable, "-P", "-m", "pytest", "-p", "walkthrough_figure", "-p", "no:cacheprovider", "-q", *CHOSEN],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
