@@ -223,3 +223,26 @@ def test_a_function_of_81_lines_is_reported_and_one_of_80_is_not(tmp_path: Path)
         path = tmp_path / f"probe_{body}.py"
         path.write_text("def long() -> None:\n" + "    x = 1\n" * body, encoding="utf-8")
         assert _long_functions(path) == expected
+
+
+CONSTANTS_READ_ONCE = {"hardware_models", "rule_book", "cldr_locale", "_nested_fields"}
+"""The functions whose results ``functools.cache`` keeps: the package's own constants (CONTRIBUTING, the caches
+row). A cache of anything read from a run or the database is passed down from its owner instead."""
+
+
+def _cached_functions(path: Path) -> set[str]:
+    """The functions of the module decorated with ``functools.cache`` or ``lru_cache`` (called or not)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name in {"cache", "lru_cache"}:
+                    found.add(node.name)
+    return found
+
+
+def test_functools_keeps_only_the_packages_own_constants() -> None:
+    cached = {name for path in MODULES.values() for name in _cached_functions(path)}
+    assert cached == CONSTANTS_READ_ONCE
